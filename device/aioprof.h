@@ -1,0 +1,102 @@
+/* aioprof: the hook a cooperative scheduler calls on every task creation, resume (enter) and
+ * yield (exit). It records into a static ring of ready-to-send frames (docs/protocol.md) and hands
+ * them to the port's write function when the port calls aioprof_drain().
+ *
+ * C11, no malloc, nothing from libc beyond memcpy/memset; every call is O(1) (drain: O(bytes)),
+ * never blocks and never fails its caller: when the ring is full, events are counted as dropped and
+ * the count is sent once there is room again.
+ *
+ * Interrupt safety: every entry point runs inside the port's lock/unlock pair (the critical
+ * section), except the write callback, which drain calls outside it. */
+#ifndef AIOPROF_H
+#define AIOPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aioprof_frame_writer.h"
+#include "aioprof_wire.h"
+
+/* What the port provides. Lives as long as the profiler (usually const, in flash). */
+typedef struct aioprof_port {
+    /* The tick counter, any value; only its low tick_bits bits are used. */
+    uint32_t (*ticks)(void *user);
+    /* Writes up to len bytes without blocking; returns how many it took (0 when busy). The rest
+     * is offered again on the next drain. */
+    size_t (*write)(void *user, const uint8_t *data, size_t len);
+    /* The critical section, or NULL for none (a scheduler with no interrupts that record). */
+    uint32_t (*lock)(void *user);
+    void (*unlock)(void *user, uint32_t state);
+    void *user;
+    uint32_t tick_hz;      /* 1000000 for microseconds */
+    uint8_t tick_bits;     /* 30 for MicroPython's time.ticks_us(), 32 for mp_hal_ticks_us() */
+    const char *platform;  /* e.g. "rp2 MicroPython 1.24"; at most 32 bytes are sent */
+    /* Intervals in ticks; 0 picks the default (1 s, 1 s, 5 s). */
+    uint32_t flush_ticks;    /* a frame open this long is closed */
+    uint32_t announce_ticks; /* announcement period: names are sent again once per period */
+    uint32_t hello_ticks;    /* HELLO is sent again this often */
+} aioprof_port_t;
+
+/* Per task: embed one in the scheduler's task structure. The library owns its fields. */
+typedef struct aioprof_task {
+    struct aioprof_task *outer; /* the task that was running when this one was entered */
+    const char *name;           /* must outlive the task (a qstr, a literal) */
+    const char *label;
+    uint32_t id;
+    uint32_t parent;
+    uint16_t announced;         /* the announcement period its name was last sent in */
+    uint8_t name_len;
+    uint8_t label_len;
+} aioprof_task_t;
+
+/* The profiler's state. One per device; the port gives it a ring of any size >= 128 bytes. */
+typedef struct aioprof {
+    aioprof_fw_t fw;
+    const aioprof_port_t *port;
+    aioprof_task_t *current;
+    uint32_t mask;          /* 2^tick_bits - 1 */
+    uint32_t last;          /* tick of the last event (or frame base) */
+    uint32_t frame_start;   /* tick the open frame was opened */
+    uint32_t last_close;    /* tick the last frame was closed: the heartbeat counts from it */
+    uint32_t period_start;
+    uint32_t hello_last;
+    uint32_t boot_ticks;
+    uint32_t next_id;
+    uint32_t dropped;       /* events not recorded since the last DROPPED */
+    uint32_t dropped_total;
+    uint32_t drain_ticks;   /* time spent in aioprof_drain, in ticks */
+    uint16_t period;
+    uint8_t seq;
+    uint8_t format;
+    uint8_t hello_due;      /* 0, or 1 + flags of the HELLO to send */
+} aioprof_t;
+
+/* Starts the profiler on ring[0..ring_size). Returns 0, or -1 when an argument is unusable (ring
+ * under 128 bytes, no ticks or write function, tick_bits outside 8..32); it then records nothing. */
+int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size);
+
+/* A task was created, by the task running now. name need not be terminated; it is cut to fit
+ * AIOPROF_NAME_MAX with the label. */
+void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len);
+
+/* Gives one task instance a label (e.g. "sensor 3"), sent with its name from now on. */
+void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len);
+
+/* The scheduler resumes t. */
+void aioprof_enter(aioprof_t *p, aioprof_task_t *t);
+
+/* The innermost running task's slice ended: kind is an enum aioprof_exit_kind. t is that task. */
+void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind);
+
+/* Closes the open frame so that drain sends it now. */
+void aioprof_flush(aioprof_t *p);
+
+/* Sends what is ready: closes a frame that is old enough, sends the heartbeat, the periodic HELLO
+ * and announcements when due, then offers the committed bytes to the port's write function until it
+ * takes no more. Call it between slices (an idle hook, the main loop). Returns the bytes written. */
+size_t aioprof_drain(aioprof_t *p);
+
+/* Committed bytes not yet taken by the port. */
+size_t aioprof_pending(const aioprof_t *p);
+
+#endif

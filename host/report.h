@@ -1,0 +1,22 @@
+/* The non-interactive views: a text table and a JSON document of a pipeline's statistics. */
+#ifndef AIOPROF_REPORT_H
+#define AIOPROF_REPORT_H
+
+#include <stdio.h>
+
+#include "pipeline.h"
+
+typedef enum report_sort { REPORT_SORT_TOTAL, REPORT_SORT_COUNT, REPORT_SORT_MAX, REPORT_SORT_MEAN, REPORT_SORT_NAME } report_sort_t;
+
+typedef struct report_options {
+    report_sort_t sort;
+    int unicode;          /* box drawing (a UTF-8 locale) or plain ASCII */
+    int by_instance;      /* one row per task instance instead of per name */
+    const char *source;   /* what was read: "/dev/ttyACM0 @ 115200", "session.aiop" */
+} report_options_t;
+
+/* Return 0, or -1 when writing failed. */
+int report_text(FILE *out, const pipeline_t *p, const report_options_t *o);
+int report_json(FILE *out, const pipeline_t *p, const report_options_t *o);
+
+#endif

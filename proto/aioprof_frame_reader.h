@@ -1,0 +1,110 @@
+/* The incremental reader: feed it whatever bytes arrived, in pieces of any size; it cuts them into
+ * segments, decodes frames and their records, passes device text on, and counts what it could not
+ * read. A pump in the style of orbuculum: damage is counted and skipped, never fatal.
+ *
+ * Memory: the reader struct holds one segment buffer (AIOPROF_SEGMENT_MAX); it never allocates. */
+#ifndef AIOPROF_FRAME_READER_H
+#define AIOPROF_FRAME_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aioprof_wire.h"
+
+typedef enum aioprof_rec_kind {
+    AIOPROF_REC_ENTER,
+    AIOPROF_REC_EXIT,
+    AIOPROF_REC_HELLO,
+    AIOPROF_REC_TASK_NEW,
+    AIOPROF_REC_TASK_INFO,
+    AIOPROF_REC_DROPPED,
+} aioprof_rec_kind_t;
+
+typedef struct aioprof_hello {
+    uint32_t version;
+    uint32_t tick_hz;
+    uint32_t tick_bits;
+    uint32_t ring_bytes;
+    uint32_t flags;
+    uint32_t boot_ticks;
+    uint32_t drain_us;
+    uint32_t dropped_total;
+    const uint8_t *platform; /* untrusted bytes, not terminated */
+    size_t platform_len;
+} aioprof_hello_t;
+
+typedef struct aioprof_record {
+    aioprof_rec_kind_t kind;
+    /* ENTER and EXIT: ticks since the frame's base (the sum of dt so far; can pass 2^tick_bits) */
+    uint64_t offset;
+    uint32_t id;        /* ENTER, TASK_NEW, TASK_INFO */
+    uint32_t exit_kind; /* EXIT: enum aioprof_exit_kind */
+    uint32_t parent;    /* TASK_NEW, TASK_INFO */
+    uint32_t count;     /* DROPPED */
+    const uint8_t *name; /* TASK_*: untrusted bytes, not terminated */
+    size_t name_len;
+    const uint8_t *label; /* TASK_*: empty when the task has no label */
+    size_t label_len;
+    aioprof_hello_t hello; /* HELLO */
+} aioprof_record_t;
+
+typedef struct aioprof_frame_info {
+    uint8_t seq;
+    uint8_t tick_bits;
+    uint32_t base;
+    uint32_t running;
+    uint32_t lost_before; /* frames missing between the previous frame and this one */
+} aioprof_frame_info_t;
+
+/* What a reader tells its user. Any member may be NULL. Pointers are valid during the call only. */
+typedef struct aioprof_reader_sink {
+    void (*frame)(void *user, const aioprof_frame_info_t *frame);
+    void (*record)(void *user, const aioprof_record_t *record);
+    /* A piece of device text (a text segment, or part of a long one). Raw bytes: never print them
+     * to a terminal as they are. */
+    void (*text)(void *user, const uint8_t *text, size_t len);
+} aioprof_reader_sink_t;
+
+typedef struct aioprof_reader_stats {
+    uint64_t bytes;          /* every byte fed */
+    uint64_t frames;         /* valid frames */
+    uint64_t records;        /* records passed on */
+    uint64_t crc_errors;     /* damaged segments: bad COBS, bad CRC, not text */
+    uint64_t lost_frames;    /* sequence gaps */
+    uint64_t malformed;      /* frames with a good CRC whose records did not parse (the valid
+                                records before the fault were passed on) */
+    uint64_t unsupported;    /* frames of another protocol version */
+    uint64_t text_bytes;
+    uint64_t skipped_bytes;  /* bytes before the first delimiter that were not text */
+} aioprof_reader_stats_t;
+
+typedef struct aioprof_reader {
+    aioprof_reader_sink_t sink;
+    void *user;
+    aioprof_reader_stats_t stats;
+    uint32_t seg_len;
+    uint8_t synced;      /* a delimiter has been seen */
+    uint8_t long_text;   /* inside a segment too long for a frame that is being passed as text */
+    uint8_t long_damage; /* inside a segment too long for a frame that is not text */
+    uint8_t have_seq;
+    uint8_t next_seq;
+    uint8_t seg[AIOPROF_SEGMENT_MAX];
+} aioprof_reader_t;
+
+void aioprof_reader_init(aioprof_reader_t *r, const aioprof_reader_sink_t *sink, void *user);
+
+/* Feeds len bytes. Never fails: what cannot be read is counted in r->stats. */
+void aioprof_reader_feed(aioprof_reader_t *r, const uint8_t *data, size_t len);
+
+/* The stream ended: a segment still buffered is judged as if a delimiter followed (a frame cut
+ * off by the end of a file counts as damage; text is passed on). */
+void aioprof_reader_finish(aioprof_reader_t *r);
+
+/* Decodes one frame body (COBS already undone, CRC included) and passes its records on. Returns 0
+ * when the whole body parsed, -1 otherwise. Exposed for the golden-vector tests. */
+int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len);
+
+/* 1 when every byte is text-like (docs/protocol.md section 1). */
+int aioprof_is_text(const uint8_t *data, size_t len);
+
+#endif

@@ -1,0 +1,55 @@
+/* The aioprof wire format, version 1: the constants that device and host share.
+ * docs/protocol.md is the prose of this file; tests/golden/ proves the two agree. */
+#ifndef AIOPROF_WIRE_H
+#define AIOPROF_WIRE_H
+
+#include <stdint.h>
+
+#define AIOPROF_PROTOCOL_VERSION 1u
+
+/* Frame body: seq, format, base (u32 LE), running (varint), records, crc (u16 LE). */
+#define AIOPROF_HEADER_FIXED 6u      /* seq + format + base */
+#define AIOPROF_BODY_MIN 9u          /* fixed header, 1-byte running, crc */
+#define AIOPROF_BODY_MAX 512u        /* largest body a writer makes or a reader accepts */
+#define AIOPROF_SEGMENT_MAX 1024u    /* a longer segment can not be a frame */
+#define AIOPROF_VARINT_MAX 5u        /* values below 2^32 */
+
+#define AIOPROF_FORMAT(tick_bits) ((uint8_t)((AIOPROF_PROTOCOL_VERSION << 5) | ((tick_bits) - 1u)))
+#define AIOPROF_FORMAT_VERSION(f) ((unsigned)(f) >> 5)
+#define AIOPROF_FORMAT_TICK_BITS(f) (((unsigned)(f) & 0x1Fu) + 1u)
+
+/* Record tags. In every event tag the continuation bit c sits just above the dt bits. */
+#define AIOPROF_TAG_EXIT_YIELD 0x00u   /* 00cddddd */
+#define AIOPROF_TAG_EXIT_RETURN 0x40u  /* 0100cddd */
+#define AIOPROF_TAG_EXIT_RAISE 0x50u   /* 0101cddd */
+#define AIOPROF_TAG_EXIT_CANCEL 0x60u  /* 0110cddd */
+#define AIOPROF_TAG_CONTROL 0x70u      /* 0111oooo */
+#define AIOPROF_TAG_ENTER 0x80u        /* 1iiiicdd */
+
+#define AIOPROF_YIELD_DT_BITS 5u
+#define AIOPROF_END_DT_BITS 3u
+#define AIOPROF_ENTER_DT_BITS 2u
+#define AIOPROF_ENTER_ID_SHIFT 3u
+#define AIOPROF_ENTER_ID_INLINE_MAX 15u
+
+/* Control operations (low nibble of a 0x7X tag). */
+enum aioprof_op {
+    AIOPROF_OP_HELLO = 0,
+    AIOPROF_OP_TASK_NEW = 1,
+    AIOPROF_OP_TASK_INFO = 2,
+    AIOPROF_OP_DROPPED = 3,
+};
+
+/* How a slice ended. The order matches the EXIT tags. */
+enum aioprof_exit_kind {
+    AIOPROF_EXIT_YIELD = 0,
+    AIOPROF_EXIT_RETURN = 1,
+    AIOPROF_EXIT_RAISE = 2,
+    AIOPROF_EXIT_CANCEL = 3,
+};
+
+#define AIOPROF_HELLO_FLAG_BOOT 0x01u
+#define AIOPROF_PLATFORM_MAX 32u
+#define AIOPROF_NAME_MAX 48u          /* name and label together */
+
+#endif

@@ -1,0 +1,196 @@
+/* COBS, varints and CRC: known vectors, edge cases and random round trips. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "aioprof_cobs.h"
+#include "aioprof_crc16.h"
+#include "aioprof_varint.h"
+
+static void check_cobs(const uint8_t *in, size_t len, const uint8_t *want, size_t want_len)
+{
+    uint8_t enc[2048];
+    uint8_t dec[2048];
+    size_t n = aioprof_cobs_encode(in, len, enc);
+    assert_int_equal(n, want_len);
+    assert_memory_equal(enc, want, want_len);
+    assert_true(n <= AIOPROF_COBS_MAX(len));
+    assert_null(memchr(enc, 0, n));
+    long d = aioprof_cobs_decode(enc, n, dec);
+    assert_int_equal(d, (long)len);
+    if (len) {
+        assert_memory_equal(dec, in, len);
+    }
+}
+
+static void cobs_known_vectors(void **state)
+{
+    (void)state;
+    check_cobs((const uint8_t *)"", 0, (const uint8_t[]){0x01}, 1);
+    check_cobs((const uint8_t[]){0x00}, 1, (const uint8_t[]){0x01, 0x01}, 2);
+    check_cobs((const uint8_t[]){0x00, 0x00}, 2, (const uint8_t[]){0x01, 0x01, 0x01}, 3);
+    check_cobs((const uint8_t[]){0x11, 0x22, 0x00, 0x33}, 4, (const uint8_t[]){0x03, 0x11, 0x22, 0x02, 0x33}, 5);
+    check_cobs((const uint8_t[]){0x11, 0x00, 0x00, 0x00}, 4, (const uint8_t[]){0x02, 0x11, 0x01, 0x01, 0x01}, 5);
+}
+
+static void cobs_long_runs(void **state)
+{
+    (void)state;
+    uint8_t in[600];
+    uint8_t want[700];
+    for (size_t i = 0; i < sizeof in; i++) {
+        in[i] = (uint8_t)(1 + i % 255);
+    }
+    /* 254 non-zero bytes: one full block, then the empty last run */
+    want[0] = 0xFF;
+    memcpy(want + 1, in, 254);
+    want[255] = 0x01;
+    check_cobs(in, 254, want, 256);
+    /* 253: one short block */
+    want[0] = 0xFE;
+    memcpy(want + 1, in, 253);
+    check_cobs(in, 253, want, 254);
+    /* 255: a full block and a one-byte run */
+    want[0] = 0xFF;
+    memcpy(want + 1, in, 254);
+    want[255] = 0x02;
+    want[256] = in[254];
+    check_cobs(in, 255, want, 257);
+}
+
+static void cobs_all_zeros(void **state)
+{
+    (void)state;
+    uint8_t in[300] = {0};
+    uint8_t want[301];
+    memset(want, 0x01, sizeof want);
+    check_cobs(in, sizeof in, want, sizeof want);
+}
+
+static void cobs_rejects_bad_segments(void **state)
+{
+    (void)state;
+    uint8_t out[16];
+    assert_int_equal(aioprof_cobs_decode((const uint8_t *)"", 0, out), -1);
+    /* a code byte pointing past the end */
+    assert_int_equal(aioprof_cobs_decode((const uint8_t[]){0x05, 0x11, 0x22}, 3, out), -1);
+    /* a zero inside */
+    assert_int_equal(aioprof_cobs_decode((const uint8_t[]){0x03, 0x11, 0x00}, 3, out), -1);
+    assert_int_equal(aioprof_cobs_decode((const uint8_t[]){0x00}, 1, out), -1);
+}
+
+static void cobs_random_round_trips(void **state)
+{
+    (void)state;
+    uint8_t in[1000];
+    uint8_t enc[1100];
+    uint8_t dec[1100];
+    srand(7);
+    for (int round = 0; round < 2000; round++) {
+        size_t len = (size_t)rand() % sizeof in;
+        int zero_odds = 1 + rand() % 64;
+        for (size_t i = 0; i < len; i++) {
+            in[i] = (rand() % zero_odds == 0) ? 0 : (uint8_t)(1 + rand() % 255);
+        }
+        size_t n = aioprof_cobs_encode(in, len, enc);
+        assert_true(n <= AIOPROF_COBS_MAX(len));
+        assert_null(memchr(enc, 0, n));
+        assert_int_equal(aioprof_cobs_decode(enc, n, dec), (long)len);
+        assert_memory_equal(dec, in, len);
+    }
+}
+
+static void varint_limits(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t value;
+        size_t len;
+        uint8_t bytes[5];
+    } cases[] = {
+        {0, 1, {0x00}},
+        {1, 1, {0x01}},
+        {127, 1, {0x7F}},
+        {128, 2, {0x80, 0x01}},
+        {300, 2, {0xAC, 0x02}},
+        {16383, 2, {0xFF, 0x7F}},
+        {16384, 3, {0x80, 0x80, 0x01}},
+        {(1u << 28) - 1, 4, {0xFF, 0xFF, 0xFF, 0x7F}},
+        {1u << 28, 5, {0x80, 0x80, 0x80, 0x80, 0x01}},
+        {0xFFFFFFFFu, 5, {0xFF, 0xFF, 0xFF, 0xFF, 0x0F}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t buf[8];
+        uint32_t back = 12345;
+        assert_int_equal(aioprof_varint_put(buf, cases[i].value), cases[i].len);
+        assert_int_equal(aioprof_varint_len(cases[i].value), cases[i].len);
+        assert_memory_equal(buf, cases[i].bytes, cases[i].len);
+        assert_int_equal(aioprof_varint_get(buf, cases[i].len, &back), cases[i].len);
+        assert_int_equal(back, cases[i].value);
+        /* cut short: not a varint */
+        assert_int_equal(aioprof_varint_get(buf, cases[i].len - 1, &back), 0);
+    }
+}
+
+static void varint_rejects_overlong(void **state)
+{
+    (void)state;
+    uint32_t v;
+    /* bit 32 set */
+    assert_int_equal(aioprof_varint_get((const uint8_t[]){0xFF, 0xFF, 0xFF, 0xFF, 0x1F}, 5, &v), 0);
+    /* a sixth byte */
+    assert_int_equal(aioprof_varint_get((const uint8_t[]){0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, 6, &v), 0);
+    /* zero-padded five bytes are still a value (writers never make them) */
+    assert_int_equal(aioprof_varint_get((const uint8_t[]){0x81, 0x80, 0x80, 0x80, 0x00}, 5, &v), 5);
+    assert_int_equal(v, 1);
+}
+
+static void crc_check_value(void **state)
+{
+    (void)state;
+    const uint8_t *check = (const uint8_t *)"123456789";
+    assert_int_equal(aioprof_crc16(AIOPROF_CRC16_INIT, check, 9), 0x29B1);
+    uint16_t crc = AIOPROF_CRC16_INIT;
+    for (int i = 0; i < 9; i++) {
+        crc = aioprof_crc16_byte(crc, check[i]);
+    }
+    assert_int_equal(crc, 0x29B1);
+    assert_int_equal(aioprof_crc16(AIOPROF_CRC16_INIT, check, 0), 0xFFFF);
+}
+
+static void crc_table_matches_bytewise(void **state)
+{
+    (void)state;
+    uint8_t buf[256];
+    srand(3);
+    for (int round = 0; round < 200; round++) {
+        size_t len = (size_t)rand() % sizeof buf;
+        uint16_t a = AIOPROF_CRC16_INIT;
+        for (size_t i = 0; i < len; i++) {
+            buf[i] = (uint8_t)rand();
+            a = aioprof_crc16_byte(a, buf[i]);
+        }
+        assert_int_equal(aioprof_crc16(AIOPROF_CRC16_INIT, buf, len), a);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cobs_known_vectors),
+        cmocka_unit_test(cobs_long_runs),
+        cmocka_unit_test(cobs_all_zeros),
+        cmocka_unit_test(cobs_rejects_bad_segments),
+        cmocka_unit_test(cobs_random_round_trips),
+        cmocka_unit_test(varint_limits),
+        cmocka_unit_test(varint_rejects_overlong),
+        cmocka_unit_test(crc_check_value),
+        cmocka_unit_test(crc_table_matches_bytewise),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
