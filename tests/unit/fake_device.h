@@ -22,12 +22,12 @@ typedef struct fake_device {
     uint8_t ring[1 << 16];
 } fake_device_t;
 
-static uint32_t fake_ticks(void *user)
+static inline uint32_t fake_ticks(void *user)
 {
     return (uint32_t)((fake_device_t *)user)->clock;
 }
 
-static void fake_append(fake_device_t *d, const uint8_t *data, size_t len)
+static inline void fake_append(fake_device_t *d, const uint8_t *data, size_t len)
 {
     if (d->out_len + len > d->out_cap) {
         d->out_cap = (d->out_len + len) * 2 + 4096;
@@ -37,7 +37,7 @@ static void fake_append(fake_device_t *d, const uint8_t *data, size_t len)
     d->out_len += len;
 }
 
-static size_t fake_write(void *user, const uint8_t *data, size_t len)
+static inline size_t fake_write(void *user, const uint8_t *data, size_t len)
 {
     fake_device_t *d = user;
     d->write_calls++;
@@ -51,7 +51,7 @@ static size_t fake_write(void *user, const uint8_t *data, size_t len)
     return len;
 }
 
-static fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32_t ring_size)
+static inline fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32_t ring_size)
 {
     fake_device_t *d = calloc(1, sizeof *d);
     d->clock = start;
@@ -68,14 +68,14 @@ static fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32_t ring
     return d;
 }
 
-static void fake_free(fake_device_t *d)
+static inline void fake_free(fake_device_t *d)
 {
     free(d->out);
     free(d);
 }
 
 /* Sends everything: flush, then drain until the ring is empty. */
-static void fake_flush_all(fake_device_t *d)
+static inline void fake_flush_all(fake_device_t *d)
 {
     aioprof_flush(&d->prof);
     for (int i = 0; i < 100000 && aioprof_pending(&d->prof) > 0; i++) {
@@ -104,7 +104,7 @@ typedef struct decoded {
     size_t text_len;
 } decoded_t;
 
-static void dec_frame(void *user, const aioprof_frame_info_t *f)
+static inline void dec_frame(void *user, const aioprof_frame_info_t *f)
 {
     decoded_t *d = user;
     uint64_t mod = f->tick_bits == 32 ? (1ull << 32) : (1ull << f->tick_bits);
@@ -118,7 +118,7 @@ static void dec_frame(void *user, const aioprof_frame_info_t *f)
     d->frames++;
 }
 
-static void dec_record(void *user, const aioprof_record_t *r)
+static inline void dec_record(void *user, const aioprof_record_t *r)
 {
     decoded_t *d = user;
     if (d->n == d->cap) {
@@ -143,7 +143,7 @@ static void dec_record(void *user, const aioprof_record_t *r)
     }
 }
 
-static void dec_text(void *user, const uint8_t *text, size_t len)
+static inline void dec_text(void *user, const uint8_t *text, size_t len)
 {
     decoded_t *d = user;
     if (d->text_len + len < sizeof d->text) {
@@ -152,7 +152,7 @@ static void dec_text(void *user, const uint8_t *text, size_t len)
     }
 }
 
-static decoded_t *decode_all(const uint8_t *data, size_t len)
+static inline decoded_t *decode_all(const uint8_t *data, size_t len)
 {
     static const aioprof_reader_sink_t sink = {dec_frame, dec_record, dec_text};
     decoded_t *d = calloc(1, sizeof *d);
@@ -162,13 +162,13 @@ static decoded_t *decode_all(const uint8_t *data, size_t len)
     return d;
 }
 
-static void decoded_free(decoded_t *d)
+static inline void decoded_free(decoded_t *d)
 {
     free(d->ev);
     free(d);
 }
 
-static size_t count_kind(const decoded_t *d, aioprof_rec_kind_t kind)
+static inline size_t count_kind(const decoded_t *d, aioprof_rec_kind_t kind)
 {
     size_t n = 0;
     for (size_t i = 0; i < d->n; i++) {
