@@ -5,13 +5,14 @@
 
 #include "aioprof_varint.h"
 
-/* Largest record bodies (before COBS) the hot paths write. */
+/* Largest records (before the frame) the paths below write. */
 #define ENTER_MAX (1u + 2u * AIOPROF_VARINT_MAX)
 #define EXIT_MAX (1u + AIOPROF_VARINT_MAX)
-#define CONTROL_HEAD_MAX (1u + 1u)              /* tag, a one-byte length (bodies < 128) */
+#define CONTROL_HEAD_MAX 2u /* tag, a one-byte length: every body here is under 128 bytes */
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
-#define HELLO_BODY_MAX (7u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
+#define HELLO_BODY_MAX (6u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
+#define HELLO_EVERY 5u /* periods */
 #define MIN_RING 128u
 
 static inline uint32_t prof_lock(const aioprof_t *p)
@@ -26,70 +27,65 @@ static inline void prof_unlock(const aioprof_t *p, uint32_t state)
     }
 }
 
+/* Keeps the low tick_bits bits: ticks, and differences of ticks, wrap there. */
+static inline uint32_t prof_wrap(const aioprof_t *p, uint32_t ticks)
+{
+    return (ticks << p->shift) >> p->shift;
+}
+
 static inline uint32_t prof_now(const aioprof_t *p)
 {
-    return p->port->ticks(p->port->user) & p->mask;
+    return prof_wrap(p, p->port->ticks(p->port->user));
 }
 
-static void frame_close(aioprof_t *p, uint32_t now)
+static void frame_close(aioprof_t *p)
 {
     aioprof_fw_close(&p->fw);
-    p->last_close = now;
+    p->sent = 1;
 }
 
-static void frame_open(aioprof_t *p, uint32_t now)
+static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 {
-    aioprof_fw_open(&p->fw, p->seq++, p->format, now, p->current ? p->current->id : 0u);
-    p->frame_start = now;
+    aioprof_fw_open(&p->fw, n, p->seq++, p->format, now, p->current ? p->current->id : 0u);
     p->last = now;
 }
 
-/* Makes sure a record of up to n body bytes can be written: in the open frame if it fits, else in
- * a new one. Returns 0 when the ring has no room (the caller counts a drop). The reserve for
- * closing is always kept, so the frame already written is never lost. */
+/* Makes sure a record of up to n bytes can be written: in the open frame if it fits, else in a
+ * new one. Returns 0 when the ring has no room (the caller counts a drop). The frame already
+ * written is never lost: its closing bytes are always in reserve. */
 static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
 {
-    aioprof_fw_t *w = &p->fw;
-    uint32_t need = AIOPROF_FW_RECORD_COST(n) + AIOPROF_FW_CLOSE_COST;
-    if (w->open) {
-        if (w->body_len + n + 2u <= AIOPROF_BODY_MAX && aioprof_fw_room(w) >= need) {
-            return 1;
-        }
-        frame_close(p, now);
+    if (aioprof_fw_fits(&p->fw, n)) {
+        return 1;
     }
-    if (aioprof_fw_room(w) < AIOPROF_FW_OPEN_COST + need) {
+    if (p->fw.open) {
+        frame_close(p);
+    }
+    if (!aioprof_fw_fits_new(&p->fw, n)) {
         return 0;
     }
-    frame_open(p, now);
+    frame_open(p, now, n);
     return 1;
-}
-
-static uint32_t task_body_len(const aioprof_task_t *t)
-{
-    return (uint32_t)(aioprof_varint_len(t->id) + aioprof_varint_len(t->parent) + 1u + t->name_len +
-        t->label_len);
 }
 
 static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 {
-    aioprof_fw_t *w = &p->fw;
-    aioprof_fw_put(w, (uint8_t)(AIOPROF_TAG_CONTROL | op));
-    aioprof_fw_varint(w, task_body_len(t));
-    aioprof_fw_varint(w, t->id);
-    aioprof_fw_varint(w, t->parent);
-    aioprof_fw_put(w, t->name_len);
-    for (unsigned i = 0; i < t->name_len; i++) {
-        aioprof_fw_put(w, (uint8_t)t->name[i]);
-    }
-    for (unsigned i = 0; i < t->label_len; i++) {
-        aioprof_fw_put(w, (uint8_t)t->label[i]);
-    }
+    uint8_t head[CONTROL_HEAD_MAX + 3u * AIOPROF_VARINT_MAX];
+    uint32_t n = 2;
+    n += (uint32_t)aioprof_varint_put(head + n, t->id);
+    n += (uint32_t)aioprof_varint_put(head + n, t->parent);
+    head[n++] = t->name_len;
+    head[0] = (uint8_t)(AIOPROF_TAG_CONTROL | op);
+    head[1] = (uint8_t)(n - 2u + t->name_len + t->label_len);
+    aioprof_fw_write(&p->fw, head, n);
+    aioprof_fw_write(&p->fw, (const uint8_t *)t->name, t->name_len);
+    aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
 }
 
 static uint32_t drain_us(const aioprof_t *p)
 {
     uint32_t hz = p->port->tick_hz;
-    if (hz == 1000000u || hz == 0u) {
+    if (hz == 1000000u) {
         return p->drain_ticks;
     }
     return (uint32_t)((uint64_t)p->drain_ticks * 1000000u / hz);
@@ -100,18 +96,18 @@ static void write_hello(aioprof_t *p, unsigned flags)
     uint8_t body[HELLO_BODY_MAX];
     size_t n = 0;
     const char *platform = p->port->platform ? p->port->platform : "";
+    size_t platform_len = 0;
+    while (platform_len < AIOPROF_PLATFORM_MAX && platform[platform_len] != '\0') {
+        platform_len++;
+    }
     n += aioprof_varint_put(body + n, AIOPROF_PROTOCOL_VERSION);
     n += aioprof_varint_put(body + n, p->port->tick_hz);
-    body[n++] = p->port->tick_bits;
+    body[n++] = (uint8_t)(32u - p->shift);
     n += aioprof_varint_put(body + n, p->fw.size);
     body[n++] = (uint8_t)flags;
     n += aioprof_varint_put(body + n, p->boot_ticks);
     n += aioprof_varint_put(body + n, drain_us(p));
     n += aioprof_varint_put(body + n, p->dropped_total);
-    size_t platform_len = 0;
-    while (platform_len < AIOPROF_PLATFORM_MAX && platform[platform_len] != '\0') {
-        platform_len++;
-    }
     body[n++] = (uint8_t)platform_len;
     memcpy(body + n, platform, platform_len);
     n += platform_len;
@@ -131,7 +127,9 @@ static int write_pending(aioprof_t *p, uint32_t now)
     }
     if (p->dropped) {
         uint8_t body[AIOPROF_VARINT_MAX];
-        if (!frame_room(p, now, DROPPED_MAX)) {
+        /* once dropping, wait for a quarter of the ring: a port that takes a byte now and then
+         * would otherwise get a stream of tiny frames that carry little but DROPPED */
+        if (aioprof_fw_room(&p->fw) < p->fw.size / 4u || !frame_room(p, now, DROPPED_MAX)) {
             return 0;
         }
         aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_varint_put(body, p->dropped));
@@ -149,17 +147,16 @@ static inline void count_drop(aioprof_t *p)
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size)
 {
     memset(p, 0, sizeof *p);
-    if (!port || !port->ticks || !port->write || !ring || ring_size < MIN_RING || port->tick_bits < 8 ||
-        port->tick_bits > 32) {
+    if (!port || !port->ticks || !port->write || !ring || ring_size < MIN_RING ||
+        ring_size > AIOPROF_FW_RING_MAX || port->tick_bits < 8 || port->tick_bits > 32) {
         return -1;
     }
     p->port = port;
-    p->mask = port->tick_bits == 32 ? 0xFFFFFFFFu : (1u << port->tick_bits) - 1u;
+    p->shift = (uint8_t)(32u - port->tick_bits);
     p->format = AIOPROF_FORMAT(port->tick_bits);
     aioprof_fw_init(&p->fw, ring, ring_size);
     uint32_t now = prof_now(p);
-    p->boot_ticks = now;
-    p->last = p->frame_start = p->last_close = p->period_start = p->hello_last = now;
+    p->boot_ticks = p->last = p->period_start = now;
     p->hello_due = 1u + AIOPROF_HELLO_FLAG_BOOT;
     return 0;
 }
@@ -205,6 +202,27 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     prof_unlock(p, s);
 }
 
+/* The rare part of an enter: something to send first (HELLO, DROPPED, the task's name), a frame
+ * to close or open, or a record that may wrap the ring. */
+static void enter_slow(aioprof_t *p, aioprof_task_t *t, uint32_t now)
+{
+    uint32_t n = ENTER_MAX;
+    int announce = t->announced != p->period;
+    if (announce) {
+        n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
+    }
+    if (!write_pending(p, now) || !frame_room(p, now, n)) {
+        count_drop(p);
+        return;
+    }
+    if (announce) {
+        write_task(p, AIOPROF_OP_TASK_INFO, t);
+        t->announced = p->period;
+    }
+    aioprof_fw_enter(&p->fw, t->id, prof_wrap(p, now - p->last));
+    p->last = now;
+}
+
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 {
     if (!p->port) {
@@ -212,24 +230,26 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
     }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    uint32_t n = ENTER_MAX;
-    int announce = t->announced != p->period;
-    if (announce) {
-        n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
-    }
-    if (write_pending(p, now) && frame_room(p, now, n)) {
-        if (announce) {
-            write_task(p, AIOPROF_OP_TASK_INFO, t);
-            t->announced = p->period;
-        }
-        aioprof_fw_enter(&p->fw, t->id, (now - p->last) & p->mask);
+    if ((p->hello_due | p->dropped) == 0 && t->announced == p->period && aioprof_fw_fits(&p->fw, ENTER_MAX)) {
+        aioprof_fw_t *w = &p->fw;
+        aioprof_fw_advance(w, aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, prof_wrap(p, now - p->last)));
         p->last = now;
     } else {
-        count_drop(p);
+        enter_slow(p, t, now);
     }
     t->outer = p->current;
     p->current = t;
     prof_unlock(p, s);
+}
+
+static void exit_slow(aioprof_t *p, unsigned kind, uint32_t now)
+{
+    if (!write_pending(p, now) || !frame_room(p, now, EXIT_MAX)) {
+        count_drop(p);
+        return;
+    }
+    aioprof_fw_exit(&p->fw, kind, prof_wrap(p, now - p->last));
+    p->last = now;
 }
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
@@ -239,11 +259,13 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
     }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    if (write_pending(p, now) && frame_room(p, now, EXIT_MAX)) {
-        aioprof_fw_exit(&p->fw, kind & 3u, (now - p->last) & p->mask);
+    kind &= 3u;
+    if ((p->hello_due | p->dropped) == 0 && aioprof_fw_fits(&p->fw, EXIT_MAX)) {
+        aioprof_fw_t *w = &p->fw;
+        aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind, prof_wrap(p, now - p->last)));
         p->last = now;
     } else {
-        count_drop(p);
+        exit_slow(p, kind, now);
     }
     p->current = t->outer;
     t->outer = NULL;
@@ -257,43 +279,29 @@ void aioprof_flush(aioprof_t *p)
     }
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
-        frame_close(p, prof_now(p));
+        frame_close(p);
     }
     prof_unlock(p, s);
 }
 
-static uint32_t interval(const aioprof_t *p, uint32_t ticks, uint32_t seconds)
+/* At a period's end: close the open frame, or send an empty one if nothing went out in this
+ * period (the heartbeat: the host sees time pass and no wrap goes unseen); names are announced
+ * again from now on; every fifth period a HELLO. */
+static void period_end(aioprof_t *p, uint32_t now)
 {
-    uint64_t v = ticks ? ticks : (uint64_t)p->port->tick_hz * seconds;
-    return v > p->mask / 2u ? p->mask / 2u : (uint32_t)v;
-}
-
-/* The timed duties: announcement periods, the periodic HELLO, closing old frames, the heartbeat. */
-static void drain_duties(aioprof_t *p, uint32_t now)
-{
-    const aioprof_port_t *port = p->port;
-    if (((now - p->period_start) & p->mask) >= interval(p, port->announce_ticks, 1)) {
-        p->period++;
-        p->period_start = now;
-    }
-    if (((now - p->hello_last) & p->mask) >= interval(p, port->hello_ticks, 5)) {
-        p->hello_last = now;
-        if (!p->hello_due) {
-            p->hello_due = 1;
-        }
+    p->period_start = now;
+    p->period++;
+    if (p->period % HELLO_EVERY == 0 && !p->hello_due) {
+        p->hello_due = 1;
     }
     write_pending(p, now);
-    /* a frame goes out at least once a second: the host sees time pass, and no wrap goes unseen */
-    uint32_t quiet = (now - p->last_close) & p->mask;
-    uint32_t heartbeat = interval(p, 0, 1);
     if (p->fw.open) {
-        if (quiet >= heartbeat || ((now - p->frame_start) & p->mask) >= interval(p, port->flush_ticks, 1)) {
-            frame_close(p, now);
-        }
-    } else if (quiet >= heartbeat && aioprof_fw_room(&p->fw) >= AIOPROF_FW_OPEN_COST + AIOPROF_FW_CLOSE_COST) {
-        frame_open(p, now);
-        frame_close(p, now);
+        frame_close(p);
+    } else if (!p->sent && aioprof_fw_fits_new(&p->fw, 0)) {
+        frame_open(p, now, 0);
+        frame_close(p);
     }
+    p->sent = 0;
 }
 
 size_t aioprof_drain(aioprof_t *p)
@@ -302,17 +310,21 @@ size_t aioprof_drain(aioprof_t *p)
         return 0;
     }
     const aioprof_port_t *port = p->port;
+    uint32_t period = port->period_ticks ? port->period_ticks : port->tick_hz;
+    uint32_t half = (0xFFFFFFFFu >> p->shift) / 2u;
     size_t total = 0;
     uint32_t s = prof_lock(p);
     uint32_t start = prof_now(p);
-    drain_duties(p, start);
+    if (prof_wrap(p, start - p->period_start) >= (period < half ? period : half)) {
+        period_end(p, start);
+    }
     for (;;) {
         const uint8_t *span[2];
         size_t span_len[2];
         if (aioprof_fw_pending(&p->fw, span, span_len) == 0) {
             break;
         }
-        /* the committed bytes do not move while we write them: recording only adds at the head */
+        /* the committed bytes do not move while we write them: records are added at the head */
         prof_unlock(p, s);
         size_t n = port->write(port->user, span[0], span_len[0]);
         s = prof_lock(p);
@@ -325,7 +337,9 @@ size_t aioprof_drain(aioprof_t *p)
             break;
         }
     }
-    p->drain_ticks += (prof_now(p) - start) & p->mask;
+    if (total) {
+        p->drain_ticks += prof_wrap(p, prof_now(p) - start);
+    }
     prof_unlock(p, s);
     return total;
 }

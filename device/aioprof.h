@@ -31,10 +31,9 @@ typedef struct aioprof_port {
     uint32_t tick_hz;      /* 1000000 for microseconds */
     uint8_t tick_bits;     /* 30 for MicroPython's time.ticks_us(), 32 for mp_hal_ticks_us() */
     const char *platform;  /* e.g. "rp2 MicroPython 1.24"; at most 32 bytes are sent */
-    /* Intervals in ticks; 0 picks the default (1 s, 1 s, 5 s). */
-    uint32_t flush_ticks;    /* a frame open this long is closed */
-    uint32_t announce_ticks; /* announcement period: names are sent again once per period */
-    uint32_t hello_ticks;    /* HELLO is sent again this often */
+    /* The period in ticks (0: one second). Each period the open frame is closed (or an empty
+     * one sent), task names are announced again, and every fifth period brings a HELLO. */
+    uint32_t period_ticks;
 } aioprof_port_t;
 
 /* Per task: embed one in the scheduler's task structure. The library owns its fields. */
@@ -44,35 +43,33 @@ typedef struct aioprof_task {
     const char *label;
     uint32_t id;
     uint32_t parent;
-    uint16_t announced;         /* the announcement period its name was last sent in */
+    uint16_t announced;         /* the period its name was last sent in */
     uint8_t name_len;
     uint8_t label_len;
 } aioprof_task_t;
 
-/* The profiler's state. One per device; the port gives it a ring of any size >= 128 bytes. */
+/* The profiler's state: 64 bytes on a 32-bit core, besides the ring. */
 typedef struct aioprof {
     aioprof_fw_t fw;
     const aioprof_port_t *port;
     aioprof_task_t *current;
-    uint32_t mask;          /* 2^tick_bits - 1 */
-    uint32_t last;          /* tick of the last event (or frame base) */
-    uint32_t frame_start;   /* tick the open frame was opened */
-    uint32_t last_close;    /* tick the last frame was closed: the heartbeat counts from it */
+    uint32_t last;          /* tick of the last event (or of the open frame's base) */
     uint32_t period_start;
-    uint32_t hello_last;
     uint32_t boot_ticks;
     uint32_t next_id;
     uint32_t dropped;       /* events not recorded since the last DROPPED */
     uint32_t dropped_total;
-    uint32_t drain_ticks;   /* time spent in aioprof_drain, in ticks */
+    uint32_t drain_ticks;   /* time spent in aioprof_drain */
     uint16_t period;
     uint8_t seq;
     uint8_t format;
+    uint8_t shift;          /* 32 - tick_bits: (x << shift) >> shift keeps the tick bits */
     uint8_t hello_due;      /* 0, or 1 + flags of the HELLO to send */
+    uint8_t sent;           /* a frame was closed in this period */
 } aioprof_t;
 
 /* Starts the profiler on ring[0..ring_size). Returns 0, or -1 when an argument is unusable (ring
- * under 128 bytes, no ticks or write function, tick_bits outside 8..32); it then records nothing. */
+ * under 128 or over 65535 bytes, no ticks or write function, tick_bits outside 8..32); it then records nothing. */
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size);
 
 /* A task was created, by the task running now. name need not be terminated; it is cut to fit
@@ -91,9 +88,10 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind);
 /* Closes the open frame so that drain sends it now. */
 void aioprof_flush(aioprof_t *p);
 
-/* Sends what is ready: closes a frame that is old enough, sends the heartbeat, the periodic HELLO
- * and announcements when due, then offers the committed bytes to the port's write function until it
- * takes no more. Call it between slices (an idle hook, the main loop). Returns the bytes written. */
+/* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the
+ * heartbeat), then offers the committed bytes to the port's write function until it takes no
+ * more. Call it between slices (an idle hook, the main loop), at least a few times a second.
+ * Returns the bytes written. */
 size_t aioprof_drain(aioprof_t *p);
 
 /* Committed bytes not yet taken by the port. */

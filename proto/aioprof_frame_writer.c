@@ -2,44 +2,89 @@
 
 #include <string.h>
 
+#include "aioprof_crc16.h"
+#include "aioprof_varint.h"
+
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size)
 {
     memset(w, 0, sizeof *w);
     w->buf = buf;
-    w->size = size;
+    w->size = (uint16_t)size;
 }
 
 static void fw_raw(aioprof_fw_t *w, uint8_t b)
 {
     w->buf[w->head] = b;
-    w->head = (w->head + 1u == w->size) ? 0u : w->head + 1u;
+    w->head = (uint16_t)(w->head + 1u == w->size ? 0u : w->head + 1u);
 }
 
-void aioprof_fw_open(aioprof_fw_t *w, uint8_t seq, uint8_t format, uint32_t base, uint32_t running)
+/* The open frame may take what the ring has left after the closing reserve, up to its length
+ * and without passing the ring's end. */
+static void fw_rebudget(aioprof_fw_t *w)
 {
+    uint32_t room = aioprof_fw_room(w);
+    uint32_t body = w->head - w->frame_pos - 1u;
+    uint32_t left = AIOPROF_FW_BODY_MAX - 2u - body;
+    uint32_t to_end = (uint32_t)w->size - 1u - w->head;
+    room = room > AIOPROF_FW_CLOSE_COST ? room - AIOPROF_FW_CLOSE_COST : 0u;
+    if (left > room) {
+        left = room;
+    }
+    w->budget = (uint16_t)(left < to_end ? left : to_end);
+}
+
+void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running)
+{
+    for (uint32_t skip = aioprof_fw_skip(w, n); skip > 0; skip--) {
+        fw_raw(w, 0);
+    }
     /* the leading delimiter ends any device text printed since the last frame */
     fw_raw(w, 0);
-    w->code_pos = w->head;
-    fw_raw(w, 0); /* placeholder for the first code byte */
-    w->code = 1;
-    w->crc = AIOPROF_CRC16_INIT;
-    w->body_len = 0;
+    w->frame_pos = w->head;
+    fw_raw(w, 0); /* the first code byte, known at close */
     w->open = 1;
-    aioprof_fw_put(w, seq);
-    aioprof_fw_put(w, format);
-    aioprof_fw_put(w, (uint8_t)base);
-    aioprof_fw_put(w, (uint8_t)(base >> 8));
-    aioprof_fw_put(w, (uint8_t)(base >> 16));
-    aioprof_fw_put(w, (uint8_t)(base >> 24));
-    aioprof_fw_varint(w, running);
+    fw_rebudget(w);
+    uint8_t *h = aioprof_fw_at(w);
+    h[0] = seq;
+    h[1] = format;
+    h[2] = (uint8_t)base;
+    h[3] = (uint8_t)(base >> 8);
+    h[4] = (uint8_t)(base >> 16);
+    h[5] = (uint8_t)(base >> 24);
+    aioprof_fw_advance(w, (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_varint_put(h + 6, running)));
 }
 
 void aioprof_fw_close(aioprof_fw_t *w)
 {
-    uint16_t crc = w->crc;
-    aioprof_fw_stuff(w, (uint8_t)crc);
-    aioprof_fw_stuff(w, (uint8_t)(crc >> 8));
-    w->buf[w->code_pos] = w->code;
+    uint8_t *buf = w->buf;
+    uint8_t *body = buf + w->frame_pos + 1;
+    uint32_t len = w->head - w->frame_pos - 1u;
+    uint16_t crc = aioprof_crc16(AIOPROF_CRC16_INIT, body, len);
+    /* COBS in place: every zero becomes the code byte of the run after it */
+    uint8_t *code_at = buf + w->frame_pos;
+    unsigned code = 1;
+    for (uint32_t i = 0; i < len; i++) {
+        if (body[i] == 0) {
+            *code_at = (uint8_t)code;
+            code_at = body + i;
+            code = 1;
+        } else {
+            code++;
+        }
+    }
+    /* the CRC may wrap around the ring's end */
+    for (unsigned i = 0; i < 2; i++) {
+        uint8_t b = (uint8_t)(crc >> (8 * i));
+        if (b == 0) {
+            *code_at = (uint8_t)code;
+            code_at = buf + w->head;
+            code = 1;
+        } else {
+            code++;
+        }
+        fw_raw(w, b);
+    }
+    *code_at = (uint8_t)code;
     fw_raw(w, 0);
     w->commit = w->head;
     w->open = 0;
@@ -47,30 +92,22 @@ void aioprof_fw_close(aioprof_fw_t *w)
 
 void aioprof_fw_exit(aioprof_fw_t *w, unsigned kind, uint32_t dt)
 {
-    if (kind == AIOPROF_EXIT_YIELD) {
-        aioprof_fw_event(w, AIOPROF_TAG_EXIT_YIELD, AIOPROF_YIELD_DT_BITS, dt);
-        return;
-    }
-    aioprof_fw_event(w, (uint8_t)(AIOPROF_TAG_EXIT_RETURN + ((kind - 1u) << 4)), AIOPROF_END_DT_BITS, dt);
+    uint8_t rec[1 + AIOPROF_VARINT_MAX];
+    aioprof_fw_write(w, rec, aioprof_fw_encode_exit(rec, kind, dt));
 }
 
 void aioprof_fw_enter(aioprof_fw_t *w, uint32_t id, uint32_t dt)
 {
-    uint8_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? (uint8_t)id : 0u;
-    aioprof_fw_event(w, (uint8_t)(AIOPROF_TAG_ENTER | (inline_id << AIOPROF_ENTER_ID_SHIFT)),
-        AIOPROF_ENTER_DT_BITS, dt);
-    if (inline_id == 0) {
-        aioprof_fw_varint(w, id);
-    }
+    uint8_t rec[1 + 2 * AIOPROF_VARINT_MAX];
+    aioprof_fw_write(w, rec, aioprof_fw_encode_enter(rec, id, dt));
 }
 
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)
 {
-    aioprof_fw_put(w, (uint8_t)(AIOPROF_TAG_CONTROL | (op & 0x0Fu)));
-    aioprof_fw_varint(w, (uint32_t)len);
-    for (size_t i = 0; i < len; i++) {
-        aioprof_fw_put(w, body[i]);
-    }
+    uint8_t head[1 + AIOPROF_VARINT_MAX];
+    head[0] = (uint8_t)(AIOPROF_TAG_CONTROL | (op & 0x0Fu));
+    aioprof_fw_write(w, head, (uint32_t)(1 + aioprof_varint_put(head + 1, (uint32_t)len)));
+    aioprof_fw_write(w, body, (uint32_t)len);
 }
 
 unsigned aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t *span[2], size_t span_len[2])
@@ -95,5 +132,8 @@ unsigned aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t *span[2], size_
 void aioprof_fw_consume(aioprof_fw_t *w, size_t n)
 {
     uint32_t t = w->tail + (uint32_t)n;
-    w->tail = t >= w->size ? t - w->size : t;
+    w->tail = (uint16_t)(t >= w->size ? t - w->size : t);
+    if (w->open) {
+        fw_rebudget(w);
+    }
 }

@@ -1,37 +1,45 @@
-/* Writes frames into a byte ring, already COBS-stuffed and delimited, one byte at a time, so that
- * the bytes between the ring's tail and its commit mark can be handed to a UART as they are.
- * Used by the device hook (device/aioprof.c) and by tests that need frames.
+/* Writes frames into a byte ring so that the bytes between the ring's tail and its commit mark can
+ * be handed to a UART as they are. Used by the device hook (device/aioprof.c) and by tests.
  *
- * Nothing here checks for room: the caller asks aioprof_fw_room() first. Every function is O(1)
- * per byte, never blocks, never allocates. */
+ * Records go into the ring raw: a record costs its encoding and a few stores. Closing a frame
+ * computes its CRC and stuffs it (COBS) in place. In-place stuffing never needs an extra byte as
+ * long as no run of non-zero bytes is longer than 254, which holds because a body is at most 254
+ * bytes (AIOPROF_FW_BODY_MAX). A frame's records never wrap around the ring's end: a frame that
+ * would not fit before the end starts at the ring's start, and the bytes skipped are sent as 0x00
+ * (empty segments, which readers ignore).
+ *
+ * Room: while a frame is open, `budget` says how many more body bytes it may take contiguously,
+ * keeping the CRC and the closing delimiter in reserve. A caller checks aioprof_fw_fits before
+ * writing a record and closes the frame when it would not fit. Nothing blocks or allocates. */
 #ifndef AIOPROF_FRAME_WRITER_H
 #define AIOPROF_FRAME_WRITER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "aioprof_crc16.h"
 #include "aioprof_wire.h"
+
+/* The largest body this writer makes, CRC included: in-place COBS needs it at most 254. */
+#define AIOPROF_FW_BODY_MAX 254u
 
 typedef struct aioprof_fw {
     uint8_t *buf;
-    uint32_t size;
-    uint32_t head;     /* next byte written */
-    uint32_t tail;     /* next byte sent */
-    uint32_t commit;   /* end of the last closed frame: [tail, commit) may be sent */
-    uint32_t code_pos; /* where the open COBS run's code byte goes */
-    uint16_t crc;
-    uint16_t body_len; /* body bytes of the open frame so far */
-    uint8_t code;      /* length of the open run plus one */
-    uint8_t open;      /* a frame is open */
+    uint16_t size;
+    uint16_t head;      /* next byte written */
+    uint16_t tail;      /* next byte sent */
+    uint16_t commit;    /* end of the last closed frame: [tail, commit) may be sent */
+    uint16_t frame_pos; /* the open frame's first code byte */
+    uint16_t budget;    /* body bytes the open frame may still take */
+    uint8_t open;
 } aioprof_fw_t;
 
-/* Ring bytes a frame needs besides its records: 00, first code byte, seq, format, base, running
- * (varint), and for closing: crc (2), a code byte, 00. */
+/* Ring sizes the 16-bit positions allow. */
+#define AIOPROF_FW_RING_MAX 65535u
+
+/* Ring bytes a frame needs besides its records: 00, code byte, seq, format, base, running; and
+ * for closing: CRC (2) and 00. */
 #define AIOPROF_FW_OPEN_COST (2u + AIOPROF_HEADER_FIXED + AIOPROF_VARINT_MAX)
-#define AIOPROF_FW_CLOSE_COST 5u
-/* Ring bytes a record of n body bytes can take: one more for a COBS code byte it may start. */
-#define AIOPROF_FW_RECORD_COST(n) ((n) + 1u)
+#define AIOPROF_FW_CLOSE_COST 3u
 
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size);
 
@@ -42,63 +50,102 @@ static inline uint32_t aioprof_fw_room(const aioprof_fw_t *w)
     return w->size - 1u - used;
 }
 
-static inline void aioprof_fw_stuff(aioprof_fw_t *w, uint8_t b)
+/* Can the open frame take a record of n bytes? */
+static inline int aioprof_fw_fits(const aioprof_fw_t *w, uint32_t n)
 {
-    uint32_t h = w->head;
-    if (b != 0) {
-        w->buf[h] = b;
-        if (++w->code != 0xFFu) {
-            w->head = (h + 1u == w->size) ? 0u : h + 1u;
-            return;
-        }
-        h = (h + 1u == w->size) ? 0u : h + 1u;
+    return w->open && w->budget >= n;
+}
+
+/* Ring bytes skipped to keep a new frame with a record of n bytes contiguous. */
+static inline uint32_t aioprof_fw_skip(const aioprof_fw_t *w, uint32_t n)
+{
+    uint32_t to_end = (uint32_t)w->size - w->head;
+    return to_end < AIOPROF_FW_OPEN_COST + n + 1u ? to_end : 0u;
+}
+
+/* Can a new frame with a record of n bytes be opened? */
+static inline int aioprof_fw_fits_new(const aioprof_fw_t *w, uint32_t n)
+{
+    return aioprof_fw_room(w) >= aioprof_fw_skip(w, n) + AIOPROF_FW_OPEN_COST + n + AIOPROF_FW_CLOSE_COST;
+}
+
+/* Where the next n body bytes go: contiguous, as the budget guarantees. */
+static inline uint8_t *aioprof_fw_at(aioprof_fw_t *w)
+{
+    return w->buf + w->head;
+}
+
+/* The n bytes written at aioprof_fw_at are part of the frame now. */
+static inline void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
+{
+    w->head = (uint16_t)(w->head + n);
+    w->budget = (uint16_t)(w->budget - n);
+}
+
+/* n body bytes into the open frame. */
+static inline void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n)
+{
+    uint8_t *at = aioprof_fw_at(w);
+    for (uint32_t i = 0; i < n; i++) {
+        at[i] = bytes[i];
     }
-    /* a zero, or a full 254-byte run: the run's code byte is known now; reserve the next one */
-    w->buf[w->code_pos] = w->code;
-    w->code_pos = h;
-    w->head = (h + 1u == w->size) ? 0u : h + 1u;
-    w->code = 1;
+    aioprof_fw_advance(w, n);
 }
 
-/* One body byte: CRC, then stuffing. */
-static inline void aioprof_fw_put(aioprof_fw_t *w, uint8_t b)
-{
-    w->crc = aioprof_crc16_byte(w->crc, b);
-    w->body_len++;
-    aioprof_fw_stuff(w, b);
-}
-
-static inline void aioprof_fw_varint(aioprof_fw_t *w, uint32_t v)
-{
-    while (v >= 0x80u) {
-        aioprof_fw_put(w, (uint8_t)(v | 0x80u));
-        v >>= 7;
-    }
-    aioprof_fw_put(w, (uint8_t)v);
-}
-
-/* An event tag with dt split: `bits` low bits of dt in the tag, the rest (if any) as a varint.
- * cbit is the tag's continuation bit, 1 << bits. */
-static inline void aioprof_fw_event(aioprof_fw_t *w, uint8_t tag, unsigned bits, uint32_t dt)
+/* Encodes an event tag with dt split into rec: `bits` low bits of dt in the tag, the rest (if
+ * any) as a varint; the continuation bit sits just above them. Returns the bytes used. */
+static inline uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsigned bits, uint32_t dt)
 {
     uint32_t rest = dt >> bits;
-    uint8_t low = (uint8_t)(dt & ((1u << bits) - 1u));
+    uint32_t n = 1;
+    rec[0] = (uint8_t)(tag | (dt & ((1u << bits) - 1u)));
     if (rest == 0) {
-        aioprof_fw_put(w, (uint8_t)(tag | low));
-        return;
+        return 1;
     }
-    aioprof_fw_put(w, (uint8_t)(tag | (1u << bits) | low));
-    aioprof_fw_varint(w, rest);
+    rec[0] |= (uint8_t)(1u << bits);
+    while (rest >= 0x80u) {
+        rec[n++] = (uint8_t)(rest | 0x80u);
+        rest >>= 7;
+    }
+    rec[n++] = (uint8_t)rest;
+    return n;
 }
 
-/* Opens a frame: leading 00, header. Needs AIOPROF_FW_OPEN_COST bytes of room. */
-void aioprof_fw_open(aioprof_fw_t *w, uint8_t seq, uint8_t format, uint32_t base, uint32_t running);
+/* Encodes an ENTER record into rec (room for 11 bytes). */
+static inline uint32_t aioprof_fw_encode_enter(uint8_t *rec, uint32_t id, uint32_t dt)
+{
+    uint32_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? id : 0u;
+    uint32_t n = aioprof_fw_encode_event(rec, (uint8_t)(AIOPROF_TAG_ENTER | (inline_id << AIOPROF_ENTER_ID_SHIFT)),
+        AIOPROF_ENTER_DT_BITS, dt);
+    if (inline_id == 0) {
+        while (id >= 0x80u) {
+            rec[n++] = (uint8_t)(id | 0x80u);
+            id >>= 7;
+        }
+        rec[n++] = (uint8_t)id;
+    }
+    return n;
+}
 
-/* Closes the open frame: crc, last code byte, 00, and moves the commit mark. Needs
- * AIOPROF_FW_CLOSE_COST bytes of room, which a caller that checked for room keeps in reserve. */
+/* Encodes an EXIT record of kind (enum aioprof_exit_kind) into rec (room for 6 bytes). */
+static inline uint32_t aioprof_fw_encode_exit(uint8_t *rec, unsigned kind, uint32_t dt)
+{
+    if (kind == AIOPROF_EXIT_YIELD) {
+        return aioprof_fw_encode_event(rec, AIOPROF_TAG_EXIT_YIELD, AIOPROF_YIELD_DT_BITS, dt);
+    }
+    return aioprof_fw_encode_event(rec, (uint8_t)(AIOPROF_TAG_EXIT_RETURN + ((kind - 1u) << 4)), AIOPROF_END_DT_BITS,
+        dt);
+}
+
+/* Opens a frame for a first record of up to n bytes: skipped bytes, leading 00, code byte, header.
+ * The caller checked aioprof_fw_fits_new(w, n). */
+void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running);
+
+/* Closes the open frame: CRC, in-place COBS, 00, and moves the commit mark. Always has room: the
+ * budget kept it in reserve. */
 void aioprof_fw_close(aioprof_fw_t *w);
 
-/* Writers of whole records, for the records that are not on the per-event path. */
+/* Whole records, for paths that are not per event. The caller checked for room. */
 void aioprof_fw_exit(aioprof_fw_t *w, unsigned kind, uint32_t dt);
 void aioprof_fw_enter(aioprof_fw_t *w, uint32_t id, uint32_t dt);
 /* A control record: tag 0x70|op, length, body. */
@@ -108,7 +155,7 @@ void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_
  * number of spans (0, 1 or 2). */
 unsigned aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t *span[2], size_t span_len[2]);
 
-/* Marks n committed bytes as sent. */
+/* Marks n committed bytes as sent; the open frame's budget grows with the room. */
 void aioprof_fw_consume(aioprof_fw_t *w, size_t n);
 
 #endif

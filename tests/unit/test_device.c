@@ -94,7 +94,7 @@ static void round_trip_basic(void **state)
 static void every_exit_kind_and_large_ids(void **state)
 {
     (void)state;
-    fake_device_t *d = fake_new(32, 5, 1 << 16);
+    fake_device_t *d = fake_new(32, 5, 65535);
     static aioprof_task_t tasks[40];
     for (int i = 0; i < 40; i++) {
         char name[8];
@@ -365,8 +365,12 @@ static void init_rejects_bad_arguments(void **state)
     (void)state;
     aioprof_t p;
     uint8_t ring[256];
-    aioprof_port_t port = {fake_ticks, fake_write, NULL, NULL, NULL, 1000000, 32, "x", 0, 0, 0};
+    static uint8_t big[65536];
+    fake_device_t *owner = fake_new(32, 0, 256);
+    aioprof_port_t port = {fake_ticks, fake_write, NULL, NULL, owner, 1000000, 32, "x", 0};
     assert_int_equal(aioprof_init(&p, &port, ring, 64), -1);
+    assert_int_equal(aioprof_init(&p, &port, big, sizeof big), -1);
+    assert_int_equal(aioprof_init(&p, &port, big, sizeof big - 1), 0);
     port.tick_bits = 7;
     assert_int_equal(aioprof_init(&p, &port, ring, sizeof ring), -1);
     port.tick_bits = 32;
@@ -378,6 +382,7 @@ static void init_rejects_bad_arguments(void **state)
     aioprof_enter(&p, &t);
     aioprof_exit(&p, &t, 0);
     assert_int_equal(aioprof_drain(&p), 0);
+    fake_free(owner);
 }
 
 int main(void)

@@ -15,7 +15,7 @@
 /* A device stream of n slices of one task, frames closed every `per_frame` slices. */
 static fake_device_t *stream(int slices, int per_frame)
 {
-    fake_device_t *d = fake_new(32, 1, 1 << 16);
+    fake_device_t *d = fake_new(32, 1, 65535);
     static aioprof_task_t a;
     aioprof_task_created(&d->prof, &a, "worker", 6);
     for (int i = 0; i < slices; i++) {
