@@ -12,7 +12,7 @@
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
 #define HELLO_BODY_MAX (6u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
-#define HELLO_EVERY 5u /* periods */
+#define HELLO_EVERY 10u /* periods */
 #define MIN_RING 128u
 
 static inline uint32_t prof_lock(const aioprof_t *p)
@@ -286,7 +286,7 @@ void aioprof_flush(aioprof_t *p)
 
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); names are announced
- * again from now on; every fifth period a HELLO. */
+ * again from now on; every tenth period a HELLO. */
 static void period_end(aioprof_t *p, uint32_t now)
 {
     p->period_start = now;

@@ -32,7 +32,7 @@ typedef struct aioprof_port {
     uint8_t tick_bits;     /* 30 for MicroPython's time.ticks_us(), 32 for mp_hal_ticks_us() */
     const char *platform;  /* e.g. "rp2 MicroPython 1.24"; at most 32 bytes are sent */
     /* The period in ticks (0: one second). Each period the open frame is closed (or an empty
-     * one sent), task names are announced again, and every fifth period brings a HELLO. */
+     * one sent), task names are announced again, and every tenth period brings a HELLO. */
     uint32_t period_ticks;
 } aioprof_port_t;
 

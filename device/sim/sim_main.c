@@ -1,0 +1,129 @@
+/* aioprof-sim: a simulated MicroPython asyncio device running the real aioprof hook.
+ * Options (sim_options.c) -> output (sim_output.c) -> scheduler and workload (sim_sched.c,
+ * sim_workloads.c) -> ground truth (sim_truth.c) and statistics. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_options.h"
+#include "sim_output.h"
+#include "sim_sched.h"
+#include "sim_truth.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    /* a consumer that leaves shows up as EPIPE from write, handled there */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+    /* Ctrl-C ends the run at the next slice boundary, with a final drain and the truth */
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static void fill_run(const sim_t *s, const sim_options_t *opt, sim_truth_run_t *run)
+{
+    memset(run, 0, sizeof *run);
+    run->workload = opt->workload;
+    run->seed = opt->seed;
+    run->tick_bits = opt->tick_bits;
+    run->start_tick = opt->start_tick;
+    run->clock = opt->clock == SIM_CLOCK_REAL ? "real" : "virtual";
+    run->ring_bytes = opt->ring_bytes;
+    run->events = s->events;
+    run->dropped_events = s->prof.dropped_total;
+    run->frame_bytes = s->out->frame_bytes;
+    run->text_bytes = s->out->text_bytes;
+    run->bytes = run->frame_bytes + run->text_bytes;
+    run->frames = s->out->frames;
+    run->duration_us = s->end_us;
+    run->text_lines = s->out->text_lines;
+}
+
+static void print_stats(const sim_truth_run_t *run, uint64_t wall_us)
+{
+    double per_event = run->events ? (double)run->frame_bytes / (double)run->events : 0.0;
+    fprintf(stderr,
+            "aioprof-sim: %s: %.3f s device time in %.3f s; %" PRIu64 " events, %" PRIu64
+            " frame bytes in %" PRIu64 " frames, %.3f bytes/event, %" PRIu64 " dropped events, %" PRIu64
+            " text lines (%" PRIu64 " bytes)\n",
+            run->workload, (double)run->duration_us / 1e6, (double)wall_us / 1e6, run->events,
+            run->frame_bytes, run->frames, per_event, run->dropped_events, run->text_lines,
+            run->text_bytes);
+}
+
+int main(int argc, char **argv)
+{
+    sim_options_t opt;
+    sim_output_t out;
+    sim_t sim;
+    sim_truth_run_t run;
+    uint64_t wall_start = sim_wall_us();
+    int rc = sim_options_parse(&opt, argc, argv);
+
+    if (rc == 1)
+        return 0;
+    if (rc != 0)
+        return rc;
+    install_signals();
+    rc = 1;
+    /* a truth file that cannot be written should stop the run before it starts, not after */
+    if (opt.truth_path != NULL) {
+        FILE *f = fopen(opt.truth_path, "w");
+        if (f == NULL) {
+            fprintf(stderr, "aioprof-sim: cannot write the truth to %s: %s.\n", opt.truth_path,
+                    strerror(errno));
+            goto done;
+        }
+        fclose(f);
+    }
+    if (sim_output_open(&out, &opt, &sim.clock) != 0)
+        goto done;
+    if (sim_init(&sim, &opt, &out) != 0)
+        goto error_output;
+
+    sim_run(&sim, &stop_requested);
+    if (!out.closed && !out.failed && !sim.oom)
+        sim_finish(&sim);
+    if (out.closed) {
+        /* the consumer had enough (aioprof-sim | head): not an error, nothing more to say */
+        rc = 0;
+        goto error_sim;
+    }
+    if (out.failed) {
+        fprintf(stderr, "aioprof-sim: writing the output failed: %s.\n", strerror(out.failed));
+        goto error_sim;
+    }
+    if (sim.oom) {
+        fprintf(stderr, "aioprof-sim: out of memory during the run.\n");
+        goto error_sim;
+    }
+    fill_run(&sim, &opt, &run);
+    if (opt.truth_path != NULL && sim_truth_write(&sim.truth, &run, opt.truth_path) != 0)
+        goto error_sim;
+    if (!opt.quiet)
+        print_stats(&run, sim_wall_us() - wall_start);
+    rc = 0;
+
+error_sim:
+    sim_free(&sim);
+error_output:
+    sim_output_close(&out);
+done:
+    return rc;
+}

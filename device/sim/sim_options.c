@@ -1,0 +1,294 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include "sim_options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aioprof_frame_writer.h"
+#include "sim_workloads.h"
+
+#define DEFAULT_VIRTUAL_DURATION_US 10000000u
+#define DEFAULT_RING_BYTES 2048u
+#define DEFAULT_TEXT_EVERY 50u
+#define RING_MAX AIOPROF_FW_RING_MAX
+
+enum {
+    OPT_DURATION = 256,
+    OPT_EVENTS,
+    OPT_CLOCK,
+    OPT_SEED,
+    OPT_PTY,
+    OPT_PTY_LINK,
+    OPT_TICK_BITS,
+    OPT_START_TICK,
+    OPT_RING,
+    OPT_TEXT,
+    OPT_HOSTILE_TEXT,
+    OPT_TRUTH,
+    OPT_WRITE_CHUNK,
+    OPT_BAUD,
+    OPT_SLOW,
+};
+
+static const struct option long_options[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"events", required_argument, NULL, OPT_EVENTS},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"output", required_argument, NULL, 'o'},
+    {"pty", no_argument, NULL, OPT_PTY},
+    {"pty-link", required_argument, NULL, OPT_PTY_LINK},
+    {"tick-bits", required_argument, NULL, OPT_TICK_BITS},
+    {"start-tick", required_argument, NULL, OPT_START_TICK},
+    {"ring", required_argument, NULL, OPT_RING},
+    {"text", required_argument, NULL, OPT_TEXT},
+    {"hostile-text", no_argument, NULL, OPT_HOSTILE_TEXT},
+    {"truth", required_argument, NULL, OPT_TRUTH},
+    {"write-chunk", required_argument, NULL, OPT_WRITE_CHUNK},
+    {"baud", required_argument, NULL, OPT_BAUD},
+    {"slow", required_argument, NULL, OPT_SLOW},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static void print_help(void)
+{
+    printf("Usage: aioprof-sim [OPTIONS]\n"
+           "Runs a simulated MicroPython asyncio device with the real aioprof hook and writes its\n"
+           "byte stream (frames and device text) to stdout, a file or a pty.\n"
+           "\n"
+           "Workload and run length:\n"
+           "  -w, --workload NAME    ");
+    sim_workloads_print_names(stdout);
+    printf(" (default seed):\n");
+    sim_workloads_print_help(stdout);
+    printf(""
+           "      --duration SEC     device seconds to run, e.g. 60 or 0.5 (default 10 with the\n"
+           "                         virtual clock, until Ctrl-C with the real one)\n"
+           "      --events N         stop after N enter/exit events instead\n"
+           "      --clock MODE       virtual (deterministic, as fast as possible; default) or real\n"
+           "                         (device time follows the wall clock)\n"
+           "      --seed N           randomises the instances, busy and nested workloads (default 1)\n"
+           "      --slow MS          slices longer than this count as slow in the truth (default 20)\n"
+           "\n"
+           "Output (raw bytes, never to a terminal):\n"
+           "  -o, --output FILE      write to FILE instead of stdout\n"
+           "      --pty              create a pty, print its path on stderr and stream into it; when\n"
+           "                         nobody reads it the ring fills and events are dropped\n"
+           "      --pty-link FILE    also write the pty's path into FILE\n"
+           "      --baud N           the port takes at most N/10 bytes per device second, like a UART\n"
+           "      --write-chunk N    the port takes at most N bytes per write call\n"
+           "\n"
+           "Device:\n"
+           "      --tick-bits 30|32  tick counter width (default 30, as time.ticks_us())\n"
+           "      --start-tick T     tick counter at the start, e.g. just before a wrap\n"
+           "      --ring BYTES       the hook's ring size (default %u, at least 128)\n"
+           "      --text N           print() a line of device text every N slices\n"
+           "      --hostile-text     every other line carries escape sequences, bells, bad UTF-8\n"
+           "                         (with --text, or every %u slices)\n"
+           "\n"
+           "Results:\n"
+           "      --truth FILE       write what the workload really did as JSON\n"
+           "  -q, --quiet            no statistics on stderr\n"
+           "  -h, --help             this text\n"
+           "\n"
+           "Examples:\n"
+           "  aioprof-sim -w seed --duration 60 -o seed.aiop --truth seed.json\n"
+           "  aioprof-sim -w busy --seed 7 --events 100000 | aioprof-top --replay -\n"
+           "  aioprof-sim -w instances --clock real --pty --pty-link /tmp/sim.pty\n"
+           "  aioprof-sim -w busy --ring 256 --baud 115200 --truth drops.json -o drops.aiop\n"
+           "  aioprof-sim --tick-bits 30 --start-tick 1073000000 --duration 5 -o wrap.aiop\n",
+           DEFAULT_RING_BYTES, DEFAULT_TEXT_EVERY);
+}
+
+/* One sentence on stderr; returns the exit code for a bad argument. */
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "aioprof-sim: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see aioprof-sim --help).\n");
+    va_end(ap);
+    return 2;
+}
+
+/* A whole decimal number in [min, max]. */
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Seconds with up to six decimals, to whole microseconds, without going through a double. */
+static int parse_seconds(const char *s, uint64_t *us)
+{
+    uint64_t whole = 0, frac = 0, scale = 1000000u;
+    const char *p = s;
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        whole = whole * 10u + (uint64_t)(*p - '0');
+        if (whole > 100000000u)
+            return -1;
+    }
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+            if (scale == 1)
+                return -1;
+            scale /= 10u;
+            frac += (uint64_t)(*p - '0') * scale;
+        }
+    }
+    if (*p != '\0')
+        return -1;
+    *us = whole * 1000000u + frac;
+    return *us > 0 ? 0 : -1;
+}
+
+int sim_options_parse(sim_options_t *o, int argc, char **argv)
+{
+    uint64_t v;
+    int text_given = 0, start_given = 0;
+
+    memset(o, 0, sizeof *o);
+    o->workload = "seed";
+    o->clock = SIM_CLOCK_VIRTUAL;
+    o->seed = 1;
+    o->tick_bits = 30;
+    o->ring_bytes = DEFAULT_RING_BYTES;
+    o->slow_us = 20000u;
+
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, ":w:o:qh", long_options, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case 'w':
+            if (sim_workload_find(optarg) == NULL)
+                return fail("there is no workload '%s'", optarg);
+            o->workload = optarg;
+            break;
+        case OPT_DURATION:
+            if (parse_seconds(optarg, &o->duration_us) != 0)
+                return fail("--duration wants a positive number of seconds, not '%s'", optarg);
+            break;
+        case OPT_EVENTS:
+            if (parse_u64(optarg, 1, UINT64_MAX / 2, &o->max_events) != 0)
+                return fail("--events wants a positive whole number, not '%s'", optarg);
+            break;
+        case OPT_CLOCK:
+            if (strcmp(optarg, "virtual") == 0)
+                o->clock = SIM_CLOCK_VIRTUAL;
+            else if (strcmp(optarg, "real") == 0)
+                o->clock = SIM_CLOCK_REAL;
+            else
+                return fail("--clock is virtual or real, not '%s'", optarg);
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
+                return fail("--seed wants a whole number, not '%s'", optarg);
+            break;
+        case 'o':
+            o->out_path = optarg;
+            break;
+        case OPT_PTY:
+            o->pty = 1;
+            break;
+        case OPT_PTY_LINK:
+            o->pty_link = optarg;
+            break;
+        case OPT_TICK_BITS:
+            if (strcmp(optarg, "30") == 0)
+                o->tick_bits = 30;
+            else if (strcmp(optarg, "32") == 0)
+                o->tick_bits = 32;
+            else
+                return fail("--tick-bits is 30 or 32, not '%s'", optarg);
+            break;
+        case OPT_START_TICK:
+            if (parse_u64(optarg, 0, UINT32_MAX, &v) != 0)
+                return fail("--start-tick wants a tick count below 2^32, not '%s'", optarg);
+            o->start_tick = (uint32_t)v;
+            start_given = 1;
+            break;
+        case OPT_RING:
+            if (parse_u64(optarg, 128, RING_MAX, &v) != 0)
+                return fail("--ring wants a size from 128 to 65535 bytes, not '%s'", optarg);
+            o->ring_bytes = (uint32_t)v;
+            break;
+        case OPT_TEXT:
+            text_given = 1;
+            if (parse_u64(optarg, 1, 1000000000u, &v) == 0)
+                o->text_every = (unsigned)v;
+            else
+                return fail("--text wants a positive number of slices, not '%s'", optarg);
+            break;
+        case OPT_HOSTILE_TEXT:
+            o->hostile_text = 1;
+            break;
+        case OPT_TRUTH:
+            o->truth_path = optarg;
+            break;
+        case OPT_WRITE_CHUNK:
+            if (parse_u64(optarg, 1, SIZE_MAX / 2, &v) != 0)
+                return fail("--write-chunk wants a positive number of bytes, not '%s'", optarg);
+            o->write_chunk = (size_t)v;
+            break;
+        case OPT_BAUD:
+            if (parse_u64(optarg, 300, 100000000u, &v) != 0)
+                return fail("--baud wants a rate from 300 to 100000000, not '%s'", optarg);
+            o->baud = (uint32_t)v;
+            break;
+        case OPT_SLOW:
+            if (parse_u64(optarg, 1, 3600000u, &v) != 0)
+                return fail("--slow wants a positive number of milliseconds, not '%s'", optarg);
+            o->slow_us = v * 1000u;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            print_help();
+            return 1;
+        case ':':
+            if (optopt > 0 && optopt < 256)
+                return fail("-%c needs a value", optopt);
+            return fail("%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt > 0 && optopt < 256)
+                return fail("'-%c' is not an option", optopt);
+            return fail("'%s' is not an option", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return fail("'%s' is not an option; this program takes no file names", argv[optind]);
+    if (o->pty && o->out_path != NULL)
+        return fail("-o and --pty both name the output; pick one");
+    if (o->pty_link != NULL && !o->pty)
+        return fail("--pty-link only makes sense with --pty");
+    if (o->hostile_text && !text_given)
+        o->text_every = DEFAULT_TEXT_EVERY;
+    if (start_given && o->tick_bits == 30 && o->start_tick >= (1u << 30))
+        return fail("--start-tick %" PRIu32 " does not fit a 30-bit tick counter (use --tick-bits 32)",
+                    o->start_tick);
+    if (o->duration_us == 0 && o->max_events == 0 && o->clock == SIM_CLOCK_VIRTUAL)
+        o->duration_us = DEFAULT_VIRTUAL_DURATION_US;
+    return 0;
+}

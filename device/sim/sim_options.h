@@ -1,0 +1,35 @@
+/* The simulator's command line, parsed by sim_options_parse() (sim_options.c). */
+#ifndef SIM_OPTIONS_H
+#define SIM_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_clock.h"
+
+typedef struct sim_options {
+    const char *workload;
+    uint64_t duration_us;  /* 0: no limit (real clock), see sim_options_parse */
+    uint64_t max_events;   /* 0: no limit */
+    sim_clock_mode_t clock;
+    uint64_t seed;
+    const char *out_path;  /* NULL: stdout */
+    int pty;
+    const char *pty_link;
+    unsigned tick_bits;
+    uint32_t start_tick;
+    uint32_t ring_bytes;
+    unsigned text_every;   /* a print() line every this many slices; 0: none */
+    int hostile_text;
+    const char *truth_path;
+    size_t write_chunk;    /* 0: no limit per write call */
+    uint32_t baud;         /* 0: the port takes bytes as fast as the output does */
+    uint64_t slow_us;
+    int quiet;
+} sim_options_t;
+
+/* Fills o from argv. Returns 0 to run, 1 when --help was printed (exit 0), 2 after printing one
+ * sentence about a bad argument on stderr (exit 2). */
+int sim_options_parse(sim_options_t *o, int argc, char **argv);
+
+#endif

@@ -1,0 +1,288 @@
+#define _XOPEN_SOURCE 700
+
+#include "sim_output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How much a UART's transmit FIFO and driver buffer absorb at once, in bytes: the burst a slow
+ * port takes before its baud rate limits it. */
+#define BAUD_BURST_BYTES 256u
+#define BIT_US_PER_BYTE (10u * 1000000u)
+#define LINGER_US 2000000u
+#define LINGER_EMPTY_CHECKS 5
+
+/* Raw mode by hand (cfmakeraw is not POSIX): no echo, no line editing, no CR/LF mapping, 8 bits.
+ * On Linux the master's termios calls reach the slave side, which is the one that matters. */
+static int pty_make_raw(int fd)
+{
+    struct termios t;
+    if (tcgetattr(fd, &t) != 0)
+        return -1;
+    t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON | IXOFF);
+    t.c_oflag &= ~(tcflag_t)OPOST;
+    t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
+    t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB);
+    t.c_cflag |= CS8;
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    return tcsetattr(fd, TCSANOW, &t);
+}
+
+/* Writes the path where scripts wait for it: a temporary name renamed into place, so a reader
+ * never sees half a path. */
+static int write_link(const char *link, const char *path)
+{
+    size_t n = strlen(link) + 8;
+    char *tmp = malloc(n);
+    FILE *f;
+    if (tmp == NULL)
+        return -1;
+    snprintf(tmp, n, "%s.tmp", link);
+    f = fopen(tmp, "w");
+    if (f == NULL)
+        goto error_free;
+    if (fprintf(f, "%s\n", path) < 0) {
+        fclose(f);
+        goto error_unlink;
+    }
+    if (fclose(f) != 0)
+        goto error_unlink;
+    if (rename(tmp, link) != 0)
+        goto error_unlink;
+    free(tmp);
+    return 0;
+
+error_unlink:
+    unlink(tmp);
+error_free:
+    free(tmp);
+    return -1;
+}
+
+static int open_pty(sim_output_t *o, const sim_options_t *opt)
+{
+    const char *name;
+    int fd = posix_openpt(O_RDWR | O_NOCTTY);
+    if (fd < 0) {
+        fprintf(stderr, "aioprof-sim: cannot create a pty: %s.\n", strerror(errno));
+        return -1;
+    }
+    if (grantpt(fd) != 0 || unlockpt(fd) != 0 || (name = ptsname(fd)) == NULL) {
+        fprintf(stderr, "aioprof-sim: cannot unlock the new pty: %s.\n", strerror(errno));
+        goto error_close;
+    }
+    if (strlen(name) >= sizeof o->pty_path) {
+        fprintf(stderr, "aioprof-sim: the pty's path is too long.\n");
+        goto error_close;
+    }
+    strcpy(o->pty_path, name);
+    if (pty_make_raw(fd) != 0) {
+        fprintf(stderr, "aioprof-sim: cannot put %s in raw mode: %s.\n", o->pty_path, strerror(errno));
+        goto error_close;
+    }
+    /* a port never blocks the device: a full pty means "busy", like a UART nobody drains */
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+        fprintf(stderr, "aioprof-sim: cannot make the pty non-blocking: %s.\n", strerror(errno));
+        goto error_close;
+    }
+    if (opt->pty_link != NULL && write_link(opt->pty_link, o->pty_path) != 0) {
+        fprintf(stderr, "aioprof-sim: cannot write the pty's path to %s: %s.\n", opt->pty_link,
+                strerror(errno));
+        goto error_close;
+    }
+    fprintf(stderr, "aioprof-sim: pty %s\n", o->pty_path);
+    o->fd = fd;
+    return 0;
+
+error_close:
+    close(fd);
+    return -1;
+}
+
+int sim_output_open(sim_output_t *o, const sim_options_t *opt, const sim_clock_t *clock)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->chunk = opt->write_chunk;
+    o->baud = opt->baud;
+    o->credit = (uint64_t)BAUD_BURST_BYTES * BIT_US_PER_BYTE;
+    o->clock = clock;
+    o->last_progress_wall = sim_wall_us();
+
+    if (opt->pty) {
+        o->kind = SIM_OUT_PTY;
+        return open_pty(o, opt);
+    }
+    if (opt->out_path != NULL) {
+        o->kind = SIM_OUT_FILE;
+        o->fd = open(opt->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (o->fd < 0) {
+            fprintf(stderr, "aioprof-sim: cannot write %s: %s.\n", opt->out_path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    o->kind = SIM_OUT_STDOUT;
+    if (isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "aioprof-sim: stdout is a terminal and the stream is binary; redirect it, "
+                        "or use -o FILE or --pty (see aioprof-sim --help).\n");
+        return -1;
+    }
+    o->fd = STDOUT_FILENO;
+    return 0;
+}
+
+/* Closing the master hangs the slave up, and the hangup throws away what its reader has not read
+ * yet: the last frames. So wait (at most LINGER_US) until the slave's input queue stays empty.
+ * "Stays": written bytes reach that queue a little later, from the kernel's flip buffer. */
+static void pty_linger(const sim_output_t *o)
+{
+    uint64_t start = sim_wall_us();
+    int empty_checks = 0;
+    int slave = open(o->pty_path, O_RDWR | O_NOCTTY | O_NONBLOCK);
+    if (slave < 0)
+        return;
+    while (empty_checks < LINGER_EMPTY_CHECKS && sim_wall_us() - start < LINGER_US) {
+        struct timespec step = {0, 20000000};
+        int queued = 0;
+        if (ioctl(slave, FIONREAD, &queued) != 0)
+            break;
+        empty_checks = queued == 0 ? empty_checks + 1 : 0;
+        nanosleep(&step, NULL);
+    }
+    close(slave);
+}
+
+void sim_output_close(sim_output_t *o)
+{
+    if (o->kind == SIM_OUT_PTY && o->fd >= 0 && !o->gave_up)
+        pty_linger(o);
+    if (o->fd >= 0 && o->kind != SIM_OUT_STDOUT)
+        close(o->fd);
+    o->fd = -1;
+}
+
+/* Bytes the port takes now: the per-call chunk and, in baud mode, what the line had time for. */
+static size_t port_allowance(sim_output_t *o, size_t len)
+{
+    if (o->chunk != 0 && len > o->chunk)
+        len = o->chunk;
+    if (o->baud != 0) {
+        uint64_t now = o->clock->now;
+        uint64_t cap = (uint64_t)BAUD_BURST_BYTES * BIT_US_PER_BYTE;
+        uint64_t elapsed = now - o->credit_at;
+        if (elapsed > 1000000000u)
+            elapsed = 1000000000u;
+        o->credit += elapsed * o->baud;
+        if (o->credit > cap)
+            o->credit = cap;
+        o->credit_at = now;
+        if (len > o->credit / BIT_US_PER_BYTE)
+            len = (size_t)(o->credit / BIT_US_PER_BYTE);
+    }
+    return len;
+}
+
+/* One write to the consumer. stdout and files block until all is written (the stream must not
+ * depend on how fast the consumer reads); a pty takes what fits. Returns the bytes taken. */
+static size_t port_write(sim_output_t *o, const uint8_t *data, size_t len)
+{
+    size_t done = 0;
+    if (o->closed || o->failed)
+        return 0;
+    len = port_allowance(o, len);
+    o->write_calls++;
+    while (done < len) {
+        ssize_t n = write(o->fd, data + done, len - done);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (o->kind == SIM_OUT_PTY) {
+            /* EAGAIN: the pty buffer is full; EIO: no reader. Either way the port is busy. */
+            break;
+        }
+        if (n < 0 && errno == EPIPE)
+            o->closed = 1;
+        else
+            o->failed = errno != 0 ? errno : EIO;
+        break;
+    }
+    if (o->baud != 0)
+        o->credit -= (uint64_t)done * BIT_US_PER_BYTE;
+    if (done > 0)
+        o->last_progress_wall = sim_wall_us();
+    return done;
+}
+
+/* Sends queued text; returns 1 when the queue is empty afterwards. */
+static int flush_text(sim_output_t *o)
+{
+    while (o->text_len > 0) {
+        size_t n = port_write(o, o->text, o->text_len);
+        if (n == 0)
+            return 0;
+        o->text_bytes += n;
+        for (size_t i = 0; i < n; i++)
+            o->text_lines += o->text[i] == '\n';
+        memmove(o->text, o->text + n, o->text_len - n);
+        o->text_len -= n;
+    }
+    return 1;
+}
+
+size_t sim_output_frames(sim_output_t *o, const uint8_t *data, size_t len)
+{
+    size_t n;
+    if (!flush_text(o))
+        return 0;
+    n = port_write(o, data, len);
+    o->frame_bytes += n;
+    /* a frame is a non-empty run of bytes ended by 0x00; runs of 0x00 (skipped ring bytes) are not */
+    for (size_t i = 0; i < n; i++) {
+        if (data[i] == 0) {
+            o->frames += o->in_frame;
+            o->in_frame = 0;
+        } else {
+            o->in_frame = 1;
+        }
+    }
+    return n;
+}
+
+size_t sim_output_text_room(const sim_output_t *o)
+{
+    return sizeof o->text - o->text_len;
+}
+
+void sim_output_text(sim_output_t *o, const char *text, size_t len)
+{
+    if (len > sim_output_text_room(o))
+        len = sim_output_text_room(o);
+    memcpy(o->text + o->text_len, text, len);
+    o->text_len += len;
+}
+
+int sim_output_poll(sim_output_t *o)
+{
+    uint64_t before = o->text_bytes;
+    if (o->kind == SIM_OUT_PTY) {
+        /* a reader may send us bytes (a REPL interrupt, a probe): read them so its writes never
+         * block; the simulated device has no REPL to give them to */
+        uint8_t sink[256];
+        while (read(o->fd, sink, sizeof sink) > 0) {
+        }
+    }
+    flush_text(o);
+    return o->text_bytes != before;
+}

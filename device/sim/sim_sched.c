@@ -1,0 +1,366 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include "sim_sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_text.h"
+#include "sim_workloads.h"
+
+/* asyncio's own time between two slices (picking the next task, the queue pushes): fixed, so the
+ * virtual run stays deterministic. */
+#define SCHED_OVERHEAD_US 15u
+/* What a cancelled task does between the CancelledError arriving and its exit. */
+#define CANCEL_WORK_US 20u
+/* The idle loop drains at least this often, so frames close and heartbeats go out. */
+#define IDLE_STEP_VIRTUAL_US 100000u
+#define IDLE_STEP_REAL_US 20000u
+/* A pty nobody reads: how long the final drain waits for a reader. */
+#define FINISH_PATIENCE_US 2000000u
+#define FINISH_STEP_US 1000u
+
+static uint32_t port_ticks(void *user)
+{
+    sim_t *s = user;
+    return sim_clock_ticks(&s->clock);
+}
+
+static size_t port_write(void *user, const uint8_t *data, size_t len)
+{
+    sim_t *s = user;
+    return sim_output_frames(s->out, data, len);
+}
+
+int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
+{
+    static char platform[AIOPROF_PLATFORM_MAX + 1];
+    const sim_workload_t *w = sim_workload_find(opt->workload);
+
+    memset(s, 0, sizeof *s);
+    s->opt = opt;
+    s->out = out;
+    sim_clock_init(&s->clock, opt->clock, opt->start_tick);
+    sim_rng_seed(&s->rng, opt->seed);
+    sim_rng_seed(&s->text_rng, opt->seed ^ 0x7465787474657874ull);
+    sim_truth_init(&s->truth, opt->slow_us);
+
+    s->ring = malloc(opt->ring_bytes);
+    if (s->ring == NULL) {
+        fprintf(stderr, "aioprof-sim: out of memory for a %u-byte ring.\n", (unsigned)opt->ring_bytes);
+        return -1;
+    }
+    snprintf(platform, sizeof platform, "aioprof-sim %s", opt->workload);
+    s->port.ticks = port_ticks;
+    s->port.write = port_write;
+    s->port.user = s;
+    s->port.tick_hz = 1000000u;
+    s->port.tick_bits = (uint8_t)opt->tick_bits;
+    s->port.platform = platform;
+    if (aioprof_init(&s->prof, &s->port, s->ring, opt->ring_bytes) != 0) {
+        fprintf(stderr, "aioprof-sim: the device library refused the port settings.\n");
+        goto error_ring;
+    }
+    w->start(s);
+    if (s->oom) {
+        fprintf(stderr, "aioprof-sim: out of memory while starting the workload.\n");
+        goto error_tasks;
+    }
+    return 0;
+
+error_tasks:
+    sim_free(s);
+    return -1;
+error_ring:
+    free(s->ring);
+    s->ring = NULL;
+    return -1;
+}
+
+void sim_free(sim_t *s)
+{
+    for (size_t i = 0; i < s->ntasks; i++)
+        free(s->tasks[i]);
+    free(s->tasks);
+    s->tasks = NULL;
+    s->ntasks = 0;
+    free(s->ring);
+    s->ring = NULL;
+    sim_truth_free(&s->truth);
+}
+
+static void make_ready(sim_t *s, sim_task_t *t, uint64_t when)
+{
+    t->wake = when;
+    t->order = s->next_order++;
+}
+
+sim_task_t *sim_spawn(sim_t *s, const char *name, sim_step_fn step, int waiting)
+{
+    sim_task_t *t;
+    if (s->ntasks == s->cap_tasks) {
+        size_t cap = s->cap_tasks ? s->cap_tasks * 2 : 32;
+        sim_task_t **grown = realloc(s->tasks, cap * sizeof *grown);
+        if (grown == NULL)
+            goto error;
+        s->tasks = grown;
+        s->cap_tasks = cap;
+    }
+    t = calloc(1, sizeof *t);
+    if (t == NULL)
+        goto error;
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->step = step;
+    t->waiting = (uint8_t)(waiting != 0);
+    make_ready(s, t, s->clock.now);
+    aioprof_task_created(&s->prof, &t->prof, t->name, strlen(t->name));
+    t->truth = sim_truth_add(&s->truth, t->prof.id, t->name, t->prof.parent,
+                             s->running ? s->running->name : "");
+    if (t->truth == (size_t)-1) {
+        free(t);
+        goto error;
+    }
+    s->tasks[s->ntasks++] = t;
+    return t;
+
+error:
+    /* the workload carries on as if the task had finished at once; the run reports the failure */
+    s->oom = 1;
+    return NULL;
+}
+
+void sim_label(sim_t *s, sim_task_t *t, const char *label)
+{
+    if (t == NULL)
+        return;
+    snprintf(t->label, sizeof t->label, "%s", label);
+    aioprof_task_label(&s->prof, &t->prof, t->label, strlen(t->label));
+    if (sim_truth_label(&s->truth, t->truth, t->label) != 0)
+        s->oom = 1;
+}
+
+void sim_work(sim_t *s, uint64_t us)
+{
+    sim_clock_advance(&s->clock, us);
+}
+
+void sim_cancel(sim_t *s, sim_task_t *t)
+{
+    if (t == NULL || t->active || t->cancel)
+        return;
+    t->cancel = 1;
+    /* asyncio's cancel() puts the task back in the run queue at once */
+    t->waiting = 0;
+    make_ready(s, t, s->clock.now);
+}
+
+sim_task_t *sim_pick(sim_t *s, int role)
+{
+    size_t n = 0, k;
+    for (size_t i = 0; i < s->ntasks; i++)
+        n += s->tasks[i]->role == role && !s->tasks[i]->active && !s->tasks[i]->cancel;
+    if (n == 0)
+        return NULL;
+    k = (size_t)sim_rand(s, 0, n - 1);
+    for (size_t i = 0; i < s->ntasks; i++) {
+        sim_task_t *t = s->tasks[i];
+        if (t->role == role && !t->active && !t->cancel && k-- == 0)
+            return t;
+    }
+    return NULL;
+}
+
+static void remove_task(sim_t *s, sim_task_t *t)
+{
+    for (size_t i = 0; i < s->ntasks; i++) {
+        if (s->tasks[i] == t) {
+            s->tasks[i] = s->tasks[--s->ntasks];
+            break;
+        }
+    }
+    free(t);
+}
+
+/* The ground truth's clock is the one the hook reads: the sample taken here is the tick the hook
+ * records, because the clock does not move during the call. */
+static void hook_enter(sim_t *s, sim_task_t *t)
+{
+    uint64_t now = sim_clock_sample(&s->clock);
+    if (s->running != NULL)
+        s->running->slice_excl += now - s->running->slice_start;
+    t->slice_start = now;
+    t->slice_excl = 0;
+    t->outer = s->running;
+    t->active = 1;
+    s->running = t;
+    s->events++;
+    aioprof_enter(&s->prof, &t->prof);
+}
+
+static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
+{
+    uint64_t now = sim_clock_sample(&s->clock);
+    sim_truth_slice(&s->truth, t->truth, t->slice_excl + (now - t->slice_start));
+    s->running = t->outer;
+    if (s->running != NULL)
+        s->running->slice_start = now;
+    t->outer = NULL;
+    t->active = 0;
+    s->events++;
+    aioprof_exit(&s->prof, &t->prof, kind);
+}
+
+static void run_slice(sim_t *s, sim_task_t *t)
+{
+    sim_next_t next = SIM_NEXT_SLEEP;
+    unsigned kind;
+
+    hook_enter(s, t);
+    if (t->cancel) {
+        sim_work(s, CANCEL_WORK_US);
+        kind = AIOPROF_EXIT_CANCEL;
+    } else {
+        next = t->step(s, t);
+        kind = next == SIM_NEXT_RETURN ? AIOPROF_EXIT_RETURN
+             : next == SIM_NEXT_RAISE  ? AIOPROF_EXIT_RAISE
+                                       : AIOPROF_EXIT_YIELD;
+    }
+    t->slices++;
+    hook_exit(s, t, kind);
+
+    switch (kind) {
+    case AIOPROF_EXIT_YIELD:
+        if (next == SIM_NEXT_WAIT)
+            t->waiting = 1;
+        else
+            make_ready(s, t, s->clock.now + t->sleep_us);
+        return;
+    case AIOPROF_EXIT_RETURN:
+        sim_truth_end(&s->truth, t->truth, SIM_END_RETURN);
+        break;
+    case AIOPROF_EXIT_RAISE:
+        sim_truth_end(&s->truth, t->truth, SIM_END_RAISE);
+        break;
+    default:
+        sim_truth_end(&s->truth, t->truth, SIM_END_CANCEL);
+        break;
+    }
+    remove_task(s, t);
+}
+
+void sim_nest(sim_t *s, sim_task_t *t)
+{
+    if (t == NULL || t->active)
+        return;
+    run_slice(s, t);
+}
+
+static sim_task_t *next_ready(const sim_t *s)
+{
+    sim_task_t *best = NULL;
+    for (size_t i = 0; i < s->ntasks; i++) {
+        sim_task_t *t = s->tasks[i];
+        if (t->waiting)
+            continue;
+        if (best == NULL || t->wake < best->wake || (t->wake == best->wake && t->order < best->order))
+            best = t;
+    }
+    return best;
+}
+
+static void drain(sim_t *s)
+{
+    /* in real mode the hook may time its own drain, as on a device */
+    s->clock.live = s->clock.mode == SIM_CLOCK_REAL;
+    aioprof_drain(&s->prof);
+    s->clock.live = 0;
+    sim_output_poll(s->out);
+}
+
+/* print() lines go out only while no frame is half sent, as the port's stdout would make sure of
+ * on a device; until then they wait (the application's print() would block). */
+static void emit_text(sim_t *s)
+{
+    char line[SIM_TEXT_LINE_MAX];
+    if (s->opt->text_every == 0)
+        return;
+    if (++s->text_due >= s->opt->text_every) {
+        s->text_due = 0;
+        s->text_owed++;
+    }
+    while (s->text_owed > 0 && aioprof_pending(&s->prof) == 0 &&
+           sim_output_text_room(s->out) >= SIM_TEXT_LINE_MAX) {
+        size_t n = sim_text_line(line, s->text_made++, &s->text_rng, s->opt->hostile_text);
+        sim_output_text(s->out, line, n);
+        s->text_owed--;
+    }
+    sim_output_poll(s->out);
+}
+
+static int limit_reached(const sim_t *s)
+{
+    if (s->opt->duration_us != 0 && s->clock.now >= s->opt->duration_us)
+        return 1;
+    return s->opt->max_events != 0 && s->events >= s->opt->max_events;
+}
+
+void sim_run(sim_t *s, volatile sig_atomic_t *stop)
+{
+    uint64_t idle_step = s->clock.mode == SIM_CLOCK_REAL ? IDLE_STEP_REAL_US : IDLE_STEP_VIRTUAL_US;
+
+    drain(s);
+    while (!*stop && !s->out->closed && !s->out->failed && !s->oom && !limit_reached(s)) {
+        uint64_t now = sim_clock_sample(&s->clock);
+        sim_task_t *t = next_ready(s);
+        if (t == NULL || t->wake > now) {
+            uint64_t until = now + idle_step;
+            if (t != NULL && t->wake < until)
+                until = t->wake;
+            if (s->opt->duration_us != 0 && until > s->opt->duration_us)
+                until = s->opt->duration_us;
+            sim_clock_idle_until(&s->clock, until);
+            drain(s);
+            continue;
+        }
+        run_slice(s, t);
+        s->slices++;
+        if (s->clock.mode == SIM_CLOCK_VIRTUAL)
+            sim_clock_advance(&s->clock, SCHED_OVERHEAD_US);
+        drain(s);
+        emit_text(s);
+    }
+    s->end_us = s->clock.now;
+}
+
+static int all_sent(const sim_t *s)
+{
+    return aioprof_pending(&s->prof) == 0 && !s->prof.fw.open && s->prof.dropped == 0 &&
+           s->prof.hello_due == 0 && s->out->text_len == 0;
+}
+
+void sim_finish(sim_t *s)
+{
+    uint64_t virtual_limit = s->clock.now + 3600u * 1000000u;
+    for (;;) {
+        /* a DROPPED or HELLO the drain writes opens a frame again: close it on the next turn */
+        aioprof_flush(&s->prof);
+        drain(s);
+        if (all_sent(s) || s->out->closed || s->out->failed)
+            break;
+        if (s->out->kind == SIM_OUT_PTY &&
+            sim_wall_us() - s->out->last_progress_wall > FINISH_PATIENCE_US) {
+            s->out->gave_up = 1;
+            break;
+        }
+        if (s->clock.now > virtual_limit)
+            break;
+        /* time passes, so a baud-limited port takes more */
+        sim_clock_idle_until(&s->clock, s->clock.now + FINISH_STEP_US);
+        if (s->out->kind == SIM_OUT_PTY && s->clock.mode == SIM_CLOCK_VIRTUAL) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+    }
+}

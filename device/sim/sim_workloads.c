@@ -1,0 +1,251 @@
+#include "sim_workloads.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_sched.h"
+
+/* ---- seed: the example from the aioprof discussion, slow and quicker under main ---- */
+
+static sim_next_t seed_slow(sim_t *s, sim_task_t *t)
+{
+    sim_work(s, 80000);
+    t->sleep_us = 20000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t seed_quicker(sim_t *s, sim_task_t *t)
+{
+    sim_work(s, 1000);
+    t->sleep_us = 20000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t seed_main(sim_t *s, sim_task_t *t)
+{
+    (void)t;
+    sim_work(s, 40);
+    sim_spawn(s, "slow", seed_slow, 0);
+    sim_spawn(s, "quicker", seed_quicker, 0);
+    sim_work(s, 20);
+    /* await asyncio.gather(slow, quicker): they never end */
+    return SIM_NEXT_WAIT;
+}
+
+static void seed_start(sim_t *s)
+{
+    sim_spawn(s, "main", seed_main, 0);
+}
+
+/* ---- instances: many instances of one bound task, from two creators, with every ending ---- */
+
+enum { ROLE_SENSOR = 1 };
+#define SENSOR_HOG 1u        /* param flag: this instance computes for milliseconds */
+#define SENSOR_LATE_LABEL 2u /* param flag: it labels itself in its first slice */
+
+static sim_next_t sensor_go(sim_t *s, sim_task_t *t)
+{
+    uint64_t work;
+    if (t->slices == 0) {
+        t->limit = sim_rand(s, 1, 60);
+        if (sim_rng_chance(&s->rng, 8)) {
+            t->param |= SENSOR_HOG;
+            t->work_us = sim_rand(s, 2000, 6000);
+        } else {
+            t->work_us = sim_rand(s, 80, 600);
+        }
+        if (t->param & SENSOR_LATE_LABEL) {
+            char label[32];
+            snprintf(label, sizeof label, "late %" PRIu32, t->prof.id);
+            sim_label(s, t, label);
+        }
+    }
+    work = t->work_us / 2u + sim_rand(s, 0, t->work_us);
+    /* a hog now and then blocks past the slow threshold */
+    if ((t->param & SENSOR_HOG) && sim_rng_chance(&s->rng, 10))
+        work = sim_rand(s, 20001, 30000);
+    sim_work(s, work);
+    if (t->slices + 1u >= t->limit)
+        return sim_rng_chance(&s->rng, 70) ? SIM_NEXT_RETURN : SIM_NEXT_RAISE;
+    t->sleep_us = sim_rand(s, 5000, 50000);
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_task_t *sensor_new(sim_t *s)
+{
+    sim_task_t *t = sim_spawn(s, "Sensor._go", sensor_go, 0);
+    if (t != NULL)
+        t->role = ROLE_SENSOR;
+    return t;
+}
+
+static sim_next_t manager_spawn(sim_t *s, sim_task_t *t)
+{
+    sim_task_t *sensor;
+    char label[32];
+    sim_work(s, sim_rand(s, 100, 300));
+    sensor = sensor_new(s);
+    t->param++;
+    if (sensor != NULL) {
+        if (t->param % 3u == 1u) {
+            snprintf(label, sizeof label, "sensor %" PRIu64, t->param);
+            sim_label(s, sensor, label);
+        } else if (t->param % 3u == 2u) {
+            sensor->param |= SENSOR_LATE_LABEL;
+        }
+    }
+    sim_work(s, sim_rand(s, 50, 150));
+    t->sleep_us = sim_rand(s, 30000, 50000);
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t instances_main(sim_t *s, sim_task_t *t)
+{
+    if (t->slices == 0) {
+        char label[32];
+        sim_work(s, 80);
+        sim_spawn(s, "Manager.spawn", manager_spawn, 0);
+        for (int i = 0; i < 3; i++) {
+            snprintf(label, sizeof label, "main %d", i);
+            sim_label(s, sensor_new(s), label);
+        }
+        t->sleep_us = 100000;
+        return SIM_NEXT_SLEEP;
+    }
+    sim_work(s, sim_rand(s, 40, 160));
+    sensor_new(s);
+    /* task.cancel() on one of them: sometimes one that has not even run yet */
+    if (sim_rng_chance(&s->rng, 70))
+        sim_cancel(s, sim_pick(s, ROLE_SENSOR));
+    sim_work(s, 30);
+    t->sleep_us = 250000;
+    return SIM_NEXT_SLEEP;
+}
+
+static void instances_start(sim_t *s)
+{
+    sim_spawn(s, "main", instances_main, 0);
+}
+
+/* ---- busy: forty short tasks, the high event rate ---- */
+
+#define BUSY_TASKS 40
+static const char *const busy_names[] = {
+    "uart.rx", "i2c.read", "ui.draw", "net.poll", "led.blink",
+    "adc.sample", "log.flush", "mqtt.ping", "btn.scan", "pid.step",
+};
+#define BUSY_NAMES (sizeof busy_names / sizeof busy_names[0])
+
+static sim_next_t busy_task(sim_t *s, sim_task_t *t)
+{
+    sim_work(s, t->work_us / 2u + sim_rand(s, 0, t->work_us));
+    /* param: the longest sleep; 0 for a task that only ever does asyncio.sleep(0) */
+    t->sleep_us = t->param ? sim_rand(s, 0, t->param) : 0;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t busy_main(sim_t *s, sim_task_t *t)
+{
+    (void)t;
+    for (int i = 0; i < BUSY_TASKS; i++) {
+        char label[16];
+        sim_task_t *b = sim_spawn(s, busy_names[i % BUSY_NAMES], busy_task, 0);
+        if (b == NULL)
+            break;
+        b->work_us = sim_rand(s, 20, 400);
+        b->param = sim_rng_chance(&s->rng, 30) ? 0 : sim_rand(s, 1000, 10000);
+        snprintf(label, sizeof label, "#%d", i / (int)BUSY_NAMES);
+        sim_label(s, b, label);
+        sim_work(s, 5);
+    }
+    return SIM_NEXT_WAIT;
+}
+
+static void busy_start(sim_t *s)
+{
+    sim_spawn(s, "main", busy_main, 0);
+}
+
+/* ---- nested: a task resumed inside another's slice, two levels deep ---- */
+
+static sim_next_t nested_innermost(sim_t *s, sim_task_t *t)
+{
+    (void)t;
+    sim_work(s, sim_rand(s, 30, 60));
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t nested_inner(sim_t *s, sim_task_t *t)
+{
+    if (t->slices == 0)
+        t->peer = sim_spawn(s, "innermost", nested_innermost, 1);
+    sim_work(s, sim_rand(s, 250, 350));
+    if (t->slices % 3u == 2u)
+        sim_nest(s, t->peer);
+    sim_work(s, 50);
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t nested_outer(sim_t *s, sim_task_t *t)
+{
+    if (t->slices == 0)
+        t->peer = sim_spawn(s, "inner", nested_inner, 1);
+    sim_work(s, sim_rand(s, 150, 250));
+    sim_nest(s, t->peer);
+    sim_work(s, 100);
+    t->sleep_us = 5000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t nested_bystander(sim_t *s, sim_task_t *t)
+{
+    sim_work(s, sim_rand(s, 300, 700));
+    t->sleep_us = 3000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t nested_main(sim_t *s, sim_task_t *t)
+{
+    (void)t;
+    sim_work(s, 50);
+    sim_spawn(s, "outer", nested_outer, 0);
+    sim_spawn(s, "bystander", nested_bystander, 0);
+    return SIM_NEXT_WAIT;
+}
+
+static void nested_start(sim_t *s)
+{
+    sim_spawn(s, "main", nested_main, 0);
+}
+
+static const sim_workload_t workloads[] = {
+    {"seed", "main creates slow (80 ms slices) and quicker (1 ms), then awaits them", seed_start},
+    {"instances", "many Sensor._go instances from two creators; returns, raises, cancels, labels",
+     instances_start},
+    {"busy", "40 tasks with slices of tens to hundreds of microseconds", busy_start},
+    {"nested", "outer resumes inner inside its slice, inner sometimes resumes innermost",
+     nested_start},
+};
+#define WORKLOADS (sizeof workloads / sizeof workloads[0])
+
+const sim_workload_t *sim_workload_find(const char *name)
+{
+    for (size_t i = 0; i < WORKLOADS; i++) {
+        if (strcmp(workloads[i].name, name) == 0)
+            return &workloads[i];
+    }
+    return NULL;
+}
+
+void sim_workloads_print_names(FILE *f)
+{
+    for (size_t i = 0; i < WORKLOADS; i++)
+        fprintf(f, "%s%s", workloads[i].name, i + 2 < WORKLOADS ? ", " : i + 1 < WORKLOADS ? " or " : "");
+}
+
+void sim_workloads_print_help(FILE *f)
+{
+    for (size_t i = 0; i < WORKLOADS; i++)
+        fprintf(f, "%8s%-10s %s\n", "", workloads[i].name, workloads[i].about);
+}
