@@ -33,9 +33,10 @@ static inline uint32_t prof_wrap(const aioprof_t *p, uint32_t ticks)
     return (ticks << p->shift) >> p->shift;
 }
 
+/* The raw tick counter: only differences (wrapped) and frame bases (wrapped) go on the wire. */
 static inline uint32_t prof_now(const aioprof_t *p)
 {
-    return prof_wrap(p, p->port->ticks(p->port->user));
+    return p->port->ticks(p->port->user);
 }
 
 static void frame_close(aioprof_t *p)
@@ -46,7 +47,7 @@ static void frame_close(aioprof_t *p)
 
 static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 {
-    aioprof_fw_open(&p->fw, n, p->seq++, p->format, now, p->current ? p->current->id : 0u);
+    aioprof_fw_open(&p->fw, n, p->seq++, p->format, prof_wrap(p, now), p->current ? p->current->id : 0u);
     p->last = now;
 }
 
@@ -105,7 +106,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     body[n++] = (uint8_t)(32u - p->shift);
     n += aioprof_varint_put(body + n, p->fw.size);
     body[n++] = (uint8_t)flags;
-    n += aioprof_varint_put(body + n, p->boot_ticks);
+    n += aioprof_varint_put(body + n, prof_wrap(p, p->boot_ticks));
     n += aioprof_varint_put(body + n, drain_us(p));
     n += aioprof_varint_put(body + n, p->dropped_total);
     body[n++] = (uint8_t)platform_len;

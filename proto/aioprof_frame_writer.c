@@ -59,12 +59,15 @@ void aioprof_fw_close(aioprof_fw_t *w)
     uint8_t *buf = w->buf;
     uint8_t *body = buf + w->frame_pos + 1;
     uint32_t len = w->head - w->frame_pos - 1u;
-    uint16_t crc = aioprof_crc16(AIOPROF_CRC16_INIT, body, len);
-    /* COBS in place: every zero becomes the code byte of the run after it */
+    uint16_t crc = AIOPROF_CRC16_INIT;
+    /* one pass: the CRC of each byte, then COBS in place (a zero becomes the code byte of the run
+     * after it) */
     uint8_t *code_at = buf + w->frame_pos;
     unsigned code = 1;
     for (uint32_t i = 0; i < len; i++) {
-        if (body[i] == 0) {
+        uint8_t b = body[i];
+        crc = aioprof_crc16_step(crc, b);
+        if (b == 0) {
             *code_at = (uint8_t)code;
             code_at = body + i;
             code = 1;
