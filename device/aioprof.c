@@ -198,8 +198,14 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     size_t room = AIOPROF_NAME_MAX - t->name_len;
     t->label = label;
     t->label_len = (uint8_t)(label_len < room ? label_len : room);
-    /* sent with its name at the task's next enter */
-    t->announced = (uint16_t)(p->period - 1u);
+    /* sent now: a task may never run again after it was labelled */
+    uint32_t now = prof_now(p);
+    if (write_pending(p, now) && frame_room(p, now, CONTROL_HEAD_MAX + TASK_BODY_MAX)) {
+        write_task(p, AIOPROF_OP_TASK_INFO, t);
+        t->announced = p->period;
+    } else {
+        t->announced = (uint16_t)(p->period - 1u);
+    }
     prof_unlock(p, s);
 }
 

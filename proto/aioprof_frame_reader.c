@@ -254,7 +254,7 @@ static void segment_end(aioprof_reader_t *r)
     long n = aioprof_cobs_decode(r->seg, len, body);
     if (n >= (long)AIOPROF_BODY_MIN && n <= (long)AIOPROF_BODY_MAX) {
         uint16_t want = (uint16_t)(body[n - 2] | body[n - 1] << 8);
-        if (aioprof_crc16(AIOPROF_CRC16_INIT, body, (size_t)n - 2) == want) {
+        if (aioprof_crc16_fast(AIOPROF_CRC16_INIT, body, (size_t)n - 2) == want) {
             if (AIOPROF_FORMAT_VERSION(body[1]) != AIOPROF_PROTOCOL_VERSION) {
                 r->stats.unsupported++;
                 return;

@@ -161,6 +161,7 @@ static void crc_check_value(void **state)
     }
     assert_int_equal(crc, 0x29B1);
     assert_int_equal(aioprof_crc16(AIOPROF_CRC16_INIT, check, 0), 0xFFFF);
+    assert_int_equal(aioprof_crc16_fast(AIOPROF_CRC16_INIT, check, 9), 0x29B1);
 }
 
 static void crc_table_matches_bytewise(void **state)
@@ -179,6 +180,7 @@ static void crc_table_matches_bytewise(void **state)
             a = aioprof_crc16_byte(a, buf[i]);
         }
         assert_int_equal(aioprof_crc16(AIOPROF_CRC16_INIT, buf, len), a);
+        assert_int_equal(aioprof_crc16_fast(AIOPROF_CRC16_INIT, buf, len), a);
     }
 }
 
