@@ -1,0 +1,374 @@
+#include "events.h"
+
+#include <string.h>
+
+#include "aioprof_wire.h"
+#include "escape.h"
+
+void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user)
+{
+    memset(e, 0, sizeof *e);
+    e->stats = stats;
+    e->text_line = text_line;
+    e->user = user;
+    e->tick_hz = 1000000u; /* until a HELLO says otherwise */
+}
+
+/* ---- the time line ---- */
+
+static uint64_t ticks_to_us(uint64_t ticks, uint32_t hz)
+{
+    if (hz == 1000000u) {
+        return ticks;
+    }
+    /* split so that the product cannot overflow */
+    return ticks / hz * 1000000u + ticks % hz * 1000000u / hz;
+}
+
+/* The microsecond line restarts from here: after a gap, or when the tick rate changes. */
+static void time_reorigin(events_t *e)
+{
+    e->origin_ticks = e->last_ticks;
+    e->origin_us = e->now_us;
+}
+
+/* Moves time to t (ticks); the step is device time seen when `counting`, and outside any task
+ * when nothing is known to run. */
+static void time_advance(events_t *e, uint64_t t)
+{
+    if (t < e->last_ticks) {
+        t = e->last_ticks; /* a hostile or damaged stream never moves time back */
+    }
+    uint64_t us = e->origin_us + ticks_to_us(t - e->origin_ticks, e->tick_hz);
+    uint64_t dt = us - e->now_us;
+    e->stats->elapsed_us += dt;
+    if (e->depth == 0 && e->known_bottom) {
+        e->stats->outside_us += dt;
+    }
+    e->now_us = us;
+    e->last_ticks = t;
+}
+
+/* The first base of a segment: nothing before it can be related to it. */
+static void time_start(events_t *e, uint32_t base, unsigned bits)
+{
+    e->have_time = 1;
+    e->tick_bits = bits;
+    e->wrap = 1ull << bits;
+    e->prev_base = e->last_ticks = base;
+    time_reorigin(e);
+    e->drain_ok = 0;
+}
+
+/* docs/protocol.md section 4: t = t_prev + ((base - t_prev) mod 2^width). */
+static uint64_t time_unwrap(events_t *e, uint32_t base)
+{
+    uint64_t t = e->prev_base + (((uint64_t)base - e->prev_base) & (e->wrap - 1u));
+    /* the previous frame's events may have run past a wrap beyond this base: place the base after
+     * them (within half a wrap), never before */
+    uint64_t half = e->wrap / 2u;
+    if (e->last_ticks > t + half) {
+        t += ((e->last_ticks - half - t) / e->wrap + 1u) * e->wrap;
+    }
+    return t;
+}
+
+/* ---- the running stack ---- */
+
+/* What runs is no longer known: open slices end uncounted. */
+static void stack_drop(events_t *e)
+{
+    for (unsigned i = 0; i < e->depth; i++) {
+        e->stats->inst[e->stack[i].inst].on_stack--;
+    }
+    e->stats->stream.unmatched += e->depth;
+    e->depth = 0;
+}
+
+static void stack_push(events_t *e, int32_t inst, int known)
+{
+    events_open_t *o = &e->stack[e->depth++];
+    o->inst = inst;
+    o->known = (uint8_t)known;
+    o->acc_us = 0;
+    o->resume_us = e->now_us;
+    e->stats->inst[inst].on_stack++;
+}
+
+/* Takes the frame header's word for what runs: `running`, started at an unknown time. */
+static void stack_resync(events_t *e, uint32_t running)
+{
+    stack_drop(e);
+    if (running == 0) {
+        e->known_bottom = 1;
+        return;
+    }
+    e->known_bottom = 0; /* the header names the innermost task only */
+    int32_t inst = stats_instance_get(e->stats, running);
+    if (inst >= 0) {
+        stack_push(e, inst, 0);
+    }
+}
+
+static uint32_t stack_innermost_id(const events_t *e)
+{
+    return e->depth ? e->stats->inst[e->stack[e->depth - 1].inst].id : 0u;
+}
+
+/* ---- records ---- */
+
+void events_frame(void *user, const aioprof_frame_info_t *f)
+{
+    events_t *e = user;
+    unsigned bits = f->tick_bits >= 1 && f->tick_bits <= 32 ? f->tick_bits : 32;
+    e->frames_seen++;
+    e->frame_base_raw = f->base;
+    e->frame_running = f->running;
+    e->frame_events = 0;
+    e->frame_before_us = e->now_us;
+    uint64_t elapsed0 = e->stats->elapsed_us, outside0 = e->stats->outside_us;
+
+    int lost = f->lost_before > 0;
+    if (!e->have_time || bits != e->tick_bits) {
+        time_start(e, f->base, bits);
+    } else {
+        uint64_t t = time_unwrap(e, f->base);
+        if (lost) {
+            /* the time line still holds across lost frames, but what happened in them was not seen */
+            e->last_ticks = t;
+            time_reorigin(e);
+            e->drain_ok = 0;
+        }
+        time_advance(e, t);
+        e->prev_base = t;
+    }
+    e->frame_elapsed_us = e->stats->elapsed_us - elapsed0;
+    e->frame_outside_us = e->stats->outside_us - outside0;
+
+    if (lost) {
+        stats_loss(e->stats);
+        stack_resync(e, f->running);
+    } else if (stack_innermost_id(e) != f->running) {
+        stack_resync(e, f->running);
+    } else if (e->depth == 0) {
+        e->known_bottom = 1;
+    }
+}
+
+static void on_enter(events_t *e, uint64_t t, uint32_t id)
+{
+    time_advance(e, t);
+    e->stats->stream.events++;
+    int32_t inst = stats_instance_lookup(e->stats, id);
+    if (inst < 0) {
+        return;
+    }
+    if (e->depth == EVENTS_STACK_MAX) {
+        stack_drop(e);
+        e->known_bottom = 0;
+    }
+    if (e->depth > 0) {
+        events_open_t *outer = &e->stack[e->depth - 1];
+        outer->acc_us += e->now_us - outer->resume_us;
+    }
+    stack_push(e, inst, 1);
+}
+
+static void on_exit(events_t *e, uint64_t t, unsigned kind)
+{
+    time_advance(e, t);
+    e->stats->stream.events++;
+    if (e->depth == 0) {
+        /* an end we cannot place: count it, and stop trusting the idle time until a header */
+        e->stats->stream.unmatched++;
+        e->known_bottom = 0;
+        return;
+    }
+    events_open_t *o = &e->stack[--e->depth];
+    e->stats->inst[o->inst].on_stack--;
+    if (o->known) {
+        stats_slice(e->stats, o->inst, o->acc_us + (e->now_us - o->resume_us));
+    } else {
+        e->stats->stream.unmatched++;
+    }
+    if (kind != AIOPROF_EXIT_YIELD) {
+        stats_instance_end(e->stats, o->inst, kind);
+    }
+    if (e->depth > 0) {
+        e->stack[e->depth - 1].resume_us = e->now_us;
+    }
+}
+
+/* The device started again: its ids and its tick counter restart. */
+static void device_reset(events_t *e)
+{
+    stats_t *s = e->stats;
+    s->stream.resets++;
+    stack_drop(e);
+    stats_loss(s); /* what was still in its ring is gone */
+    stats_new_epoch(s);
+    if (e->frame_events == 0) {
+        /* this frame's base is of the new boot: undo placing it on the old time line */
+        s->elapsed_us -= e->frame_elapsed_us;
+        s->outside_us -= e->frame_outside_us;
+        e->now_us = e->frame_before_us;
+        e->frame_elapsed_us = e->frame_outside_us = 0;
+        time_start(e, e->frame_base_raw, e->tick_bits);
+    }
+    /* else: events came before the HELLO (no device does that); the time line just continues */
+    if (e->frame_running != 0) {
+        stack_resync(e, e->frame_running);
+    } else {
+        e->known_bottom = 1;
+    }
+}
+
+static void on_hello(events_t *e, const aioprof_hello_t *h)
+{
+    stats_device_t *d = &e->stats->device;
+    int boot = (h->flags & AIOPROF_HELLO_FLAG_BOOT) != 0;
+    if ((boot && e->frames_seen > 1) || (!boot && e->have_hello && h->boot_ticks != e->boot_ticks)) {
+        device_reset(e);
+    }
+    e->have_hello = 1;
+    e->boot_ticks = h->boot_ticks;
+    if (h->tick_hz != 0 && h->tick_hz != e->tick_hz) {
+        time_reorigin(e);
+        e->tick_hz = h->tick_hz;
+    }
+    if (e->drain_ok) {
+        d->drain_sum_us += (uint32_t)(h->drain_us - e->drain_prev);
+        d->drain_span_us += e->now_us - e->drain_prev_us;
+    }
+    e->drain_ok = 1;
+    e->drain_prev = h->drain_us;
+    e->drain_prev_us = e->now_us;
+
+    d->have_hello = 1;
+    d->version = h->version;
+    d->tick_hz = h->tick_hz;
+    d->tick_bits = h->tick_bits;
+    d->ring_bytes = h->ring_bytes;
+    d->boot_ticks = h->boot_ticks;
+    d->drain_us = h->drain_us;
+    d->dropped_total = h->dropped_total;
+    escape_bytes(d->platform, sizeof d->platform, h->platform,
+        h->platform_len > AIOPROF_PLATFORM_MAX ? AIOPROF_PLATFORM_MAX : h->platform_len, 0);
+}
+
+static void on_dropped(events_t *e, uint32_t count)
+{
+    e->stats->stream.dropped_events += count;
+    stats_loss(e->stats);
+    if (e->frame_events == 0) {
+        /* the drops came before this frame: its header still tells what runs */
+        stack_resync(e, e->frame_running);
+    } else {
+        stack_drop(e);
+        e->known_bottom = 0;
+    }
+}
+
+void events_record(void *user, const aioprof_record_t *r)
+{
+    events_t *e = user;
+    switch (r->kind) {
+    case AIOPROF_REC_ENTER:
+        on_enter(e, e->prev_base + r->offset, r->id);
+        e->frame_events++;
+        break;
+    case AIOPROF_REC_EXIT:
+        on_exit(e, e->prev_base + r->offset, r->exit_kind);
+        e->frame_events++;
+        break;
+    case AIOPROF_REC_HELLO:
+        on_hello(e, &r->hello);
+        break;
+    case AIOPROF_REC_TASK_NEW:
+    case AIOPROF_REC_TASK_INFO: {
+        int32_t inst = stats_instance_get(e->stats, r->id);
+        if (inst >= 0) {
+            stats_instance_describe(e->stats, inst, r->name, r->name_len, r->label, r->label_len, r->parent,
+                r->kind == AIOPROF_REC_TASK_NEW);
+        }
+        break;
+    }
+    case AIOPROF_REC_DROPPED:
+        on_dropped(e, r->count);
+        break;
+    }
+}
+
+/* ---- device text ---- */
+
+static void line_emit(events_t *e, int cut)
+{
+    size_t len = e->line_len;
+    while (len > 0 && e->line[len - 1] == '\r') {
+        len--;
+    }
+    size_t n = escape_bytes(e->escaped, sizeof e->escaped - 4, e->line, len, ESCAPE_KEEP_TAB);
+    if (cut) {
+        memcpy(e->escaped + n, ESCAPE_CUT_MARK, sizeof ESCAPE_CUT_MARK);
+    }
+    e->stats->stream.text_lines++;
+    if (e->text_line) {
+        e->text_line(e->user, e->escaped);
+    }
+    e->line_len = 0;
+}
+
+void events_text(void *user, const uint8_t *text, size_t len)
+{
+    events_t *e = user;
+    while (len > 0) {
+        const uint8_t *nl = memchr(text, '\n', len);
+        size_t n = nl ? (size_t)(nl - text) : len;
+        if (!e->line_cut) {
+            size_t room = EVENTS_LINE_MAX - e->line_len;
+            if (n <= room) {
+                memcpy(e->line + e->line_len, text, n);
+                e->line_len += n;
+            } else {
+                /* too long for one line: show what fits now, skip the rest of it */
+                memcpy(e->line + e->line_len, text, room);
+                e->line_len += room;
+                line_emit(e, 1);
+                e->line_cut = 1;
+            }
+        }
+        if (!nl) {
+            return;
+        }
+        if (e->line_cut) {
+            e->line_cut = 0;
+            e->line_len = 0;
+        } else {
+            line_emit(e, 0);
+        }
+        text += n + 1;
+        len -= n + 1;
+    }
+}
+
+/* ---- the stream ---- */
+
+void events_gap(events_t *e)
+{
+    stack_drop(e);
+    e->known_bottom = 0;
+    e->have_time = 0;
+    e->drain_ok = 0;
+    stats_loss(e->stats);
+}
+
+void events_finish(events_t *e)
+{
+    stack_drop(e);
+    e->known_bottom = 0;
+    if (e->line_len > 0 && !e->line_cut) {
+        line_emit(e, 0);
+    }
+    e->line_cut = 0;
+    e->line_len = 0;
+}

@@ -1,0 +1,88 @@
+/* From records to happenings: the device time line, the running stack and its slices, device
+ * resets and link gaps (epochs), and device text cut into safe lines. Feeds stats.c.
+ *
+ * Time: each frame's base is unwrapped onto a 64-bit tick line (docs/protocol.md section 4) and
+ * turned into microseconds with the HELLO's tick_hz. Gaps (lost frames, a link that went down, a
+ * device reset) are cut out of the microsecond line, so elapsed time is time actually seen.
+ *
+ * Slices: ENTER pushes, EXIT ends the innermost; a nested enter pauses the outer slice, so every
+ * slice is exclusive time. Whenever what runs is uncertain (frames lost, events dropped, a frame
+ * header disagreeing), the open slices are dropped uncounted and the frame's `running` task
+ * continues with its start unknown, so its end is not counted either (stats: unmatched). */
+#ifndef AIOPROF_EVENTS_H
+#define AIOPROF_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aioprof_frame_reader.h"
+#include "stats.h"
+
+#define EVENTS_STACK_MAX 64u /* deeper nesting is treated as lost track */
+#define EVENTS_LINE_MAX 512u /* longer device text lines are cut, with ESCAPE_CUT_MARK */
+
+typedef struct events_open {
+    int32_t inst;       /* stats instance row */
+    uint8_t known;      /* its start was seen: its slice can be counted */
+    uint64_t acc_us;    /* exclusive time before the last pause */
+    uint64_t resume_us; /* when it last started or resumed */
+} events_open_t;
+
+typedef struct events {
+    stats_t *stats;
+    void (*text_line)(void *user, const char *line);
+    void *user;
+
+    /* the time line */
+    int have_time;          /* inside a time segment: the next base can be unwrapped */
+    unsigned tick_bits;
+    uint64_t wrap;          /* 2^tick_bits */
+    uint64_t prev_base;     /* the previous frame's unwrapped base, ticks */
+    uint64_t last_ticks;    /* the latest time point, ticks */
+    uint64_t origin_ticks;  /* ticks that map to origin_us: set at every gap or tick_hz change */
+    uint64_t origin_us;
+    uint64_t now_us;        /* the latest time point on the gapless microsecond line */
+    uint32_t tick_hz;
+
+    /* the open frame */
+    uint32_t frame_base_raw;
+    uint32_t frame_running;
+    uint32_t frame_events;  /* ENTER/EXIT records so far in this frame */
+    uint64_t frame_before_us; /* now_us before the frame's base was placed */
+    uint64_t frame_elapsed_us, frame_outside_us; /* what placing the base added */
+    uint64_t frames_seen;
+
+    /* the running stack */
+    events_open_t stack[EVENTS_STACK_MAX];
+    unsigned depth;
+    int known_bottom;       /* nothing runs below the stack: idle time there is outside tasks */
+
+    /* HELLOs: device resets and the drain overhead */
+    int have_hello;
+    uint32_t boot_ticks;
+    int drain_ok;           /* the previous HELLO is of this boot and this gapless stretch */
+    uint32_t drain_prev;
+    uint64_t drain_prev_us;
+
+    /* device text */
+    uint8_t line[EVENTS_LINE_MAX];
+    size_t line_len;
+    int line_cut;           /* the current line was cut and shown: skip to its end */
+    char escaped[EVENTS_LINE_MAX * 4 + 8];
+} events_t;
+
+/* Never fails; stats must outlive e. text_line may be NULL. */
+void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user);
+
+/* The reader's sink functions (user is the events_t). */
+void events_frame(void *user, const aioprof_frame_info_t *frame);
+void events_record(void *user, const aioprof_record_t *record);
+void events_text(void *user, const uint8_t *text, size_t len);
+
+/* The link went down: open slices are dropped, the time line ends (the gap cannot be measured). */
+void events_gap(events_t *e);
+
+/* The stream ended: open slices are dropped as cut off, a partial text line is shown. */
+void events_finish(events_t *e);
+
+#endif

@@ -1,0 +1,172 @@
+/* The JSON report: the figures of the text report for programs (docs/json.md is its schema). */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "stats.h"
+
+/* report_sort_t is passed on as stats_sort_t: the two lists must stay in the same order */
+_Static_assert((int)REPORT_SORT_TOTAL == (int)STATS_SORT_TOTAL && (int)REPORT_SORT_COUNT == (int)STATS_SORT_COUNT &&
+        (int)REPORT_SORT_MAX == (int)STATS_SORT_MAX && (int)REPORT_SORT_MEAN == (int)STATS_SORT_MEAN &&
+        (int)REPORT_SORT_NAME == (int)STATS_SORT_NAME,
+    "report_sort_t and stats_sort_t differ");
+
+#ifndef AIOPROF_VERSION
+#define AIOPROF_VERSION "0.1.0"
+#endif
+
+/* JSON numbers are doubles: exact up to 2^53 microseconds (285 years). */
+static int add_num(cJSON *obj, const char *key, double v)
+{
+    return cJSON_AddNumberToObject(obj, key, v) != NULL;
+}
+
+static int add_figures(cJSON *o, const stats_row_t *r, uint64_t elapsed_us)
+{
+    const stats_figures_t *f = &r->f;
+    return add_num(o, "count", (double)f->count) && add_num(o, "total_us", (double)f->total_us) &&
+        add_num(o, "max_us", (double)f->max_us) && add_num(o, "min_us", f->count ? (double)f->min_us : 0.0) &&
+        add_num(o, "mean_us", f->count ? (double)f->total_us / (double)f->count : 0.0) &&
+        add_num(o, "share", elapsed_us ? (double)f->total_us / (double)elapsed_us : 0.0) &&
+        add_num(o, "slow", (double)f->slow) && add_num(o, "errors", (double)f->errors) &&
+        cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound) != NULL;
+}
+
+static cJSON *json_device(const stats_t *s)
+{
+    const stats_device_t *d = &s->device;
+    if (!d->have_hello) {
+        return cJSON_CreateNull();
+    }
+    cJSON *o = cJSON_CreateObject();
+    double ov = stats_overhead(s);
+    if (!o || !cJSON_AddStringToObject(o, "platform", d->platform) || !add_num(o, "version", d->version) ||
+        !add_num(o, "tick_hz", d->tick_hz) || !add_num(o, "tick_bits", d->tick_bits) ||
+        !add_num(o, "ring_bytes", d->ring_bytes) || !add_num(o, "boot_ticks", d->boot_ticks) ||
+        !add_num(o, "drain_us", d->drain_us) || !add_num(o, "dropped_total", d->dropped_total) ||
+        !(ov >= 0 ? add_num(o, "overhead", ov) : cJSON_AddNullToObject(o, "overhead") != NULL)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *json_stream(const stats_t *s)
+{
+    const stats_stream_t *t = &s->stream;
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !add_num(o, "bytes", (double)t->bytes) || !add_num(o, "frames", (double)t->frames) ||
+        !add_num(o, "events", (double)t->events) || !add_num(o, "crc_errors", (double)t->crc_errors) ||
+        !add_num(o, "lost_frames", (double)t->lost_frames) || !add_num(o, "dropped_events", (double)t->dropped_events) ||
+        !add_num(o, "text_lines", (double)t->text_lines) || !add_num(o, "resets", (double)t->resets) ||
+        !add_num(o, "reconnects", (double)t->reconnects) || !add_num(o, "malformed", (double)t->malformed) ||
+        !add_num(o, "unsupported", (double)t->unsupported) || !add_num(o, "unmatched", (double)t->unmatched)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *json_tasks(const stats_t *s, stats_sort_t sort)
+{
+    size_t n = 0;
+    stats_row_t *rows = stats_rows(s, 0, sort, &n);
+    cJSON *a = cJSON_CreateArray();
+    if (!a || (!rows && n)) {
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const stats_row_t *r = &rows[i];
+        static const char *kinds[] = {"name", "other", "unnamed"};
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(a, o) || !cJSON_AddStringToObject(o, "name", r->name) ||
+            !cJSON_AddStringToObject(o, "kind", r->inst ? "instance" : kinds[r->kind]) ||
+            !add_num(o, "instances", (double)r->instances) || !add_figures(o, r, s->elapsed_us)) {
+            goto fail;
+        }
+        if (r->inst && !add_num(o, "id", r->inst->id)) {
+            goto fail;
+        }
+    }
+    free(rows);
+    return a;
+fail:
+    cJSON_Delete(a);
+    free(rows);
+    return NULL;
+}
+
+static cJSON *json_instances(const stats_t *s, stats_sort_t sort)
+{
+    size_t n = 0;
+    stats_row_t *rows = stats_rows(s, 1, sort, &n);
+    cJSON *a = cJSON_CreateArray();
+    if (!a || (!rows && n)) {
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const stats_row_t *r = &rows[i];
+        const stats_instance_t *in = r->inst;
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(a, o) || !add_num(o, "id", in->id) || !add_num(o, "epoch", in->epoch) ||
+            !(in->name >= 0 ? cJSON_AddStringToObject(o, "name", r->name) : cJSON_AddNullToObject(o, "name")) ||
+            !cJSON_AddStringToObject(o, "label", in->label) || !add_num(o, "parent", in->parent) ||
+            !(r->parent_name ? cJSON_AddStringToObject(o, "parent_name", r->parent_name)
+                             : cJSON_AddNullToObject(o, "parent_name")) ||
+            !cJSON_AddStringToObject(o, "end", stats_end_name(s, in)) || !add_figures(o, r, s->elapsed_us)) {
+            goto fail;
+        }
+    }
+    free(rows);
+    return a;
+fail:
+    cJSON_Delete(a);
+    free(rows);
+    return NULL;
+}
+
+static int attach(cJSON *root, const char *key, cJSON *item)
+{
+    if (!item) {
+        return 0;
+    }
+    cJSON_AddItemToObject(root, key, item);
+    return 1;
+}
+
+int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
+{
+    const stats_t *s = pipeline_stats(p);
+    stats_sort_t sort = (stats_sort_t)(o ? o->sort : REPORT_SORT_TOTAL);
+    int rc = -1;
+    char *text = NULL;
+    cJSON *root = cJSON_CreateObject();
+    cJSON *tool = cJSON_CreateObject();
+    if (!root || !attach(root, "tool", tool) || !cJSON_AddStringToObject(tool, "name", "aioprof-top") ||
+        !cJSON_AddStringToObject(tool, "version", AIOPROF_VERSION)) {
+        goto out;
+    }
+    if (!(o && o->source ? cJSON_AddStringToObject(root, "source", o->source) : cJSON_AddNullToObject(root, "source")) ||
+        !attach(root, "device", json_device(s)) || !add_num(root, "elapsed_us", (double)s->elapsed_us) ||
+        !attach(root, "stream", json_stream(s)) || !attach(root, "tasks", json_tasks(s, sort)) ||
+        !add_num(root, "outside_us", (double)s->outside_us) ||
+        !add_num(root, "outside_share", s->elapsed_us ? (double)s->outside_us / (double)s->elapsed_us : 0.0) ||
+        !add_num(root, "epochs", (double)s->epoch + 1) ||
+        !add_num(root, "folded_instances", (double)s->folded_instances) ||
+        !attach(root, "instances", json_instances(s, sort))) {
+        goto out;
+    }
+    text = cJSON_Print(root);
+    if (!text) {
+        goto out;
+    }
+    if (fputs(text, out) >= 0 && fputc('\n', out) != EOF && !ferror(out)) {
+        rc = 0;
+    }
+out:
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return rc;
+}

@@ -1,0 +1,247 @@
+/* The text report: one table, box-drawn in UTF-8 or plain ASCII, with the stream's health around it. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "report.h"
+#include "stats.h"
+
+/* report_sort_t is passed on as stats_sort_t: the two lists must stay in the same order */
+_Static_assert((int)REPORT_SORT_TOTAL == (int)STATS_SORT_TOTAL && (int)REPORT_SORT_COUNT == (int)STATS_SORT_COUNT &&
+        (int)REPORT_SORT_MAX == (int)STATS_SORT_MAX && (int)REPORT_SORT_MEAN == (int)STATS_SORT_MEAN &&
+        (int)REPORT_SORT_NAME == (int)STATS_SORT_NAME,
+    "report_sort_t and stats_sort_t differ");
+
+#define COLS_MAX 11
+#define CELL_MAX (STATS_TEXT_MAX * 2 + 64)
+#define NAME_WIDTH_MAX 60
+
+typedef struct table {
+    size_t ncols, nrows, cap;
+    const char *head[COLS_MAX];
+    int left[COLS_MAX];          /* left-aligned column */
+    size_t width[COLS_MAX];
+    char (*cells)[COLS_MAX][CELL_MAX];
+    size_t rule_before;          /* a rule above this row (the outside-tasks row), or SIZE_MAX */
+} table_t;
+
+typedef struct glyphs {
+    const char *h, *v, *tl, *tm, *tr, *ml, *mm, *mr, *bl, *bm, *br, *ge;
+} glyphs_t;
+
+static const glyphs_t box_utf8 = {"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "≥"};
+static const glyphs_t box_ascii = {"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", ">="};
+
+/* Microseconds as milliseconds with three decimals, exactly. */
+static void fmt_ms(char *out, size_t size, const char *mark, uint64_t us)
+{
+    snprintf(out, size, "%s%" PRIu64 ".%03u", mark, us / 1000u, (unsigned)(us % 1000u));
+}
+
+static void fmt_share(char *out, size_t size, const char *mark, uint64_t us, uint64_t elapsed)
+{
+    if (elapsed == 0) {
+        snprintf(out, size, "-");
+        return;
+    }
+    snprintf(out, size, "%s%.1f", mark, 100.0 * (double)us / (double)elapsed);
+}
+
+static char *cell(table_t *t, size_t row, size_t col)
+{
+    return t->cells[row][col];
+}
+
+static void table_print_rule(FILE *out, const table_t *t, const glyphs_t *g, const char *l, const char *m, const char *r)
+{
+    fputs(l, out);
+    for (size_t c = 0; c < t->ncols; c++) {
+        for (size_t i = 0; i < t->width[c] + 2; i++) {
+            fputs(g->h, out);
+        }
+        fputs(c + 1 < t->ncols ? m : r, out);
+    }
+    fputc('\n', out);
+}
+
+static void table_print_row(FILE *out, const table_t *t, const glyphs_t *g, const char *const *cells)
+{
+    fputs(g->v, out);
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *s = cells[c];
+        size_t w = escape_width(s);
+        size_t bytes = strlen(s);
+        if (w > t->width[c]) {
+            /* only the name column is ever cut: keep whole characters, mark the cut */
+            bytes = escape_prefix(s, t->width[c] - 1);
+            w = t->width[c];
+        }
+        size_t pad = t->width[c] - w;
+        fputc(' ', out);
+        if (!t->left[c]) {
+            fprintf(out, "%*s", (int)pad, "");
+        }
+        fwrite(s, 1, bytes, out);
+        if (bytes < strlen(s)) {
+            fputs(ESCAPE_CUT_MARK, out);
+        }
+        if (t->left[c]) {
+            fprintf(out, "%*s", (int)pad, "");
+        }
+        fputc(' ', out);
+        fputs(g->v, out);
+    }
+    fputc('\n', out);
+}
+
+static void table_print(FILE *out, table_t *t, const glyphs_t *g)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->width[c] = escape_width(t->head[c]);
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t w = escape_width(cell(t, r, c));
+            if (w > t->width[c]) {
+                t->width[c] = w;
+            }
+        }
+    }
+    if (t->width[0] > NAME_WIDTH_MAX) {
+        t->width[0] = NAME_WIDTH_MAX;
+    }
+    table_print_rule(out, t, g, g->tl, g->tm, g->tr);
+    table_print_row(out, t, g, t->head);
+    table_print_rule(out, t, g, g->ml, g->mm, g->mr);
+    for (size_t r = 0; r < t->nrows; r++) {
+        if (r == t->rule_before) {
+            table_print_rule(out, t, g, g->ml, g->mm, g->mr);
+        }
+        const char *cells[COLS_MAX];
+        for (size_t c = 0; c < t->ncols; c++) {
+            cells[c] = cell(t, r, c);
+        }
+        table_print_row(out, t, g, cells);
+    }
+    table_print_rule(out, t, g, g->bl, g->bm, g->br);
+}
+
+static void fill_row(table_t *t, size_t r, const stats_t *s, const stats_row_t *row, int by_instance, const glyphs_t *g)
+{
+    const char *lb = row->lower_bound ? g->ge : "";
+    size_t c = 0;
+    if (by_instance && row->inst && row->inst->name >= 0) {
+        const stats_instance_t *in = row->inst;
+        if (in->label[0]) {
+            snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32 " [%s]", row->name, in->id, in->label);
+        } else {
+            snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32, row->name, in->id);
+        }
+    } else if (by_instance && row->inst && row->inst->label[0]) {
+        snprintf(cell(t, r, c++), CELL_MAX, "%s [%s]", row->name, row->inst->label);
+    } else {
+        snprintf(cell(t, r, c++), CELL_MAX, "%s", row->name);
+    }
+    if (!by_instance) {
+        snprintf(cell(t, r, c++), CELL_MAX, "%" PRIu64, row->instances);
+    }
+    snprintf(cell(t, r, c++), CELL_MAX, "%s%" PRIu64, lb, row->f.count);
+    fmt_ms(cell(t, r, c++), CELL_MAX, lb, row->f.total_us);
+    fmt_share(cell(t, r, c++), CELL_MAX, lb, row->f.total_us, s->elapsed_us);
+    fmt_ms(cell(t, r, c++), CELL_MAX, lb, row->f.max_us);
+    fmt_ms(cell(t, r, c++), CELL_MAX, "", row->f.count ? (row->f.total_us + row->f.count / 2) / row->f.count : 0);
+    snprintf(cell(t, r, c++), CELL_MAX, "%" PRIu64, row->f.slow);
+    snprintf(cell(t, r, c++), CELL_MAX, "%" PRIu64, row->f.errors);
+    if (by_instance) {
+        const stats_instance_t *in = row->inst;
+        snprintf(cell(t, r, c++), CELL_MAX, "%s", stats_end_name(s, in));
+        if (in->parent == 0) {
+            snprintf(cell(t, r, c++), CELL_MAX, "-");
+        } else {
+            snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32, row->parent_name ? row->parent_name : "task", in->parent);
+        }
+    }
+}
+
+static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
+{
+    const stats_device_t *d = &s->device;
+    fprintf(out, "aioprof-top report%s%s\n", o && o->source ? ": " : "", o && o->source ? o->source : "");
+    if (d->have_hello) {
+        fprintf(out, "device: %s, protocol %" PRIu32 ", %" PRIu32 " Hz, %" PRIu32 "-bit ticks, ring %" PRIu32 " bytes",
+            d->platform[0] ? d->platform : "(no platform name)", d->version, d->tick_hz, d->tick_bits, d->ring_bytes);
+        double ov = stats_overhead(s);
+        if (ov >= 0) {
+            fprintf(out, ", drain overhead %.2f %%", 100.0 * ov);
+        }
+        fputc('\n', out);
+    } else {
+        fputs("device: no HELLO seen (joined late or not an aioprof stream)\n", out);
+    }
+    fprintf(out, "elapsed: %" PRIu64 ".%06u s of device time (gaps excluded)\n", s->elapsed_us / 1000000u,
+        (unsigned)(s->elapsed_us % 1000000u));
+}
+
+static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any_lower)
+{
+    const stats_stream_t *t = &s->stream;
+    fprintf(out,
+        "stream: %" PRIu64 " bytes, %" PRIu64 " frames, %" PRIu64 " events, %" PRIu64 " text lines\n"
+        "health: %" PRIu64 " dropped events, %" PRIu64 " CRC errors, %" PRIu64 " lost frames, %" PRIu64
+        " resets, %" PRIu64 " reconnects, %" PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
+        " unmatched slices\n",
+        t->bytes, t->frames, t->events, t->text_lines, t->dropped_events, t->crc_errors, t->lost_frames, t->resets,
+        t->reconnects, t->malformed, t->unsupported, t->unmatched);
+    if (s->folded_instances) {
+        fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
+            s->folded_instances);
+    }
+    if (any_lower) {
+        fprintf(out, "%s marks figures that may be low: events were dropped or frames lost while those tasks ran\n",
+            g->ge);
+    }
+}
+
+int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
+{
+    static const char *head_name[] = {"name", "instances", "count", "total ms", "%", "max ms", "mean ms", "slow", "errors"};
+    static const char *head_inst[] = {"task", "count", "total ms", "%", "max ms", "mean ms", "slow", "errors", "end", "created by"};
+    const stats_t *s = pipeline_stats(p);
+    int by_instance = o && o->by_instance;
+    const glyphs_t *g = o && o->unicode ? &box_utf8 : &box_ascii;
+    size_t n = 0;
+    int rc = -1;
+    stats_row_t *rows = stats_rows(s, by_instance, (stats_sort_t)(o ? o->sort : REPORT_SORT_TOTAL), &n);
+    table_t t;
+    memset(&t, 0, sizeof t);
+    t.ncols = by_instance ? 10 : 9;
+    for (size_t c = 0; c < t.ncols; c++) {
+        t.head[c] = by_instance ? head_inst[c] : head_name[c];
+        t.left[c] = c == 0 || (by_instance && c >= 8);
+    }
+    t.cells = calloc(n + 1, sizeof *t.cells);
+    if (!t.cells || (!rows && n)) {
+        goto out;
+    }
+    int any_lower = 0;
+    for (size_t r = 0; r < n; r++) {
+        fill_row(&t, r, s, &rows[r], by_instance, g);
+        any_lower |= rows[r].lower_bound;
+    }
+    /* the time no task ran: the scheduler and idle */
+    t.rule_before = n;
+    snprintf(cell(&t, n, 0), CELL_MAX, "(outside tasks)");
+    size_t tc = by_instance ? 2 : 3;
+    fmt_ms(cell(&t, n, tc), CELL_MAX, "", s->outside_us);
+    fmt_share(cell(&t, n, tc + 1), CELL_MAX, "", s->outside_us, s->elapsed_us);
+    t.nrows = n + 1;
+
+    print_header(out, s, o);
+    table_print(out, &t, g);
+    print_footer(out, s, g, any_lower);
+    rc = ferror(out) ? -1 : 0;
+out:
+    free(t.cells);
+    free(rows);
+    return rc;
+}

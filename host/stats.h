@@ -1,0 +1,218 @@
+/* The aggregator: per task name and per task instance figures, and the stream's counters.
+ * events.c tells it what happened (slices, names, ends, losses); the views read it.
+ *
+ * Memory is bounded whatever the stream holds:
+ *  - at most STATS_NAME_CAP distinct names; later names are counted in "(other names)";
+ *  - at most instance_cap instance rows (live and finished); when a new instance needs a row the
+ *    oldest finished instance is folded (then, if none is finished, the least recently placed one
+ *    that is not running). Name rows always hold the full totals, so folding loses only the
+ *    per-instance detail. An instance folded before its name was known goes to "(unnamed tasks)".
+ * The hot path (stats_instance_get, stats_slice) does no allocation and no string work. */
+#ifndef AIOPROF_STATS_H
+#define AIOPROF_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STATS_NAME_CAP 4096u
+#define STATS_INSTANCE_CAP_DEFAULT 10000u
+#define STATS_INSTANCE_CAP_MIN 256u
+/* An escaped name or label: 48 untrusted bytes can grow to 4 characters each, plus the cut mark. */
+#define STATS_TEXT_MAX 200u
+#define STATS_PLATFORM_MAX 136u
+#define STATS_RECENT 256u /* a direct-mapped cache of id lookups in front of the hash table */
+
+typedef struct stats_figures {
+    uint64_t count;    /* slices */
+    uint64_t total_us; /* their exclusive time */
+    uint64_t max_us;
+    uint64_t min_us;   /* UINT64_MAX while count is 0 */
+    uint64_t slow;     /* slices longer than the slow threshold */
+    uint64_t errors;   /* instances that ended by an exception or a cancellation */
+} stats_figures_t;
+
+typedef enum stats_row_kind {
+    STATS_ROW_NAME,     /* a task name the device sent */
+    STATS_ROW_OTHER,    /* "(other names)": names beyond STATS_NAME_CAP */
+    STATS_ROW_UNNAMED,  /* "(unnamed tasks)": instances folded before their name arrived */
+} stats_row_kind_t;
+
+/* Hot fields first: a slice touches the first cache line of its instance and of its name. */
+typedef struct stats_name {
+    stats_figures_t f;
+    uint64_t instances;
+    uint32_t hash;
+    uint8_t kind;        /* stats_row_kind_t */
+    uint8_t lower_bound; /* a folded instance of this name may have lost slices */
+    char name[STATS_TEXT_MAX]; /* escaped */
+} stats_name_t;
+
+typedef enum stats_end {
+    STATS_END_LIVE,      /* not finished (yet) */
+    STATS_END_RETURN,
+    STATS_END_RAISE,
+    STATS_END_CANCEL,
+} stats_end_t;
+
+typedef struct stats_instance {
+    uint64_t key;           /* epoch << 32 | id */
+    stats_figures_t f;
+    int32_t name;           /* index of its name row, -1 while unnamed */
+    uint8_t on_stack;       /* open slices of it: such an instance is never folded */
+    uint8_t in_use;
+    uint8_t end;            /* stats_end_t */
+    uint8_t created_seen;   /* its TASK_NEW was seen: nothing of it came before */
+    uint64_t loss_first;    /* the loss serial when first seen */
+    uint64_t loss_end;      /* the loss serial when it ended */
+    uint32_t id;
+    uint32_t epoch;
+    uint32_t parent;        /* id of the creator, 0 for none or unknown */
+    int32_t parent_name;    /* index of the creator's name row, -1 when unknown */
+    uint32_t described;     /* hash of the last TASK_NEW/INFO body applied, to skip repeats */
+    uint32_t order;         /* placement serial, for the eviction order */
+    char label[STATS_TEXT_MAX]; /* escaped; empty for none */
+} stats_instance_t;
+
+typedef struct stats_stream {
+    uint64_t bytes, frames, events, crc_errors, lost_frames, dropped_events, text_lines, resets,
+        reconnects, malformed, unsupported, unmatched;
+} stats_stream_t;
+
+typedef struct stats_device {
+    int have_hello;
+    uint32_t version, tick_hz, tick_bits, ring_bytes, boot_ticks, drain_us, dropped_total;
+    char platform[STATS_PLATFORM_MAX]; /* escaped */
+    uint64_t drain_sum_us;  /* drain time between HELLOs of one boot and one link session */
+    uint64_t drain_span_us; /* the device time those HELLOs spanned */
+} stats_device_t;
+
+typedef struct stats_slot {
+    uint64_t key;
+    int32_t idx; /* -1: empty */
+} stats_slot_t;
+
+typedef struct stats {
+    stats_stream_t stream;
+    stats_device_t device;
+    uint64_t elapsed_us;   /* device time seen, gaps excluded */
+    uint64_t outside_us;   /* of which no task was running */
+    uint64_t slow_us;
+    uint64_t loss_serial;  /* +1 for every loss (drops, lost frames, link down) */
+    uint32_t epoch;        /* +1 for every device reset: task ids restart */
+    uint64_t folded_instances;
+
+    stats_name_t *names;
+    size_t n_names;
+    int32_t *name_table; /* open addressing by name hash, -1 empty */
+    size_t name_mask;
+    int32_t other_row, unnamed_row; /* special rows, -1 until needed */
+
+    stats_instance_t *inst;
+    size_t inst_cap, inst_used;
+    int32_t *free_list;  /* instance rows emptied by stats_reset */
+    size_t n_free;
+    stats_slot_t *table; /* open addressing by key, linear probing */
+    size_t table_mask;
+    int32_t *finished;   /* FIFO of finished instances, oldest first */
+    uint32_t *finished_order;
+    size_t fin_head, fin_len;
+    size_t clock_hand;
+    uint32_t next_order;
+    int32_t recent[STATS_RECENT]; /* id % STATS_RECENT -> instance row, checked by key */
+} stats_t;
+
+/* Returns 0, or -1 when out of memory. instance_cap 0 picks the default. */
+int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us);
+void stats_free(stats_t *s);
+
+/* Clears the figures (not the stream counters, not the names of running tasks). */
+void stats_reset(stats_t *s);
+
+/* The row of task id in the current epoch, created if new (folding another when full). */
+int32_t stats_instance_get(stats_t *s, uint32_t id);
+/* stats_instance_get with a cache in front: the per-event lookup. */
+static inline int32_t stats_instance_lookup(stats_t *s, uint32_t id)
+{
+    int32_t idx = s->recent[id % STATS_RECENT];
+    if (idx >= 0 && s->inst[idx].key == ((uint64_t)s->epoch << 32 | id) && s->inst[idx].in_use) {
+        return idx;
+    }
+    idx = stats_instance_get(s, id);
+    s->recent[id % STATS_RECENT] = idx;
+    return idx;
+}
+
+/* The row of task id in the current epoch, or -1. */
+int32_t stats_instance_find(const stats_t *s, uint32_t id);
+
+/* A TASK_NEW (created = 1) or TASK_INFO: names the instance (raw untrusted bytes). */
+void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_t name_len, const uint8_t *label,
+    size_t label_len, uint32_t parent, int created);
+
+/* One slice of exclusive time. */
+static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t slow_us)
+{
+    f->count++;
+    f->total_us += us;
+    if (us > f->max_us) {
+        f->max_us = us;
+    }
+    if (us < f->min_us) {
+        f->min_us = us;
+    }
+    f->slow += us > slow_us;
+}
+
+static inline void stats_slice(stats_t *s, int32_t idx, uint64_t us)
+{
+    stats_instance_t *in = &s->inst[idx];
+    stats_figures_add(&in->f, us, s->slow_us);
+    if (in->name >= 0) {
+        stats_figures_add(&s->names[in->name].f, us, s->slow_us);
+    }
+}
+
+/* The instance finished: kind is an enum aioprof_exit_kind other than YIELD. */
+void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind);
+
+/* Events may have been lost from here on (drops, lost frames, link down). */
+static inline void stats_loss(stats_t *s)
+{
+    s->loss_serial++;
+}
+
+/* The device restarted: task ids start again. */
+void stats_new_epoch(stats_t *s);
+
+/* An instance row's figures may be low: events were lost while it lived, or before it was first
+ * seen without its creation being seen. */
+int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in);
+
+/* ---- views ---- */
+
+typedef enum stats_sort { STATS_SORT_TOTAL, STATS_SORT_COUNT, STATS_SORT_MAX, STATS_SORT_MEAN, STATS_SORT_NAME } stats_sort_t;
+
+typedef struct stats_row {
+    const char *name;              /* escaped; for an unnamed instance "task #id", kept with the rows */
+    stats_figures_t f;
+    uint64_t instances;
+    int lower_bound;
+    stats_row_kind_t kind;
+    const stats_instance_t *inst;  /* per-instance rows, and unnamed instances in per-name rows */
+    const char *parent_name;       /* per-instance rows: the creator's name, or NULL */
+} stats_row_t;
+
+/* The rows of the table (per name: name rows, plus a row per unnamed instance; per instance: a row
+ * per instance row), sorted. Returns a malloc'ed array the caller frees with free() (the names it
+ * made up live in the same block), NULL when out of memory (*n is then 0). Rows with nothing in
+ * them are left out. */
+stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, size_t *n);
+
+/* Names of the end states, for the views: "live", "returned", "raised", "cancelled"; an instance
+ * of an earlier epoch that never ended shows "unknown". */
+const char *stats_end_name(const stats_t *s, const stats_instance_t *in);
+
+/* The device's drain time as a share of its time, or a negative number when not known. */
+double stats_overhead(const stats_t *s);
+
+#endif

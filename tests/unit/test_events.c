@@ -1,0 +1,755 @@
+/* host/events.c through the pipeline: the time line (wraps), slices (nesting, exclusive time),
+ * resyncs after losses, device resets, late attach and text lines. Frames are built with the
+ * frame writer, so every field (base, running, seq, dt) is under the test's control, and the
+ * expected figures come from the test's own bookkeeping of what it wrote. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "aioprof_cobs.h"
+#include "aioprof_crc16.h"
+#include "aioprof_wire.h"
+#include "pipeline.h"
+#include "stats.h"
+
+/* ---- a frame builder that follows docs/protocol.md from proto/aioprof_wire.h's constants, so
+ * that these tests depend on the format, not on the device's ring writer ---- */
+
+static size_t put_varint(uint8_t *out, uint32_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80u) {
+        out[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+/* An event tag: `bits` low bits of dt, the continuation bit just above them, the rest as a varint. */
+static size_t put_event(uint8_t *out, uint8_t tag, unsigned bits, uint32_t dt)
+{
+    out[0] = (uint8_t)(tag | (dt & ((1u << bits) - 1u)));
+    if ((dt >> bits) == 0) {
+        return 1;
+    }
+    out[0] |= (uint8_t)(1u << bits);
+    return 1 + put_varint(out + 1, dt >> bits);
+}
+
+static size_t put_enter(uint8_t *out, uint32_t id, uint32_t dt)
+{
+    uint32_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? id : 0u;
+    size_t n = put_event(out, (uint8_t)(AIOPROF_TAG_ENTER | (inline_id << AIOPROF_ENTER_ID_SHIFT)),
+        AIOPROF_ENTER_DT_BITS, dt);
+    if (inline_id == 0) {
+        n += put_varint(out + n, id);
+    }
+    return n;
+}
+
+static size_t put_exit(uint8_t *out, unsigned kind, uint32_t dt)
+{
+    if (kind == AIOPROF_EXIT_YIELD) {
+        return put_event(out, AIOPROF_TAG_EXIT_YIELD, AIOPROF_YIELD_DT_BITS, dt);
+    }
+    return put_event(out, (uint8_t)(AIOPROF_TAG_EXIT_RETURN + ((kind - 1u) << 4)), AIOPROF_END_DT_BITS, dt);
+}
+
+static size_t put_control(uint8_t *out, unsigned op, const uint8_t *body, size_t len)
+{
+    size_t n = 0;
+    out[n++] = (uint8_t)(AIOPROF_TAG_CONTROL | op);
+    n += put_varint(out + n, (uint32_t)len);
+    memcpy(out + n, body, len);
+    return n + len;
+}
+
+/* A frame: header, records, CRC, COBS, between two delimiters. */
+static size_t put_frame(uint8_t *out, const uint8_t *body, size_t len)
+{
+    uint8_t full[AIOPROF_BODY_MAX + 2];
+    memcpy(full, body, len);
+    uint16_t crc = aioprof_crc16(AIOPROF_CRC16_INIT, full, len);
+    full[len] = (uint8_t)crc;
+    full[len + 1] = (uint8_t)(crc >> 8);
+    out[0] = 0;
+    size_t n = 1 + aioprof_cobs_encode(full, len + 2, out + 1);
+    out[n++] = 0;
+    return n;
+}
+
+static size_t put_header(uint8_t *body, uint8_t seq, unsigned bits, uint32_t base, uint32_t running)
+{
+    body[0] = seq;
+    body[1] = AIOPROF_FORMAT(bits);
+    body[2] = (uint8_t)base;
+    body[3] = (uint8_t)(base >> 8);
+    body[4] = (uint8_t)(base >> 16);
+    body[5] = (uint8_t)(base >> 24);
+    return AIOPROF_HEADER_FIXED + put_varint(body + AIOPROF_HEADER_FIXED, running);
+}
+
+typedef struct fb {
+    uint8_t body[AIOPROF_BODY_MAX];
+    size_t body_len;
+    uint8_t seq;
+    unsigned bits;
+    uint8_t *out;
+    size_t len, cap;
+} fb_t;
+
+static void fb_init(fb_t *f, unsigned bits)
+{
+    memset(f, 0, sizeof *f);
+    f->bits = bits;
+    f->cap = 1 << 16;
+    f->out = malloc(f->cap);
+}
+
+static void fb_append(fb_t *f, const uint8_t *d, size_t n)
+{
+    if (f->len + n > f->cap) {
+        f->cap = (f->len + n) * 2;
+        f->out = realloc(f->out, f->cap);
+    }
+    memcpy(f->out + f->len, d, n);
+    f->len += n;
+}
+
+static void fb_open(fb_t *f, uint64_t base, uint32_t running)
+{
+    uint32_t mask = f->bits == 32 ? 0xFFFFFFFFu : (1u << f->bits) - 1u;
+    f->body_len = put_header(f->body, f->seq++, f->bits, (uint32_t)base & mask, running);
+}
+
+static void fb_close(fb_t *f)
+{
+    uint8_t enc[AIOPROF_COBS_MAX(AIOPROF_BODY_MAX + 2) + 2];
+    assert_true(f->body_len + 2 <= AIOPROF_BODY_MAX);
+    fb_append(f, enc, put_frame(enc, f->body, f->body_len));
+}
+
+static void fb_enter(fb_t *f, uint32_t id, uint32_t dt)
+{
+    f->body_len += put_enter(f->body + f->body_len, id, dt);
+}
+
+static void fb_exit(fb_t *f, unsigned kind, uint32_t dt)
+{
+    f->body_len += put_exit(f->body + f->body_len, kind, dt);
+}
+
+static void fb_control(fb_t *f, unsigned op, const uint8_t *b, size_t n)
+{
+    f->body_len += put_control(f->body + f->body_len, op, b, n);
+}
+
+static void fb_text(fb_t *f, const char *s)
+{
+    fb_append(f, (const uint8_t *)s, strlen(s));
+}
+
+static void fb_hello(fb_t *f, unsigned flags, uint32_t boot, uint32_t drain, uint32_t hz)
+{
+    uint8_t b[64];
+    size_t n = 0;
+    n += put_varint(b + n, 1);
+    n += put_varint(b + n, hz);
+    b[n++] = (uint8_t)f->bits;
+    n += put_varint(b + n, 4096);
+    b[n++] = (uint8_t)flags;
+    n += put_varint(b + n, boot);
+    n += put_varint(b + n, drain);
+    n += put_varint(b + n, 0);
+    b[n++] = 4;
+    memcpy(b + n, "test", 4);
+    n += 4;
+    fb_control(f, AIOPROF_OP_HELLO, b, n);
+}
+
+static void fb_task(fb_t *f, unsigned op, uint32_t id, uint32_t parent, const char *name, const char *label)
+{
+    uint8_t b[256];
+    size_t n = 0, nl = strlen(name), ll = label ? strlen(label) : 0;
+    n += put_varint(b + n, id);
+    n += put_varint(b + n, parent);
+    n += put_varint(b + n, (uint32_t)nl);
+    memcpy(b + n, name, nl);
+    n += nl;
+    memcpy(b + n, label ? label : "", ll);
+    n += ll;
+    fb_control(f, op, b, n);
+}
+
+static void fb_dropped(fb_t *f, uint32_t count)
+{
+    uint8_t b[8];
+    fb_control(f, AIOPROF_OP_DROPPED, b, put_varint(b, count));
+}
+
+/* ---- helpers on the results ---- */
+
+static char lines[16][1200];
+static int nlines;
+
+static void on_line(void *user, const char *line)
+{
+    (void)user;
+    if (nlines < 16) {
+        snprintf(lines[nlines], sizeof lines[nlines], "%s", line);
+    }
+    nlines++;
+}
+
+static pipeline_t *run(fb_t *f, size_t piece)
+{
+    pipeline_config_t cfg = {0};
+    cfg.text_line = on_line;
+    nlines = 0;
+    pipeline_t *p = pipeline_new(&cfg);
+    assert_non_null(p);
+    if (piece == 0) {
+        piece = f->len ? f->len : 1;
+    }
+    for (size_t i = 0; i < f->len; i += piece) {
+        pipeline_feed(p, f->out + i, f->len - i < piece ? f->len - i : piece, 0);
+    }
+    pipeline_finish(p, 0);
+    return p;
+}
+
+static const stats_name_t *row(const pipeline_t *p, const char *name)
+{
+    const stats_t *s = pipeline_stats(p);
+    for (size_t i = 0; i < s->n_names; i++) {
+        if (strcmp(s->names[i].name, name) == 0) {
+            return &s->names[i];
+        }
+    }
+    return NULL;
+}
+
+static int row_lower(const pipeline_t *p, const char *name)
+{
+    size_t n;
+    stats_row_t *rows = stats_rows(pipeline_stats(p), 0, STATS_SORT_NAME, &n);
+    int lb = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].name, name) == 0) {
+            lb = rows[i].lower_bound;
+        }
+    }
+    free(rows);
+    return lb;
+}
+
+/* ---- tests ---- */
+
+static void test_simple_slices(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    fb_open(&f, 1000, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 1000, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "main", NULL);
+    fb_enter(&f, 1, 100);   /* t 1100 */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 50);  /* 1150: 50 */
+    fb_enter(&f, 1, 850);   /* 2000 */
+    fb_exit(&f, AIOPROF_EXIT_RAISE, 30);   /* 2030: 30, raised */
+    fb_close(&f);
+    fb_open(&f, 5000, 0);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 3);
+    const stats_t *s = pipeline_stats(p);
+    const stats_name_t *m = row(p, "main");
+    assert_non_null(m);
+    assert_int_equal(m->f.count, 2);
+    assert_int_equal(m->f.total_us, 80);
+    assert_int_equal(m->f.max_us, 50);
+    assert_int_equal(m->f.min_us, 30);
+    assert_int_equal(m->f.errors, 1);
+    assert_int_equal(m->instances, 1);
+    assert_int_equal(s->elapsed_us, 4000);
+    assert_int_equal(s->outside_us, 4000 - 80);
+    assert_int_equal(s->stream.events, 4);
+    assert_int_equal(s->stream.frames, 2);
+    assert_int_equal(s->stream.unmatched, 0);
+    assert_int_equal(s->stream.resets, 0);
+    assert_int_equal(row_lower(p, "main"), 0);
+    assert_string_equal(s->device.platform, "test");
+    pipeline_free(p);
+    free(f.out);
+}
+
+/* A long run across several wraps: slices start before a wrap and end after it, frames are a
+ * second apart, and some frames carry events whose offsets pass the wrap on their own. */
+static void wraps(unsigned bits, uint64_t start)
+{
+    fb_t f;
+    fb_init(&f, bits);
+    uint64_t wrap = 1ull << bits;
+    uint64_t t = start;
+    uint64_t want_total = 0, want_max = 0, want_count = 0;
+    uint32_t rng = 99;
+    fb_open(&f, t, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, (uint32_t)t, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 7, 0, "worker", NULL);
+    fb_close(&f);
+    uint64_t first = t;
+    while (t < start + 3 * wrap + wrap / 2) {
+        uint64_t base = t;
+        fb_open(&f, base, 0);
+        uint64_t last = base;
+        for (int k = 0; k < 20; k++) {
+            rng = rng * 1664525u + 1013904223u;
+            uint64_t gap = rng % 40000;
+            uint64_t len = 1 + (rng >> 8) % 60000;
+            fb_enter(&f, 7, (uint32_t)(t + gap - last));
+            t += gap;
+            fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)len);
+            t += len;
+            last = t;
+            want_total += len;
+            want_count++;
+            want_max = len > want_max ? len : want_max;
+        }
+        fb_close(&f);
+        t += 1000000 - (t - base) % 1000000; /* the next frame a little later */
+    }
+    /* one frame whose single slice is longer than half a wrap: offsets carry it past the wrap */
+    fb_open(&f, t, 0);
+    fb_enter(&f, 7, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)(wrap / 2 + 12345));
+    fb_close(&f);
+    want_total += wrap / 2 + 12345;
+    want_max = wrap / 2 + 12345 > want_max ? wrap / 2 + 12345 : want_max;
+    want_count++;
+    t += 10 + wrap / 2 + 12345 + 500;
+    fb_open(&f, t, 0);
+    fb_close(&f);
+
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    const stats_name_t *w = row(p, "worker");
+    assert_non_null(w);
+    assert_int_equal(w->f.count, want_count);
+    assert_int_equal(w->f.total_us, want_total);
+    assert_int_equal(w->f.max_us, want_max);
+    assert_int_equal(s->elapsed_us, t - first);
+    assert_int_equal(s->outside_us + want_total, t - first);
+    assert_int_equal(s->stream.unmatched, 0);
+    assert_int_equal(s->stream.lost_frames, 0);
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_wrap_30(void **state)
+{
+    (void)state;
+    wraps(30, (1ull << 30) - 1500000);
+}
+
+static void test_wrap_32(void **state)
+{
+    (void)state;
+    wraps(32, (1ull << 32) - 777);
+}
+
+/* A slice longer than a whole 30-bit wrap (dt can be up to 2^32): the next frame's base can only
+ * be placed after it, not a wrap earlier as the base-to-base rule alone would put it. */
+static void test_frame_beyond_wrap(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    uint64_t wrap = 1ull << 30, len = wrap + wrap / 4;
+    fb_open(&f, 100, 0);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "hog", NULL);
+    fb_enter(&f, 1, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)len);
+    fb_close(&f);
+    fb_open(&f, 100 + len + 1000, 0);
+    fb_enter(&f, 1, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 7);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(row(p, "hog")->f.count, 2);
+    assert_int_equal(row(p, "hog")->f.total_us, len + 7);
+    assert_int_equal(s->elapsed_us, len + 1000 + 7);
+    assert_int_equal(s->outside_us, 1000);
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_nested_exclusive(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "outer", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 1, "inner", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 3, 2, "innermost", NULL);
+    fb_enter(&f, 1, 100);  /* 100 outer */
+    fb_enter(&f, 2, 10);   /* 110 inner (outer ran 10) */
+    fb_enter(&f, 3, 5);    /* 115 innermost (inner ran 5) */
+    fb_exit(&f, AIOPROF_EXIT_RETURN, 20); /* 135 innermost: 20 */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 7);   /* 142 inner: 5 + 7 = 12 */
+    fb_close(&f);
+    /* the frame header agrees: outer is running */
+    fb_open(&f, 150, 1);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 8);   /* 158 outer: 10 + 16 = 26 */
+    fb_close(&f);
+    fb_open(&f, 300, 0);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 1);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(row(p, "outer")->f.total_us, 26);
+    assert_int_equal(row(p, "outer")->f.count, 1);
+    assert_int_equal(row(p, "inner")->f.total_us, 12);
+    assert_int_equal(row(p, "innermost")->f.total_us, 20);
+    assert_int_equal(s->elapsed_us, 300);
+    assert_int_equal(s->outside_us, 300 - 58);
+    assert_int_equal(s->stream.unmatched, 0);
+    /* the creator of innermost is inner */
+    size_t n;
+    stats_row_t *rows = stats_rows(s, 1, STATS_SORT_NAME, &n);
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].inst->id == 3) {
+            assert_string_equal(rows[i].parent_name, "inner");
+            assert_string_equal(stats_end_name(s, rows[i].inst), "returned");
+            found = 1;
+        }
+    }
+    assert_true(found);
+    free(rows);
+    pipeline_free(p);
+    free(f.out);
+}
+
+/* A frame is lost: the slice open across it is dropped, the task running after it has an
+ * unknown start, both rows become lower bounds; a task created after the loss is exact. */
+static void test_lost_frame_resync(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    fb_open(&f, 0, 0);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "a", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "b", NULL);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5);    /* a: 5, counted */
+    fb_enter(&f, 1, 10);                   /* a open at 25 */
+    fb_close(&f);
+    fb_open(&f, 100, 1);                             /* this frame is lost */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5);
+    fb_enter(&f, 2, 5);
+    fb_close(&f);
+    f.len -= 0; /* keep the bytes, then cut them out below */
+    size_t lost_at = 0;
+    {
+        /* find the start of the second frame: the third delimiter-separated segment */
+        int zeros = 0;
+        for (size_t i = 0; i < f.len; i++) {
+            if (f.out[i] == 0 && ++zeros == 3) {
+                lost_at = i;
+                break;
+            }
+        }
+    }
+    f.len = lost_at + 1; /* drop the lost frame's bytes */
+    fb_open(&f, 200, 2);                             /* b runs, start unknown */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);   /* not counted */
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 3, 0, "c", NULL);
+    fb_enter(&f, 3, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 20);   /* c: 20, exact */
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 3);    /* a: 3 */
+    fb_close(&f);
+    pipeline_t *p = run(&f, 7);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->stream.lost_frames, 1);
+    assert_int_equal(row(p, "a")->f.count, 2);
+    assert_int_equal(row(p, "a")->f.total_us, 8);
+    assert_int_equal(row(p, "b")->f.count, 0);
+    assert_int_equal(row(p, "c")->f.total_us, 20);
+    assert_int_equal(s->stream.unmatched, 2); /* a's open slice, b's exit */
+    assert_int_equal(row_lower(p, "a"), 1);
+    assert_int_equal(row_lower(p, "b"), 1);
+    assert_int_equal(row_lower(p, "c"), 0);
+    /* the lost stretch (25..200) is not elapsed time */
+    assert_int_equal(s->elapsed_us, 25 + (253 - 200));
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_dropped_lower_bound(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    fb_open(&f, 0, 0);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "busy", NULL);
+    fb_enter(&f, 1, 10);
+    fb_close(&f);
+    fb_open(&f, 1000, 1); /* header says busy runs: but events were dropped before */
+    fb_dropped(&f, 17);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 100); /* start unknown: not counted */
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 40);  /* counted: 40 */
+    fb_dropped(&f, 3);                              /* mid-frame */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5);   /* nothing open: unmatched */
+    fb_close(&f);
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->stream.dropped_events, 20);
+    assert_int_equal(row(p, "busy")->f.count, 1);
+    assert_int_equal(row(p, "busy")->f.total_us, 40);
+    assert_int_equal(row_lower(p, "busy"), 1);
+    assert_int_equal(s->stream.unmatched, 3);
+    pipeline_free(p);
+    free(f.out);
+}
+
+/* The device restarts: ids start again; the old instance keeps its name, the new id 1 is
+ * another task; totals continue; the reset's time jump is not elapsed time. */
+static void test_reset_epoch(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    fb_open(&f, 5000, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 5000, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "old", NULL);
+    fb_enter(&f, 1, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 100);
+    fb_enter(&f, 1, 0);                    /* open at the reset */
+    fb_close(&f);
+    f.seq = 0;
+    fb_open(&f, 10, 0);                              /* a new boot: ticks restart */
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 10, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "new", NULL);
+    fb_enter(&f, 1, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 40);
+    fb_close(&f);
+    /* a reset whose boot HELLO was missed: only the boot_ticks of a periodic HELLO tell */
+    f.seq = 0;
+    fb_open(&f, 77, 0);
+    fb_hello(&f, 0, 70, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_INFO, 1, 0, "third", NULL);
+    fb_enter(&f, 1, 3);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 9);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->stream.resets, 2);
+    assert_int_equal(s->epoch, 2);
+    assert_int_equal(row(p, "old")->f.total_us, 100);
+    assert_int_equal(row(p, "new")->f.total_us, 40);
+    assert_int_equal(row(p, "third")->f.total_us, 9);
+    assert_int_equal(s->elapsed_us, 100 + 40 + 12);
+    assert_int_equal(s->stream.unmatched, 1);
+    size_t n;
+    stats_row_t *rows = stats_rows(s, 1, STATS_SORT_NAME, &n);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].inst->id, 1);
+        if (strcmp(rows[i].name, "old") == 0) {
+            assert_int_equal(rows[i].inst->epoch, 0);
+            assert_string_equal(stats_end_name(s, rows[i].inst), "unknown");
+        }
+    }
+    free(rows);
+    pipeline_free(p);
+    free(f.out);
+}
+
+/* Joined late: no HELLO, a task running at the first frame, names only from TASK_INFO. */
+static void test_late_attach(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    fb_text(&f, "\x05garbage tail of a frame");
+    fb_open(&f, 1000, 4);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 50);  /* start unknown */
+    fb_enter(&f, 5, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 30);  /* task #5: 30 */
+    fb_close(&f);
+    fb_open(&f, 2000, 0);
+    fb_enter(&f, 5, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 70);  /* task #5: 70 */
+    fb_close(&f);
+    /* before the name arrives: an unnamed row */
+    pipeline_t *p = run(&f, 0);
+    size_t n;
+    stats_row_t *rows = stats_rows(pipeline_stats(p), 0, STATS_SORT_TOTAL, &n);
+    assert_true(n >= 1);
+    assert_string_equal(rows[0].name, "task #5");
+    assert_int_equal(rows[0].f.total_us, 100);
+    free(rows);
+    pipeline_free(p);
+
+    fb_open(&f, 3000, 0);
+    fb_task(&f, AIOPROF_OP_TASK_INFO, 5, 4, "sensor", "left");
+    fb_enter(&f, 5, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 20);
+    fb_task(&f, AIOPROF_OP_TASK_INFO, 5, 4, "sensor", "left"); /* repeated: no change */
+    fb_close(&f);
+    p = run(&f, 5);
+    const stats_name_t *r = row(p, "sensor");
+    assert_non_null(r);
+    assert_int_equal(r->f.count, 3);
+    assert_int_equal(r->f.total_us, 120);
+    assert_int_equal(r->f.max_us, 70);
+    assert_int_equal(r->instances, 1);
+    rows = stats_rows(pipeline_stats(p), 0, STATS_SORT_TOTAL, &n);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_not_equal(rows[i].name, "task #5");
+    }
+    free(rows);
+    rows = stats_rows(pipeline_stats(p), 1, STATS_SORT_TOTAL, &n);
+    assert_int_equal(n, 2); /* sensor #5 and the unnamed #4 */
+    assert_string_equal(rows[0].inst->label, "left");
+    assert_int_equal(rows[0].inst->parent, 4);
+    free(rows);
+    assert_int_equal(pipeline_stats(p)->stream.unmatched, 1);
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_text_lines(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    fb_open(&f, 0, 0);
+    fb_close(&f);
+    fb_text(&f, "hel");
+    fb_open(&f, 10, 0);
+    fb_close(&f);
+    fb_text(&f, "lo\r\nwor");
+    fb_open(&f, 20, 0);
+    fb_close(&f);
+    fb_text(&f, "ld\n\x1B[2J\x07 bad \xC3\x28 csi \xC2\x9B" "1m\n");
+    char big[2000];
+    memset(big, 'y', sizeof big);
+    big[sizeof big - 1] = '\0';
+    fb_text(&f, big);
+    fb_text(&f, "\nafter\npartial");
+    for (size_t piece = 1; piece <= 4096; piece *= 8) {
+        pipeline_t *p = run(&f, piece);
+        assert_int_equal(nlines, 6);
+        assert_string_equal(lines[0], "hello");
+        assert_string_equal(lines[1], "world");
+        assert_string_equal(lines[2], "\\e[2J\\x07 bad \\xC3( csi \\xC2\\x9B1m");
+        assert_int_equal(strlen(lines[3]), 512 + 3);
+        assert_memory_equal(lines[3] + 512, "\xE2\x80\xA6", 3);
+        assert_string_equal(lines[4], "after");
+        assert_string_equal(lines[5], "partial");
+        assert_int_equal(pipeline_stats(p)->stream.text_lines, 6);
+        pipeline_free(p);
+    }
+    free(f.out);
+}
+
+/* Link down and up: the gap is not elapsed time, slices open across it are not counted. */
+static void test_link_gap(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 30);
+    fb_open(&f, 0, 0);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "t", NULL);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_enter(&f, 1, 10);
+    fb_close(&f);
+    size_t half = f.len;
+    fb_open(&f, 500, 1);  /* cut off by the unplugging */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_close(&f);
+    size_t cut = f.len - 4;
+    fb_open(&f, 900000000, 1);  /* long after: a base that would unwrap to anything */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 15);
+    fb_close(&f);
+    pipeline_config_t cfg = {0};
+    pipeline_t *p = pipeline_new(&cfg);
+    pipeline_feed(p, f.out, cut, 0);
+    pipeline_link_down(p, 0);
+    pipeline_link_up(p, 0);
+    /* after the link came back, the rest of the cut frame arrives: skipped, not damage */
+    pipeline_feed(p, f.out + cut, f.len - cut, 0);
+    (void)half;
+    pipeline_finish(p, 0);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->stream.reconnects, 1);
+    assert_int_equal(s->stream.crc_errors, 0);
+    assert_int_equal(s->stream.frames, 2);
+    assert_non_null(row(p, "t"));
+    assert_int_equal(row(p, "t")->f.count, 2);
+    assert_int_equal(row(p, "t")->f.total_us, 25);
+    assert_int_equal(s->elapsed_us, 30 + 35);
+    assert_int_equal(row_lower(p, "t"), 1);
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_hostile_records(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10); /* nothing runs */
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 9, 0, "\x1B]0;pwned\x07\x1B[2J", "\x9B" "31m");
+    for (int i = 0; i < 200; i++) {
+        fb_enter(&f, 9, 1); /* nesting deeper than the stack */
+    }
+    fb_close(&f);
+    fb_open(&f, 1000, 0);
+    for (int i = 0; i < 100; i++) {
+        fb_exit(&f, AIOPROF_EXIT_CANCEL, 1);
+    }
+    fb_close(&f);
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    assert_non_null(row(p, "\\e]0;pwned\\x07\\e[2J"));
+    for (size_t i = 0; i < s->n_names; i++) {
+        assert_null(strchr(s->names[i].name, 0x1B));
+    }
+    assert_true(s->stream.unmatched > 0);
+    pipeline_free(p);
+    free(f.out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_simple_slices),
+        cmocka_unit_test(test_wrap_30),
+        cmocka_unit_test(test_wrap_32),
+        cmocka_unit_test(test_frame_beyond_wrap),
+        cmocka_unit_test(test_nested_exclusive),
+        cmocka_unit_test(test_lost_frame_resync),
+        cmocka_unit_test(test_dropped_lower_bound),
+        cmocka_unit_test(test_reset_epoch),
+        cmocka_unit_test(test_late_attach),
+        cmocka_unit_test(test_text_lines),
+        cmocka_unit_test(test_link_gap),
+        cmocka_unit_test(test_hostile_records),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,392 @@
+/* host/stats.c: exact name totals whatever happens to instance rows, and bounded memory under
+ * streams built to exhaust it (a million short-lived instances, tens of thousands of names). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "aioprof_cobs.h"
+#include "aioprof_crc16.h"
+#include "aioprof_wire.h"
+#include "pipeline.h"
+#include "stats.h"
+
+/* ---- a frame builder that follows docs/protocol.md from proto/aioprof_wire.h's constants, so
+ * that these tests depend on the format, not on the device's ring writer ---- */
+
+static size_t put_varint(uint8_t *out, uint32_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80u) {
+        out[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+/* An event tag: `bits` low bits of dt, the continuation bit just above them, the rest as a varint. */
+static size_t put_event(uint8_t *out, uint8_t tag, unsigned bits, uint32_t dt)
+{
+    out[0] = (uint8_t)(tag | (dt & ((1u << bits) - 1u)));
+    if ((dt >> bits) == 0) {
+        return 1;
+    }
+    out[0] |= (uint8_t)(1u << bits);
+    return 1 + put_varint(out + 1, dt >> bits);
+}
+
+static size_t put_enter(uint8_t *out, uint32_t id, uint32_t dt)
+{
+    uint32_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? id : 0u;
+    size_t n = put_event(out, (uint8_t)(AIOPROF_TAG_ENTER | (inline_id << AIOPROF_ENTER_ID_SHIFT)),
+        AIOPROF_ENTER_DT_BITS, dt);
+    if (inline_id == 0) {
+        n += put_varint(out + n, id);
+    }
+    return n;
+}
+
+static size_t put_exit(uint8_t *out, unsigned kind, uint32_t dt)
+{
+    if (kind == AIOPROF_EXIT_YIELD) {
+        return put_event(out, AIOPROF_TAG_EXIT_YIELD, AIOPROF_YIELD_DT_BITS, dt);
+    }
+    return put_event(out, (uint8_t)(AIOPROF_TAG_EXIT_RETURN + ((kind - 1u) << 4)), AIOPROF_END_DT_BITS, dt);
+}
+
+static size_t put_control(uint8_t *out, unsigned op, const uint8_t *body, size_t len)
+{
+    size_t n = 0;
+    out[n++] = (uint8_t)(AIOPROF_TAG_CONTROL | op);
+    n += put_varint(out + n, (uint32_t)len);
+    memcpy(out + n, body, len);
+    return n + len;
+}
+
+/* A frame: header, records, CRC, COBS, between two delimiters. */
+static size_t put_frame(uint8_t *out, const uint8_t *body, size_t len)
+{
+    uint8_t full[AIOPROF_BODY_MAX + 2];
+    memcpy(full, body, len);
+    uint16_t crc = aioprof_crc16(AIOPROF_CRC16_INIT, full, len);
+    full[len] = (uint8_t)crc;
+    full[len + 1] = (uint8_t)(crc >> 8);
+    out[0] = 0;
+    size_t n = 1 + aioprof_cobs_encode(full, len + 2, out + 1);
+    out[n++] = 0;
+    return n;
+}
+
+static size_t put_header(uint8_t *body, uint8_t seq, unsigned bits, uint32_t base, uint32_t running)
+{
+    body[0] = seq;
+    body[1] = AIOPROF_FORMAT(bits);
+    body[2] = (uint8_t)base;
+    body[3] = (uint8_t)(base >> 8);
+    body[4] = (uint8_t)(base >> 16);
+    body[5] = (uint8_t)(base >> 24);
+    return AIOPROF_HEADER_FIXED + put_varint(body + AIOPROF_HEADER_FIXED, running);
+}
+
+/* ---- a streaming generator: closed frames go straight into the pipeline ---- */
+
+typedef struct gen {
+    uint8_t body[AIOPROF_BODY_MAX];
+    size_t body_len;
+    uint8_t seq;
+    pipeline_t *p;
+    uint64_t t;     /* device time of the last event */
+    uint64_t last;  /* of the last event in the open frame (or its base) */
+    int open;
+} gen_t;
+
+static void gen_flush(gen_t *g)
+{
+    if (!g->open) {
+        return;
+    }
+    uint8_t enc[AIOPROF_COBS_MAX(AIOPROF_BODY_MAX + 2) + 2];
+    pipeline_feed(g->p, enc, put_frame(enc, g->body, g->body_len), 0);
+    g->open = 0;
+}
+
+/* Room for a record of up to `need` body bytes, opening a new frame when needed. */
+static void gen_room(gen_t *g, size_t need)
+{
+    if (g->open && g->body_len + need + 2 > AIOPROF_BODY_MAX) {
+        gen_flush(g);
+    }
+    if (!g->open) {
+        g->body_len = put_header(g->body, g->seq++, 32, (uint32_t)g->t, 0);
+        g->last = g->t;
+        g->open = 1;
+    }
+}
+
+static void gen_task_op(gen_t *g, unsigned op, uint32_t id, const char *name)
+{
+    gen_room(g, 2 + 3 * AIOPROF_VARINT_MAX + strlen(name));
+    uint8_t b[96];
+    size_t n = 0, len = strlen(name);
+    n += put_varint(b + n, id);
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, (uint32_t)len);
+    memcpy(b + n, name, len);
+    n += len;
+    g->body_len += put_control(g->body + g->body_len, op, b, n);
+}
+
+static void gen_task(gen_t *g, uint32_t id, const char *name)
+{
+    gen_task_op(g, AIOPROF_OP_TASK_NEW, id, name);
+}
+
+/* One slice of `len` µs after `gap` µs outside; ends the task when kind is not YIELD. */
+static void gen_slice(gen_t *g, uint32_t id, uint32_t gap, uint32_t len, unsigned kind)
+{
+    gen_room(g, 4 * AIOPROF_VARINT_MAX);
+    g->t += gap;
+    g->body_len += put_enter(g->body + g->body_len, id, (uint32_t)(g->t - g->last));
+    g->t += len;
+    g->body_len += put_exit(g->body + g->body_len, kind, len);
+    g->last = g->t;
+}
+
+static const stats_name_t *row(const stats_t *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_names; i++) {
+        if (strcmp(s->names[i].name, name) == 0) {
+            return &s->names[i];
+        }
+    }
+    return NULL;
+}
+
+/* A million instances, each created, run once and finished: instance rows stay at the cap, the
+ * per-name totals are exact. */
+static void test_million_instances(void **state)
+{
+    (void)state;
+    enum { N = 1000000, NAMES = 7 };
+    static const char *names[NAMES] = {"a", "bb", "ccc", "Sensor._go", "x", "y", "z"};
+    uint64_t want_count[NAMES] = {0}, want_total[NAMES] = {0}, want_max[NAMES] = {0}, want_err[NAMES] = {0};
+    pipeline_config_t cfg = {0};
+    gen_t *g = calloc(1, sizeof *g);
+    g->p = pipeline_new(&cfg);
+    assert_non_null(g->p);
+    uint32_t rng = 1;
+    for (uint32_t id = 1; id <= N; id++) {
+        unsigned k = id % NAMES;
+        rng = rng * 1664525u + 1013904223u;
+        uint32_t len = 1 + (rng >> 20);
+        unsigned kind = (rng & 0xF) == 0 ? AIOPROF_EXIT_RAISE : AIOPROF_EXIT_RETURN;
+        gen_task(g, id, names[k]);
+        gen_slice(g, id, 3, len, kind);
+        want_count[k]++;
+        want_total[k] += len;
+        want_max[k] = len > want_max[k] ? len : want_max[k];
+        want_err[k] += kind == AIOPROF_EXIT_RAISE;
+    }
+    gen_flush(g);
+    pipeline_finish(g->p, 0);
+    const stats_t *s = pipeline_stats(g->p);
+    for (unsigned k = 0; k < NAMES; k++) {
+        const stats_name_t *r = row(s, names[k]);
+        assert_non_null(r);
+        assert_int_equal(r->f.count, want_count[k]);
+        assert_int_equal(r->f.total_us, want_total[k]);
+        assert_int_equal(r->f.max_us, want_max[k]);
+        assert_int_equal(r->f.errors, want_err[k]);
+        assert_int_equal(r->instances, want_count[k]);
+    }
+    /* bounded: the instance rows and their table did not grow */
+    assert_int_equal(s->inst_cap, STATS_INSTANCE_CAP_DEFAULT);
+    assert_true(s->inst_used <= s->inst_cap);
+    assert_int_equal(s->folded_instances, N - s->inst_cap);
+    size_t n;
+    stats_row_t *rows = stats_rows(s, 1, STATS_SORT_TOTAL, &n);
+    assert_int_equal(n, s->inst_cap);
+    /* the rows kept are the newest: the oldest finished ones were folded first */
+    for (size_t i = 0; i < n; i++) {
+        assert_true(rows[i].inst->id > N - s->inst_cap);
+    }
+    free(rows);
+    assert_int_equal(s->stream.events, 2ull * N);
+    assert_int_equal(s->stream.unmatched, 0);
+    pipeline_free(g->p);
+    free(g);
+}
+
+/* Tens of thousands of distinct names: the first STATS_NAME_CAP get rows, the rest are counted
+ * in "(other names)"; every slice is somewhere. */
+static void test_name_cap(void **state)
+{
+    (void)state;
+    enum { N = 3 * STATS_NAME_CAP };
+    pipeline_config_t cfg = {0};
+    gen_t *g = calloc(1, sizeof *g);
+    g->p = pipeline_new(&cfg);
+    uint64_t total = 0, over_total = 0;
+    for (uint32_t id = 1; id <= N; id++) {
+        char name[32];
+        snprintf(name, sizeof name, "task_%u", id);
+        gen_task(g, id, name);
+        gen_slice(g, id, 1, id, AIOPROF_EXIT_RETURN);
+        total += id;
+        if (id > STATS_NAME_CAP) {
+            over_total += id;
+        }
+    }
+    gen_flush(g);
+    const stats_t *s = pipeline_stats(g->p);
+    assert_int_equal(s->n_names, STATS_NAME_CAP + 1);
+    const stats_name_t *other = row(s, "(other names)");
+    assert_non_null(other);
+    assert_int_equal(other->kind, STATS_ROW_OTHER);
+    assert_int_equal(other->f.count, N - STATS_NAME_CAP);
+    assert_int_equal(other->f.total_us, over_total);
+    assert_int_equal(other->instances, N - STATS_NAME_CAP);
+    size_t n;
+    stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += rows[i].f.total_us;
+    }
+    assert_int_equal(sum, total);
+    assert_int_equal(n, STATS_NAME_CAP + 1);
+    free(rows);
+    pipeline_free(g->p);
+    free(g);
+}
+
+/* Instances that never finish, far more than the cap: live rows are folded too (never a running
+ * one), the totals stay exact (a folded named instance that runs again is "task #id" until its
+ * next announcement, which moves its slices to its name); unnamed ones fold into
+ * "(unnamed tasks)". */
+static void test_live_fold_and_unnamed(void **state)
+{
+    (void)state;
+    pipeline_config_t cfg = {0};
+    cfg.instance_cap = 300;
+    gen_t *g = calloc(1, sizeof *g);
+    g->p = pipeline_new(&cfg);
+    uint64_t named = 0, unnamed = 0, unnamed_n = 0;
+    for (uint32_t round = 0; round < 3; round++) {
+        for (uint32_t id = 1; id <= 5000; id++) {
+            if (round == 0 && id % 2) {
+                gen_task(g, id, "forever");
+            } else if (id % 2) {
+                /* the device's announcement (once per period): a folded row learns its name again */
+                gen_task_op(g, AIOPROF_OP_TASK_INFO, id, "forever");
+            }
+            gen_slice(g, id, 2, 10 + id % 7, AIOPROF_EXIT_YIELD);
+            if (id % 2) {
+                named += 10 + id % 7;
+            } else {
+                unnamed += 10 + id % 7;
+                unnamed_n++;
+            }
+        }
+    }
+    gen_flush(g);
+    const stats_t *s = pipeline_stats(g->p);
+    assert_int_equal(s->inst_cap, 300);
+    assert_true(s->inst_used <= 300);
+    /* named slices after a fold go to a new row of the same name: the total is still exact */
+    assert_int_equal(row(s, "forever")->f.total_us, named);
+    size_t n;
+    stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
+    uint64_t sum_unnamed = 0, cnt_unnamed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind == STATS_ROW_UNNAMED || strncmp(rows[i].name, "task #", 6) == 0) {
+            sum_unnamed += rows[i].f.total_us;
+            cnt_unnamed += rows[i].f.count;
+        }
+    }
+    free(rows);
+    assert_int_equal(sum_unnamed, unnamed);
+    assert_int_equal(cnt_unnamed, unnamed_n);
+    pipeline_free(g->p);
+    free(g);
+}
+
+/* The stats API directly: reset keeps the stream counters and the running instances' names. */
+static void test_reset_and_sort(void **state)
+{
+    (void)state;
+    stats_t s;
+    assert_int_equal(stats_init(&s, 0, 100), 0);
+    int32_t a = stats_instance_get(&s, 1), b = stats_instance_get(&s, 2), c = stats_instance_get(&s, 3);
+    stats_instance_describe(&s, a, (const uint8_t *)"alpha", 5, NULL, 0, 0, 1);
+    stats_instance_describe(&s, b, (const uint8_t *)"beta", 4, (const uint8_t *)"L", 1, 1, 1);
+    stats_instance_describe(&s, c, (const uint8_t *)"beta", 4, NULL, 0, 1, 1);
+    stats_slice(&s, a, 50);
+    stats_slice(&s, a, 250);
+    stats_slice(&s, b, 120);
+    stats_slice(&s, c, 10);
+    stats_slice(&s, c, 10);
+    stats_slice(&s, c, 10);
+    stats_instance_end(&s, c, 3 /* cancel */);
+    s.stream.frames = 42;
+    s.elapsed_us = 1000;
+    const char *by_total[] = {"alpha", "beta"}, *by_count[] = {"beta", "alpha"};
+    size_t n;
+    stats_row_t *rows = stats_rows(&s, 0, STATS_SORT_TOTAL, &n);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(rows[i].name, by_total[i]);
+    }
+    assert_int_equal(rows[0].f.slow, 1);
+    assert_int_equal(rows[1].f.errors, 1);
+    assert_int_equal(rows[1].instances, 2);
+    assert_int_equal(rows[1].f.min_us, 10);
+    free(rows);
+    rows = stats_rows(&s, 0, STATS_SORT_COUNT, &n);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(rows[i].name, by_count[i]);
+    }
+    free(rows);
+    rows = stats_rows(&s, 1, STATS_SORT_MAX, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(rows[0].inst->id, 1);
+    assert_int_equal(rows[1].inst->id, 2);
+    assert_string_equal(rows[1].inst->label, "L");
+    assert_string_equal(rows[1].parent_name, "alpha");
+    free(rows);
+
+    stats_reset(&s);
+    assert_int_equal(s.stream.frames, 42);
+    assert_int_equal(s.elapsed_us, 0);
+    rows = stats_rows(&s, 1, STATS_SORT_NAME, &n);
+    assert_int_equal(n, 2); /* the cancelled instance is gone */
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].f.count, 0);
+    }
+    free(rows);
+    stats_slice(&s, b, 7);
+    assert_int_equal(row(&s, "beta")->f.total_us, 7);
+    assert_int_equal(row(&s, "beta")->instances, 1);
+    /* ids of a new epoch are new instances */
+    stats_new_epoch(&s);
+    assert_int_equal(stats_instance_find(&s, 2), -1);
+    int32_t b2 = stats_instance_get(&s, 2);
+    assert_true(b2 != b);
+    stats_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_million_instances),
+        cmocka_unit_test(test_name_cap),
+        cmocka_unit_test(test_live_fold_and_unnamed),
+        cmocka_unit_test(test_reset_and_sort),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
