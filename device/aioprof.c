@@ -15,12 +15,12 @@
 #define HELLO_EVERY 10u /* periods */
 #define MIN_RING 128u
 
-static inline uint32_t prof_lock(const aioprof_t *p)
+AIOPROF_INLINE uint32_t prof_lock(const aioprof_t *p)
 {
     return p->port->lock ? p->port->lock(p->port->user) : 0u;
 }
 
-static inline void prof_unlock(const aioprof_t *p, uint32_t state)
+AIOPROF_INLINE void prof_unlock(const aioprof_t *p, uint32_t state)
 {
     if (p->port->unlock) {
         p->port->unlock(p->port->user, state);
@@ -28,13 +28,13 @@ static inline void prof_unlock(const aioprof_t *p, uint32_t state)
 }
 
 /* Keeps the low tick_bits bits: ticks, and differences of ticks, wrap there. */
-static inline uint32_t prof_wrap(const aioprof_t *p, uint32_t ticks)
+AIOPROF_INLINE uint32_t prof_wrap(const aioprof_t *p, uint32_t ticks)
 {
     return (ticks << p->shift) >> p->shift;
 }
 
 /* The raw tick counter: only differences (wrapped) and frame bases (wrapped) go on the wire. */
-static inline uint32_t prof_now(const aioprof_t *p)
+AIOPROF_INLINE uint32_t prof_now(const aioprof_t *p)
 {
     return p->port->ticks(p->port->user);
 }
@@ -320,9 +320,15 @@ size_t aioprof_drain(aioprof_t *p)
     uint32_t period = port->period_ticks ? port->period_ticks : port->tick_hz;
     uint32_t half = (0xFFFFFFFFu >> p->shift) / 2u;
     size_t total = 0;
-    uint32_t s = prof_lock(p);
     uint32_t start = prof_now(p);
-    if (prof_wrap(p, start - p->period_start) >= (period < half ? period : half)) {
+    int due = prof_wrap(p, start - p->period_start) >= (period < half ? period : half);
+    /* the common call between two slices: nothing to send, no period over; a frame closed by an
+     * interrupt meanwhile waits for the next call */
+    if (!due && p->fw.commit == p->fw.tail) {
+        return 0;
+    }
+    uint32_t s = prof_lock(p);
+    if (due) {
         period_end(p, start);
     }
     for (;;) {
@@ -349,6 +355,11 @@ size_t aioprof_drain(aioprof_t *p)
     }
     prof_unlock(p, s);
     return total;
+}
+
+int aioprof_idle(const aioprof_t *p)
+{
+    return !p->port || (!p->fw.open && p->dropped == 0 && p->hello_due == 0 && aioprof_pending(p) == 0);
 }
 
 size_t aioprof_pending(const aioprof_t *p)

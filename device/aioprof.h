@@ -97,4 +97,8 @@ size_t aioprof_drain(aioprof_t *p);
 /* Committed bytes not yet taken by the port. */
 size_t aioprof_pending(const aioprof_t *p);
 
+/* 1 when the hook owes the port nothing: no open frame, no drop count or HELLO waiting, nothing
+ * committed. A firmware that is about to stop flushes and drains until then. */
+int aioprof_idle(const aioprof_t *p);
+
 #endif

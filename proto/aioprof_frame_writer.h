@@ -19,6 +19,13 @@
 
 #include "aioprof_wire.h"
 
+/* The per-event helpers below must inline even at -Os: a call costs more than they do. */
+#if defined(__GNUC__)
+#define AIOPROF_INLINE static inline __attribute__((always_inline))
+#else
+#define AIOPROF_INLINE static inline
+#endif
+
 /* The largest body this writer makes, CRC included: in-place COBS needs it at most 254. */
 #define AIOPROF_FW_BODY_MAX 254u
 
@@ -44,14 +51,14 @@ typedef struct aioprof_fw {
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size);
 
 /* Free ring bytes. */
-static inline uint32_t aioprof_fw_room(const aioprof_fw_t *w)
+AIOPROF_INLINE uint32_t aioprof_fw_room(const aioprof_fw_t *w)
 {
     uint32_t used = w->head >= w->tail ? w->head - w->tail : w->size - (w->tail - w->head);
     return w->size - 1u - used;
 }
 
 /* Can the open frame take a record of n bytes? */
-static inline int aioprof_fw_fits(const aioprof_fw_t *w, uint32_t n)
+AIOPROF_INLINE int aioprof_fw_fits(const aioprof_fw_t *w, uint32_t n)
 {
     return w->open && w->budget >= n;
 }
@@ -70,13 +77,13 @@ static inline int aioprof_fw_fits_new(const aioprof_fw_t *w, uint32_t n)
 }
 
 /* Where the next n body bytes go: contiguous, as the budget guarantees. */
-static inline uint8_t *aioprof_fw_at(aioprof_fw_t *w)
+AIOPROF_INLINE uint8_t *aioprof_fw_at(aioprof_fw_t *w)
 {
     return w->buf + w->head;
 }
 
 /* The n bytes written at aioprof_fw_at are part of the frame now. */
-static inline void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
+AIOPROF_INLINE void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 {
     w->head = (uint16_t)(w->head + n);
     w->budget = (uint16_t)(w->budget - n);
@@ -94,7 +101,7 @@ static inline void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint3
 
 /* Encodes an event tag with dt split into rec: `bits` low bits of dt in the tag, the rest (if
  * any) as a varint; the continuation bit sits just above them. Returns the bytes used. */
-static inline uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsigned bits, uint32_t dt)
+AIOPROF_INLINE uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsigned bits, uint32_t dt)
 {
     uint32_t rest = dt >> bits;
     uint32_t n = 1;
@@ -112,7 +119,7 @@ static inline uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsign
 }
 
 /* Encodes an ENTER record into rec (room for 11 bytes). */
-static inline uint32_t aioprof_fw_encode_enter(uint8_t *rec, uint32_t id, uint32_t dt)
+AIOPROF_INLINE uint32_t aioprof_fw_encode_enter(uint8_t *rec, uint32_t id, uint32_t dt)
 {
     uint32_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? id : 0u;
     uint32_t n = aioprof_fw_encode_event(rec, (uint8_t)(AIOPROF_TAG_ENTER | (inline_id << AIOPROF_ENTER_ID_SHIFT)),
@@ -128,7 +135,7 @@ static inline uint32_t aioprof_fw_encode_enter(uint8_t *rec, uint32_t id, uint32
 }
 
 /* Encodes an EXIT record of kind (enum aioprof_exit_kind) into rec (room for 6 bytes). */
-static inline uint32_t aioprof_fw_encode_exit(uint8_t *rec, unsigned kind, uint32_t dt)
+AIOPROF_INLINE uint32_t aioprof_fw_encode_exit(uint8_t *rec, unsigned kind, uint32_t dt)
 {
     if (kind == AIOPROF_EXIT_YIELD) {
         return aioprof_fw_encode_event(rec, AIOPROF_TAG_EXIT_YIELD, AIOPROF_YIELD_DT_BITS, dt);
