@@ -1,0 +1,89 @@
+/* The live table's pure rendering rules: which columns fit a width, how numbers shrink into a
+ * cell, which colour class a figure gets, how an untrusted string is cut to a width. No terminal,
+ * no state: the unit tests call these directly. */
+#ifndef AIOPROF_TOP_FORMAT_H
+#define AIOPROF_TOP_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum top_col {
+    TOP_COL_NAME,
+    TOP_COL_INSTANCES,
+    TOP_COL_COUNT,
+    TOP_COL_TOTAL,
+    TOP_COL_SHARE,
+    TOP_COL_MAX,
+    TOP_COL_MEAN,
+    TOP_COL_SLOW,
+    TOP_COL_ERRORS,
+    TOP_COL_END,     /* per instance: live, returned, raised, cancelled */
+    TOP_COL_CREATOR, /* per instance: the task that created it */
+    TOP_COL_COUNT_ALL
+} top_col_t;
+
+typedef struct top_col_info {
+    const char *head;
+    int width;      /* cell width, the sort mark included */
+    int left;       /* text, left-aligned */
+    int sort_key;   /* the key that sorts by it */
+} top_col_info_t;
+
+/* The name column is never narrower than this, and takes at most TOP_NAME_MAX. */
+#define TOP_NAME_MIN 12
+#define TOP_NAME_MAX 60
+
+const top_col_info_t *top_format_col(top_col_t c);
+
+/* The columns that fit a screen width, in display order, name first. Columns are dropped in the
+ * reverse order of their importance (a fixed priority list); the name column takes what is left,
+ * between TOP_NAME_MIN and TOP_NAME_MAX. Returns the number of columns written to out (at least
+ * 1: the name alone when nothing else fits). Cells are separated by one space. */
+size_t top_format_columns(int by_instance, int width, top_col_t out[TOP_COL_COUNT_ALL], int *name_width);
+
+/* Microseconds in a cell of `width` characters, counted as milliseconds: "0.060", "80.000",
+ * "16000.00", then whole milliseconds, then seconds ("1234.5s"), minutes ("73.2m") and hours
+ * ("20.6h") with their unit when the milliseconds no longer fit. Returns the length, or the
+ * length of "#" when not even that fits (never more than width). */
+size_t top_format_ms(char *out, size_t size, uint64_t us, int width);
+
+/* A count in a cell: "123456", then "1234k", "12.3M", "4.5G". Same return rule. */
+size_t top_format_count(char *out, size_t size, uint64_t n, int width);
+
+/* A share of time, 0..1, as a percentage: "80.1", "100", "0.0". */
+size_t top_format_share(char *out, size_t size, double share, int width);
+
+/* A byte count for the header: "812 B", "2.6 KB", "14.0 MB", "3.2 GB" (1 KB = 1024 bytes). */
+size_t top_format_bytes(char *out, size_t size, uint64_t bytes);
+
+/* How loud a figure is drawn. */
+typedef enum top_class {
+    TOP_CLASS_ZERO,   /* dimmed */
+    TOP_CLASS_SMALL,  /* plain */
+    TOP_CLASS_MEDIUM, /* coloured */
+    TOP_CLASS_LARGE,  /* bold colour */
+    TOP_CLASS_ALERT,  /* a hog, slow slices, errors: red */
+} top_class_t;
+
+/* A single slice's length (max, mean) against the slow threshold: 0, under 1 ms, under half the
+ * threshold, under the threshold, over it. */
+top_class_t top_format_class_slice(uint64_t us, uint64_t slow_us);
+/* A share of the device's time: 0, under 1 %, under 10 %, under TOP_HOG_SHARE, a hog. */
+top_class_t top_format_class_share(double share);
+/* A count of bad things (slow slices, errors): zero is dim, anything else is an alert. */
+top_class_t top_format_class_bad(uint64_t n);
+/* A plain count: zero is dim. */
+top_class_t top_format_class_count(uint64_t n);
+
+/* A row taking this share of the device's time is a hog: its name is highlighted. */
+#define TOP_HOG_SHARE 0.25
+
+/* Copies the longest prefix of s that is at most width columns wide into out, as the terminal
+ * will show it under the current locale (wide glyphs count 2). Anything a terminal could act on
+ * (C0 and C1 controls, DEL, bytes that are not valid characters here) becomes '?', so even a
+ * string that escaped the data side's escaping cannot reach the terminal raw. When s is cut, the
+ * last column holds cut_mark (one column wide, e.g. "~" or the UTF-8 ellipsis). Returns the width
+ * written; out is always NUL-terminated (size at least 8). */
+int top_format_fit(char *out, size_t size, const char *s, int width, const char *cut_mark);
+
+#endif

@@ -1,0 +1,347 @@
+/* Keys of the live table: a table maps each key to an action; an action changes the view's
+ * modes and returns what must be redone (nothing, a redraw, a new sort, new rows). Adding a key
+ * is one line in key_table and one in key_help. */
+#include <curses.h>
+#include <string.h>
+
+#include "top_private.h"
+
+typedef unsigned (*key_action_t)(top_view_t *v, int key);
+
+static int keys_rows_h(const top_view_t *v)
+{
+    return v->lay.rows_h > 0 ? v->lay.rows_h : 1;
+}
+
+void top_keys_move(top_view_t *v, long delta)
+{
+    long n = (long)v->n_vis;
+    long c = (long)v->cursor + delta;
+    if (c >= n) {
+        c = n - 1;
+    }
+    if (c < 0) {
+        c = 0;
+    }
+    v->cursor = (size_t)c;
+    long h = keys_rows_h(v);
+    long top = (long)v->scroll;
+    if (c < top) {
+        top = c;
+    }
+    if (c >= top + h) {
+        top = c - h + 1;
+    }
+    if (top > n - h) {
+        top = n - h; /* no empty space below the last row when rows were removed */
+    }
+    if (top < 0) {
+        top = 0;
+    }
+    v->scroll = (size_t)top;
+    if (n > 0) {
+        const top_row_t *r = top_table_row(v, v->cursor);
+        v->cursor_key = r->key;
+        v->cursor_by_inst = r->by_inst;
+        v->cursor_set = 1;
+    }
+}
+
+static unsigned key_quit(top_view_t *v, int key)
+{
+    (void)key;
+    v->action = TOP_QUIT;
+    return TOP_REDRAW_NONE;
+}
+
+static unsigned key_help(top_view_t *v, int key)
+{
+    (void)key;
+    v->help = !v->help;
+    return TOP_REDRAW_SCREEN;
+}
+
+static unsigned key_filter(top_view_t *v, int key)
+{
+    (void)key;
+    v->filter_edit = 1;
+    return TOP_REDRAW_SCREEN;
+}
+
+static unsigned key_group(top_view_t *v, int key)
+{
+    (void)key;
+    v->by_instance = !v->by_instance;
+    v->drilled = 0;
+    v->cursor_set = 0;
+    v->cursor = v->scroll = 0;
+    if (v->sort == TOP_COL_INSTANCES || v->sort == TOP_COL_END || v->sort == TOP_COL_CREATOR) {
+        v->sort = TOP_COL_TOTAL; /* a column the other grouping does not have */
+    }
+    /* a frozen view already holds both groupings */
+    return v->frozen ? TOP_REDRAW_ROWS : TOP_REDRAW_DATA;
+}
+
+static unsigned key_enter(top_view_t *v, int key)
+{
+    (void)key;
+    if (top_table_grouping(v) || v->n_vis == 0) {
+        return TOP_REDRAW_NONE;
+    }
+    const top_row_t *r = top_table_row(v, v->cursor);
+    if (r->by_inst) {
+        return TOP_REDRAW_NONE; /* an unnamed instance is already one instance */
+    }
+    snprintf(v->drill, sizeof v->drill, "%s", top_rows_str(&v->base[0], r->name));
+    v->drilled = 1;
+    v->cursor_set = 0;
+    v->cursor = v->scroll = 0;
+    if (v->sort == TOP_COL_INSTANCES) {
+        v->sort = TOP_COL_TOTAL;
+    }
+    return v->frozen ? TOP_REDRAW_ROWS : TOP_REDRAW_DATA;
+}
+
+/* Esc, Backspace: out of the instance list of a name, else clear the filter. */
+static unsigned key_back(top_view_t *v, int key)
+{
+    (void)key;
+    if (v->drilled) {
+        v->drilled = 0;
+        /* back on the name row we came from */
+        v->cursor_set = 1;
+        v->cursor_by_inst = 0;
+        v->cursor_key = 0;
+        const top_rows_t *rs = &v->base[0];
+        for (size_t i = 0; i < rs->n; i++) {
+            if (!rs->rows[i].by_inst && strcmp(top_rows_str(rs, rs->rows[i].name), v->drill) == 0) {
+                v->cursor_key = rs->rows[i].key;
+            }
+        }
+        return TOP_REDRAW_ROWS;
+    }
+    if (v->filter[0]) {
+        v->filter[0] = '\0';
+        return TOP_REDRAW_ROWS;
+    }
+    return TOP_REDRAW_NONE;
+}
+
+static unsigned key_freeze(top_view_t *v, int key)
+{
+    (void)key;
+    v->frozen = !v->frozen;
+    v->text_frozen = v->text_total;
+    /* frozen: take both groupings now, so that g and Enter work on the frozen data */
+    return TOP_REDRAW_DATA;
+}
+
+static unsigned key_space(top_view_t *v, int key)
+{
+    if (v->status != NULL && v->status->replay) {
+        v->action = TOP_REPLAY_PAUSE_TOGGLE;
+        return TOP_REDRAW_SCREEN;
+    }
+    return key_freeze(v, key);
+}
+
+static unsigned key_reset(top_view_t *v, int key)
+{
+    (void)key;
+    if (v->p == NULL) {
+        return TOP_REDRAW_NONE;
+    }
+    pipeline_reset_stats(v->p);
+    top_history_clear(&v->hist);
+    top_history_take(&v->hist, pipeline_stats(v->p));
+    /* a reset is new data even when frozen: the user asked to see it */
+    return TOP_REDRAW_DATA;
+}
+
+static unsigned key_window(top_view_t *v, int key)
+{
+    (void)key;
+    v->window = !v->window;
+    return TOP_REDRAW_ROWS;
+}
+
+static unsigned key_invert(top_view_t *v, int key)
+{
+    (void)key;
+    v->invert = !v->invert;
+    return TOP_REDRAW_ROWS;
+}
+
+/* The columns the current grouping can sort by, in display order. */
+static size_t keys_sortable(const top_view_t *v, top_col_t out[TOP_COL_COUNT_ALL])
+{
+    int w;
+    return top_format_columns(top_table_grouping(v), 100000, out, &w);
+}
+
+static unsigned key_sort_column(top_view_t *v, int key)
+{
+    top_col_t cols[TOP_COL_COUNT_ALL];
+    size_t n = keys_sortable(v, cols);
+    for (size_t i = 0; i < n; i++) {
+        if (top_format_col(cols[i])->sort_key == key) {
+            if (v->sort == cols[i]) {
+                v->invert = !v->invert; /* the same key again flips the order, as in htop */
+            } else {
+                v->sort = cols[i];
+                v->invert = 0;
+            }
+            return TOP_REDRAW_ROWS;
+        }
+    }
+    return TOP_REDRAW_NONE;
+}
+
+static unsigned key_sort_step(top_view_t *v, int key)
+{
+    top_col_t cols[TOP_COL_COUNT_ALL];
+    size_t n = keys_sortable(v, cols);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i] == v->sort || (v->sort == TOP_COL_SHARE && cols[i] == TOP_COL_TOTAL)) {
+            at = i;
+        }
+    }
+    int left = key == '<' || key == ',';
+    at = left ? (at + n - 1) % n : (at + 1) % n;
+    v->sort = cols[at];
+    v->invert = 0;
+    return TOP_REDRAW_ROWS;
+}
+
+static unsigned key_speed(top_view_t *v, int key)
+{
+    if (v->status == NULL || !v->status->replay) {
+        return TOP_REDRAW_NONE;
+    }
+    v->action = key == '+' || key == '=' ? TOP_REPLAY_FASTER : TOP_REPLAY_SLOWER;
+    return TOP_REDRAW_SCREEN;
+}
+
+static unsigned key_scroll(top_view_t *v, int key)
+{
+    long page = keys_rows_h(v);
+    switch (key) {
+    case KEY_UP: top_keys_move(v, -1); break;
+    case KEY_DOWN: top_keys_move(v, 1); break;
+    case KEY_PPAGE: top_keys_move(v, -page); break;
+    case KEY_NPAGE: top_keys_move(v, page); break;
+    case KEY_HOME: top_keys_move(v, -(long)v->n_vis); break;
+    case KEY_END: top_keys_move(v, (long)v->n_vis); break;
+    default: return TOP_REDRAW_NONE;
+    }
+    return TOP_REDRAW_SCREEN;
+}
+
+static unsigned key_repaint(top_view_t *v, int key)
+{
+    (void)v;
+    (void)key;
+    clearok(curscr, TRUE); /* Ctrl-L: the screen was scribbled on from outside */
+    return TOP_REDRAW_SCREEN;
+}
+
+#define CTRL(c) ((c)&0x1f)
+
+static const struct {
+    int key;
+    key_action_t action;
+} key_table[] = {
+    {'q', key_quit}, {KEY_F(10), key_quit}, {CTRL('c'), key_quit},
+    {'?', key_help}, {'h', key_help}, {KEY_F(1), key_help},
+    {'/', key_filter}, {KEY_F(3), key_filter}, {KEY_F(4), key_filter},
+    {'g', key_group}, {KEY_F(5), key_group},
+    {'\n', key_enter}, {'\r', key_enter}, {KEY_ENTER, key_enter},
+    {27, key_back}, {KEY_BACKSPACE, key_back}, {127, key_back}, {CTRL('h'), key_back},
+    {'p', key_freeze}, {' ', key_space},
+    {'r', key_reset},
+    {'w', key_window},
+    {'I', key_invert},
+    {'<', key_sort_step}, {'>', key_sort_step}, {',', key_sort_step}, {'.', key_sort_step}, {KEY_F(6), key_sort_step},
+    {'n', key_sort_column}, {'i', key_sort_column}, {'c', key_sort_column}, {'t', key_sort_column},
+    {'%', key_sort_column}, {'m', key_sort_column}, {'a', key_sort_column}, {'s', key_sort_column},
+    {'e', key_sort_column}, {'x', key_sort_column}, {'b', key_sort_column},
+    {'+', key_speed}, {'=', key_speed}, {'-', key_speed}, {'_', key_speed},
+    {KEY_UP, key_scroll}, {KEY_DOWN, key_scroll}, {KEY_PPAGE, key_scroll}, {KEY_NPAGE, key_scroll},
+    {KEY_HOME, key_scroll}, {KEY_END, key_scroll},
+    {CTRL('l'), key_repaint},
+};
+
+static const top_key_help_t key_help_text[] = {
+    {"q  F10  Ctrl-C", "quit"},
+    {"?  h  F1", "this help (any key closes it)"},
+    {"/  F3", "filter by name, as you type (Enter keeps it, Esc clears it)"},
+    {"g  F5", "group by task name or by task instance"},
+    {"Enter", "the instances of the name under the cursor"},
+    {"Esc  Backspace", "back from the instances; clear the filter"},
+    {"p  space", "freeze the view (the link is still read and recorded)"},
+    {"space  + -", "replay: pause, faster, slower"},
+    {"r", "reset the statistics (a recording is not affected)"},
+    {"w", "cumulative since the start, or the last second only"},
+    {"< >  F6", "sort by the column to the left or right"},
+    {"n i c t % m a s e", "sort by name, instances, count, total, share, max, mean, slow, errors"},
+    {"x b", "sort instances by end state, by creator"},
+    {"I", "invert the sort order (the same sort key twice does too)"},
+    {"arrows PgUp PgDn Home End", "move the cursor"},
+    {"Ctrl-L", "repaint the screen"},
+};
+
+const top_key_help_t *top_keys_help(size_t *n)
+{
+    *n = sizeof key_help_text / sizeof key_help_text[0];
+    return key_help_text;
+}
+
+/* While the filter is edited, keys are text; Enter, Esc and the arrows still act. */
+static unsigned keys_filter_edit(top_view_t *v, int key)
+{
+    size_t len = strlen(v->filter);
+    if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+        v->filter_edit = 0;
+        return TOP_REDRAW_SCREEN;
+    }
+    if (key == 27) {
+        v->filter_edit = 0;
+        v->filter[0] = '\0';
+        return TOP_REDRAW_ROWS;
+    }
+    if (key == KEY_BACKSPACE || key == 127 || key == CTRL('h')) {
+        /* a whole UTF-8 character: drop continuation bytes, then the lead byte */
+        while (len > 0 && ((unsigned char)v->filter[len - 1] & 0xC0) == 0x80) {
+            len--;
+        }
+        if (len > 0) {
+            len--;
+        }
+        v->filter[len] = '\0';
+        return TOP_REDRAW_ROWS;
+    }
+    if (key >= 32 && key <= 255 && key != 127 && len + 1 < sizeof v->filter) {
+        v->filter[len] = (char)key;
+        v->filter[len + 1] = '\0';
+        return TOP_REDRAW_ROWS;
+    }
+    return key_scroll(v, key);
+}
+
+unsigned top_keys_apply(top_view_t *v, int key)
+{
+    if (v->help) {
+        v->help = 0;
+        return key == 'q' ? key_quit(v, key) | TOP_REDRAW_SCREEN : TOP_REDRAW_SCREEN;
+    }
+    if (v->filter_edit) {
+        return keys_filter_edit(v, key);
+    }
+    for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
+        if (key_table[i].key == key) {
+            return key_table[i].action(v, key);
+        }
+    }
+    return TOP_REDRAW_NONE;
+}

@@ -1,0 +1,162 @@
+/* The live table's insides, shared by top_view.c (lifecycle, drawing), top_table.c (rows,
+ * window, sorting, filtering) and top_keys.c (keys to actions). Nothing else includes it. */
+#ifndef AIOPROF_TOP_PRIVATE_H
+#define AIOPROF_TOP_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+#include "top_format.h"
+#include "top_view.h"
+
+#define TOP_TEXT_LINES 64        /* device text kept for the pane */
+#define TOP_TEXT_MAX 240         /* bytes of one kept line */
+#define TOP_FILTER_MAX 64
+#define TOP_HISTORY 8            /* snapshots for the last-second window */
+#define TOP_WINDOW_US 1000000u   /* the window: one second of device time */
+#define TOP_HISTORY_STEP_US 250000u
+#define TOP_REDRAW_EVERY_US 100000u
+
+/* What a key changed, so what must be redone before the next draw. */
+enum {
+    TOP_REDRAW_NONE = 0,
+    TOP_REDRAW_SCREEN = 1, /* draw again (cursor, help, modes shown) */
+    TOP_REDRAW_ROWS = 2,   /* filter and sort the rows again, then draw */
+    TOP_REDRAW_DATA = 4,   /* take the rows from the statistics again (even when frozen) */
+};
+
+/* One row as the view keeps it: copied out of the statistics, so that a frozen view survives
+ * whatever the pipeline does next. Strings are offsets into the row set's pool (0 is ""). */
+typedef struct top_row {
+    uint64_t key;          /* name rows: a hash of kind and name; instance rows: the instance key */
+    uint8_t by_inst;       /* keyed by instance (instance rows, unnamed instances among names) */
+    uint8_t lower_bound;
+    uint8_t named;         /* an instance row whose name is known (not made up as "task #id") */
+    uint8_t win_max_known; /* the window's max is exact: a new maximum was set inside it */
+    uint32_t id, parent;
+    uint64_t instances;
+    stats_figures_t cum, win;
+    size_t name, label, creator;
+    const char *end;       /* stats_end_name(): static text; NULL for name rows */
+} top_row_t;
+
+typedef struct top_rows {
+    top_row_t *rows;
+    size_t n, cap;
+    char *pool;
+    size_t pool_len, pool_cap;
+    int valid;
+} top_rows_t;
+
+typedef struct top_snap_entry {
+    uint64_t key;
+    uint64_t by_inst;
+    stats_figures_t f;
+} top_snap_entry_t;
+
+/* The per-row totals at one moment of device time, sorted by key. */
+typedef struct top_snap {
+    uint64_t elapsed_us, outside_us, events, bytes;
+    top_snap_entry_t *e;
+    size_t n, cap;
+} top_snap_t;
+
+typedef struct top_history {
+    top_snap_t snap[TOP_HISTORY];
+    size_t head, n; /* snap[(head + i) % TOP_HISTORY], oldest first */
+} top_history_t;
+
+/* The header's figures, frozen with the rows. */
+typedef struct top_head {
+    stats_stream_t stream;
+    stats_device_t device;
+    uint64_t elapsed_us, outside_us;
+    uint64_t win_elapsed_us, win_outside_us; /* over the window */
+    double events_per_s, bytes_per_s;        /* per second of device time, over the window */
+    double overhead;                         /* < 0: not known */
+    uint64_t folded;
+    int any_lower;
+} top_head_t;
+
+typedef struct top_layout {
+    int head_lines, table_y, rows_y, rows_h, outside_y, pane_y, pane_h, footer_y;
+    top_col_t cols[TOP_COL_COUNT_ALL];
+    size_t ncols;
+    int name_w;
+} top_layout_t;
+
+struct top_view {
+    top_view_options_t opt;
+    void *screen;     /* SCREEN * */
+    int colour, unicode;
+    int height, width;
+    top_layout_t lay;
+
+    /* modes */
+    int by_instance, window, frozen, help;
+    int filter_edit;
+    char filter[TOP_FILTER_MAX];
+    int drilled;                   /* the instances of one name (Enter), by_instance is kept */
+    char drill[STATS_TEXT_MAX];
+    top_col_t sort;
+    int invert;
+
+    /* the rows: both groupings, so a frozen view can still be regrouped */
+    top_rows_t base[2];
+    size_t *vis;                   /* the shown rows (filtered, sorted): indices into base[grouping] */
+    size_t n_vis, vis_cap;
+    size_t cursor, scroll;
+    uint64_t cursor_key;
+    int cursor_by_inst, cursor_set;
+    top_head_t head;
+    top_history_t hist;
+
+    char text[TOP_TEXT_LINES][TOP_TEXT_MAX];
+    uint64_t text_total, text_frozen; /* lines received; lines received when frozen */
+    char message[TOP_TEXT_MAX];
+
+    /* what was seen last, to notice changes */
+    uint64_t seen_bytes, seen_events, seen_elapsed, seen_text;
+    top_status_t seen_status;
+    uint64_t seen_position_ms;
+    int pending;                   /* 1: draw again; 2: take the rows again (when due) */
+    int started;                   /* drawn once */
+    uint64_t last_draw_us, last_build_us;
+
+    pipeline_t *p;                 /* during top_view_poll */
+    const top_status_t *status;
+    top_action_t action;           /* set by a key for top_view_poll to return */
+};
+
+/* top_table.c */
+void top_rows_free(top_rows_t *r);
+int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_history_t *h);
+const char *top_rows_str(const top_rows_t *r, size_t off);
+void top_history_free(top_history_t *h);
+void top_history_clear(top_history_t *h);
+/* Takes a snapshot when device time moved on by a step (clears the history when it went back). */
+void top_history_take(top_history_t *h, const stats_t *s);
+void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h);
+int top_table_grouping(const top_view_t *v);
+/* Filters and sorts the current grouping into v->vis; keeps the cursor on the same row. */
+int top_table_select(top_view_t *v);
+const stats_figures_t *top_table_figures(const top_view_t *v, const top_row_t *r);
+const top_row_t *top_table_row(const top_view_t *v, size_t i);
+/* The text of a cell (number cells fit `width`), and how loud it is. */
+void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int width, char *out, size_t size,
+    top_class_t *cls);
+/* The name cell: name, #id and [label] for instances. */
+void top_table_name(const top_view_t *v, const top_row_t *r, char *out, size_t size);
+int top_table_is_hog(const top_view_t *v, const top_row_t *r);
+
+/* top_keys.c */
+unsigned top_keys_apply(top_view_t *v, int key);
+typedef struct top_key_help {
+    const char *keys, *what;
+} top_key_help_t;
+const top_key_help_t *top_keys_help(size_t *n);
+/* Moves the cursor by delta rows (clamped), scrolling as needed. */
+void top_keys_move(top_view_t *v, long delta);
+
+#endif

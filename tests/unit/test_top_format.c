@@ -1,0 +1,332 @@
+/* The live table's pure rendering rules (host/top_format.c): column choice for every width,
+ * numbers that shrink into a cell without lying, colour classes, and cutting untrusted strings
+ * to a width without letting a control character through. */
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "top_format.h"
+
+/* ---- columns ---- */
+
+static int cols_width(const top_col_t *cols, size_t n, int name_w)
+{
+    int w = name_w;
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i] != TOP_COL_NAME) {
+            w += top_format_col(cols[i])->width + 1;
+        }
+    }
+    return w;
+}
+
+static int has_col(const top_col_t *cols, size_t n, top_col_t c)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i] == c) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The set kept at one width is kept at every wider width; everything fits; the name is first
+ * and never narrower than its minimum; the widest terminal shows every column of the grouping. */
+static void columns_fit_every_width(void **state)
+{
+    (void)state;
+    for (int by_inst = 0; by_inst <= 1; by_inst++) {
+        top_col_t prev[TOP_COL_COUNT_ALL];
+        size_t nprev = 0;
+        for (int width = 40; width <= 200; width++) {
+            top_col_t cols[TOP_COL_COUNT_ALL];
+            int name_w = 0;
+            size_t n = top_format_columns(by_inst, width, cols, &name_w);
+            assert_true(n >= 3); /* 40 columns still show name, share and total */
+            assert_int_equal(cols[0], TOP_COL_NAME);
+            assert_true(has_col(cols, n, TOP_COL_SHARE));
+            assert_true(has_col(cols, n, TOP_COL_TOTAL));
+            assert_true(name_w >= TOP_NAME_MIN && name_w <= TOP_NAME_MAX);
+            assert_true(cols_width(cols, n, name_w) <= width);
+            for (size_t i = 0; i < nprev; i++) {
+                assert_true(has_col(cols, n, prev[i]));
+            }
+            /* grouping-specific columns never leak into the other grouping */
+            if (!by_inst) {
+                assert_false(has_col(cols, n, TOP_COL_END));
+                assert_false(has_col(cols, n, TOP_COL_CREATOR));
+            } else {
+                assert_false(has_col(cols, n, TOP_COL_INSTANCES));
+            }
+            memcpy(prev, cols, n * sizeof cols[0]);
+            nprev = n;
+        }
+        assert_int_equal(nprev, by_inst ? 10u : 9u);
+    }
+}
+
+/* Dropping follows the priority list: at the width where one column goes, it is the least
+ * important one still shown (instances before errors before mean...). */
+static void columns_drop_least_important_first(void **state)
+{
+    (void)state;
+    /* the documented orders (docs/live-table.md), least important last */
+    static const top_col_t prio[2][10] = {
+        {TOP_COL_NAME, TOP_COL_SHARE, TOP_COL_TOTAL, TOP_COL_MAX, TOP_COL_SLOW, TOP_COL_COUNT, TOP_COL_MEAN,
+            TOP_COL_ERRORS, TOP_COL_INSTANCES},
+        {TOP_COL_NAME, TOP_COL_SHARE, TOP_COL_TOTAL, TOP_COL_MAX, TOP_COL_CREATOR, TOP_COL_SLOW, TOP_COL_COUNT,
+            TOP_COL_MEAN, TOP_COL_ERRORS, TOP_COL_END},
+    };
+    static const size_t nprio[2] = {9, 10};
+    for (int g = 0; g <= 1; g++) {
+        for (int width = 40; width <= 200; width++) {
+            top_col_t cols[TOP_COL_COUNT_ALL];
+            int name_w;
+            size_t n = top_format_columns(g, width, cols, &name_w);
+            /* what is shown is exactly the first n of the priority list */
+            for (size_t i = 0; i < nprio[g]; i++) {
+                assert_int_equal(has_col(cols, n, prio[g][i]), i < n);
+            }
+            /* and it is the longest prefix that fits beside the narrowest name */
+            int sum = TOP_NAME_MIN;
+            size_t fit = 1;
+            while (fit < nprio[g] && sum + top_format_col(prio[g][fit])->width + 1 <= width) {
+                sum += top_format_col(prio[g][fit])->width + 1;
+                fit++;
+            }
+            assert_int_equal(n, fit);
+            /* the name takes the rest, up to its maximum */
+            int rest = width - (sum - TOP_NAME_MIN);
+            assert_int_equal(name_w, rest < TOP_NAME_MAX ? rest : TOP_NAME_MAX);
+        }
+    }
+}
+
+static void columns_display_order(void **state)
+{
+    (void)state;
+    top_col_t cols[TOP_COL_COUNT_ALL];
+    int name_w;
+    size_t n = top_format_columns(0, 200, cols, &name_w);
+    /* as in the report: name, instances, count, total, %, max, mean, slow, errors */
+    for (size_t i = 1; i < n; i++) {
+        assert_true(cols[i - 1] < cols[i]);
+    }
+    assert_int_equal(name_w, TOP_NAME_MAX);
+}
+
+/* ---- numbers ---- */
+
+/* Parses what top_format_ms wrote back into microseconds, with the precision it kept. */
+static double parse_ms(const char *s, double *unit_us)
+{
+    char *end;
+    double v = strtod(s, &end);
+    const char *dot = strchr(s, '.');
+    int decimals = dot ? (int)(end - dot - 1) : 0;
+    double scale = 1000.0;
+    if (*end == 's') {
+        scale = 1e6;
+    } else if (*end == 'm') {
+        scale = 6e7;
+    } else if (*end == 'h') {
+        scale = 3.6e9;
+    }
+    *unit_us = scale / pow(10, decimals);
+    return v * scale;
+}
+
+static void ms_exact_when_it_fits(void **state)
+{
+    (void)state;
+    char out[32];
+    assert_int_equal(top_format_ms(out, sizeof out, 60, 9), 5);
+    assert_string_equal(out, "0.060");
+    top_format_ms(out, sizeof out, 80000, 9);
+    assert_string_equal(out, "80.000");
+    top_format_ms(out, sizeof out, 16000000, 9);
+    assert_string_equal(out, "16000.000");
+    top_format_ms(out, sizeof out, 0, 8);
+    assert_string_equal(out, "0.000");
+    /* rounding half up carries into the whole part */
+    top_format_ms(out, sizeof out, 999999, 5);
+    assert_string_equal(out, "1000");
+}
+
+/* For every width and a spread of values: the text fits, and reads back to the value within half
+ * of the last digit it kept. */
+static void ms_fits_and_reads_back(void **state)
+{
+    (void)state;
+    uint64_t values[] = {0, 1, 7, 999, 1000, 1499, 1500, 20000, 80123, 999999, 1000000, 16000000, 123456789,
+        3600000000ull, 86400000000ull, 987654321012ull, UINT64_MAX / 3};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        for (int width = 4; width <= 12; width++) {
+            char out[32];
+            size_t len = top_format_ms(out, sizeof out, values[i], width);
+            assert_int_equal(len, strlen(out));
+            assert_true((int)len <= width);
+            if (strcmp(out, "#") == 0) {
+                continue; /* too big for the cell: shown as such, never as a wrong number */
+            }
+            double unit;
+            double back = parse_ms(out, &unit);
+            double err = fabs(back - (double)values[i]);
+            assert_true(err <= unit / 2 + 1e-6 * (double)values[i]);
+        }
+    }
+}
+
+static void count_and_share(void **state)
+{
+    (void)state;
+    char out[32];
+    top_format_count(out, sizeof out, 15119, 7);
+    assert_string_equal(out, "15119");
+    top_format_count(out, sizeof out, 12345678, 7);
+    assert_string_equal(out, "12346k");
+    top_format_count(out, sizeof out, 12345678, 5);
+    assert_string_equal(out, "12.3M");
+    top_format_count(out, sizeof out, UINT64_MAX, 7);
+    assert_true(strlen(out) <= 7);
+    top_format_share(out, sizeof out, 0.801, 5);
+    assert_string_equal(out, "80.1");
+    top_format_share(out, sizeof out, 1.0, 5);
+    assert_string_equal(out, "100.0");
+    top_format_share(out, sizeof out, 1.0, 4);
+    assert_string_equal(out, "100");
+    top_format_share(out, sizeof out, NAN, 5);
+    assert_string_equal(out, "0.0");
+    top_format_bytes(out, sizeof out, 812);
+    assert_string_equal(out, "812 B");
+    top_format_bytes(out, sizeof out, 2703);
+    assert_string_equal(out, "2.6 KB");
+    top_format_bytes(out, sizeof out, 14680064);
+    assert_string_equal(out, "14.0 MB");
+}
+
+/* ---- colour classes ---- */
+
+static void classes_by_magnitude(void **state)
+{
+    (void)state;
+    const uint64_t slow = 20000;
+    assert_int_equal(top_format_class_slice(0, slow), TOP_CLASS_ZERO);
+    assert_int_equal(top_format_class_slice(500, slow), TOP_CLASS_SMALL);
+    assert_int_equal(top_format_class_slice(5000, slow), TOP_CLASS_MEDIUM);
+    assert_int_equal(top_format_class_slice(15000, slow), TOP_CLASS_LARGE);
+    assert_int_equal(top_format_class_slice(slow, slow), TOP_CLASS_LARGE); /* "longer than" is slow */
+    assert_int_equal(top_format_class_slice(slow + 1, slow), TOP_CLASS_ALERT);
+    /* loudness never goes down as a slice gets longer */
+    top_class_t prev = TOP_CLASS_ZERO;
+    for (uint64_t us = 0; us < 100000; us += 97) {
+        top_class_t c = top_format_class_slice(us, slow);
+        assert_true(c >= prev);
+        prev = c;
+    }
+    assert_int_equal(top_format_class_share(0), TOP_CLASS_ZERO);
+    assert_int_equal(top_format_class_share(0.005), TOP_CLASS_SMALL);
+    assert_int_equal(top_format_class_share(0.05), TOP_CLASS_MEDIUM);
+    assert_int_equal(top_format_class_share(0.2), TOP_CLASS_LARGE);
+    assert_int_equal(top_format_class_share(TOP_HOG_SHARE), TOP_CLASS_ALERT);
+    assert_int_equal(top_format_class_share(NAN), TOP_CLASS_ZERO);
+    assert_int_equal(top_format_class_bad(0), TOP_CLASS_ZERO);
+    assert_int_equal(top_format_class_bad(1), TOP_CLASS_ALERT);
+    assert_int_equal(top_format_class_count(0), TOP_CLASS_ZERO);
+    assert_int_equal(top_format_class_count(3), TOP_CLASS_SMALL);
+}
+
+/* ---- cutting untrusted strings ---- */
+
+static int has_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7F) {
+            return 1;
+        }
+        /* C1 controls in UTF-8: C2 80..C2 9F */
+        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void fit_cuts_with_mark(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_int_equal(top_format_fit(out, sizeof out, "Sensor._go", 20, "~"), 10);
+    assert_string_equal(out, "Sensor._go");
+    assert_int_equal(top_format_fit(out, sizeof out, "Sensor._go", 10, "~"), 10);
+    assert_string_equal(out, "Sensor._go");
+    assert_int_equal(top_format_fit(out, sizeof out, "Sensor._go", 6, "~"), 6);
+    assert_string_equal(out, "Senso~");
+    assert_int_equal(top_format_fit(out, sizeof out, "Sensor._go", 1, "~"), 1);
+    assert_string_equal(out, "~");
+    assert_int_equal(top_format_fit(out, sizeof out, "abc", 0, "~"), 0);
+    assert_string_equal(out, "");
+}
+
+static void fit_never_passes_controls(void **state)
+{
+    (void)state;
+    char out[256];
+    /* raw controls, as if a name had bypassed the data side's escaping */
+    const char *hostile[] = {"evil\x1b[2Jname", "bell\a\a", "cr\roverwrite", "tab\tand\nnewline", "del\x7f",
+        "c1 \xC2\x9B" "31m csi", "bidi \xE2\x80\xAE" "gnp.exe", "bad utf8 \xFF\xFE\xC3", "\x1b]0;title\a"};
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        for (int width = 1; width <= 40; width++) {
+            int w = top_format_fit(out, sizeof out, hostile[i], width, "~");
+            assert_true(w <= width);
+            assert_false(has_control(out));
+            assert_null(strstr(out, "\xE2\x80\xAE"));
+        }
+    }
+    top_format_fit(out, sizeof out, "evil\x1b[2Jname", 40, "~");
+    assert_string_equal(out, "evil?[2Jname");
+}
+
+static void fit_counts_columns_not_bytes(void **state)
+{
+    (void)state;
+    char out[64];
+    /* two-column CJK glyphs and one-column accented letters, cut at a whole character */
+    assert_int_equal(top_format_fit(out, sizeof out, "caf\xC3\xA9", 10, "~"), 4);
+    assert_string_equal(out, "caf\xC3\xA9");
+    assert_int_equal(top_format_fit(out, sizeof out, "\xE4\xBB\xBB\xE5\x8A\xA1\xE5\x90\x8D", 6, "~"), 6);
+    int w = top_format_fit(out, sizeof out, "\xE4\xBB\xBB\xE5\x8A\xA1\xE5\x90\x8D", 4, "~");
+    assert_true(w <= 4);
+    assert_string_equal(out, "\xE4\xBB\xBB~"); /* 2 + the mark: the next glyph would need 2 more */
+}
+
+int main(void)
+{
+    /* the terminal's view of widths is the locale's; the tests use UTF-8 */
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL && setlocale(LC_ALL, "en_US.UTF-8") == NULL) {
+        fputs("test_top_format: no UTF-8 locale here\n", stderr);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(columns_fit_every_width),
+        cmocka_unit_test(columns_drop_least_important_first),
+        cmocka_unit_test(columns_display_order),
+        cmocka_unit_test(ms_exact_when_it_fits),
+        cmocka_unit_test(ms_fits_and_reads_back),
+        cmocka_unit_test(count_and_share),
+        cmocka_unit_test(classes_by_magnitude),
+        cmocka_unit_test(fit_cuts_with_mark),
+        cmocka_unit_test(fit_never_passes_controls),
+        cmocka_unit_test(fit_counts_columns_not_bytes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
