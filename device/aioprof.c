@@ -83,13 +83,19 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
     aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
 }
 
+/* Microseconds in 32-bit arithmetic (a 64-bit division would pull libgcc into small builds):
+ * exact for clocks that are a multiple or a divisor of 1 MHz, to the millisecond otherwise. */
 static uint32_t drain_us(const aioprof_t *p)
 {
     uint32_t hz = p->port->tick_hz;
-    if (hz == 1000000u) {
-        return p->drain_ticks;
+    uint32_t ticks = p->drain_ticks;
+    if (hz >= 1000000u && hz % 1000000u == 0) {
+        return ticks / (hz / 1000000u);
     }
-    return (uint32_t)((uint64_t)p->drain_ticks * 1000000u / hz);
+    if (hz < 1000000u && 1000000u % hz == 0) {
+        return ticks * (1000000u / hz);
+    }
+    return hz >= 1000u ? ticks / (hz / 1000u) * 1000u : ticks;
 }
 
 static void write_hello(aioprof_t *p, unsigned flags)

@@ -193,7 +193,7 @@ static size_t run_script(const char *script, uint8_t **out)
             d->refuse = strstr(line, "on") != NULL;
         } else if (strcmp(word, "print") == 0) {
             /* device text between drains, as MicroPython's print() would put it on the port */
-            const char *text = strchr(line, 't') + 5;
+            const char *text = line + strspn(line, " ") + strlen("print ");
             fake_append(d, (const uint8_t *)text, strlen(text));
             fake_append(d, (const uint8_t *)"\r\n", 2);
         } else if (strcmp(word, "repeat") == 0) {

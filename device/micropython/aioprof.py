@@ -1,0 +1,268 @@
+# aioprof for MicroPython asyncio: `import aioprof; aioprof.enable()` at the top of an
+# application streams the aioprof protocol (docs/protocol.md) from every asyncio task created
+# after that call, to USB-CDC / stdout or to a UART. See docs/micropython.md.
+#
+# Three engines, one wire format; enable() takes the best one available:
+#   "firmware": the user C module _aioprof built into the firmware (C wrapper, lowest cost);
+#   "native":   the dynamic native module _aioprof_native.mpy (C recorder; the wrapper that
+#               calls the coroutine's own send/throw is the Python one below);
+#   "python":   aioprof_fallback.py (everything in Python; slower, same bytes).
+#
+# How it hooks asyncio: every task is born in asyncio.core.create_task (asyncio.create_task is a
+# second binding of it). Both are replaced by a function that wraps the coroutine in an object
+# forwarding send/throw/close and recording enter before and exit after, then calls the original.
+# Task itself is neither replaced nor subclassed (gather/wait_for rely on isinstance(aw, Task)).
+import sys
+
+try:
+    import asyncio
+    import asyncio.core as _core
+except ImportError:
+    import uasyncio as asyncio  # MicroPython before 1.21 is not supported; this is for a message
+
+    _core = None
+
+YIELD = 0
+RETURN = 1
+RAISE = 2
+CANCEL = 3
+
+_state = None  # while enabled: a _State
+
+
+class _State:
+    pass
+
+
+def _ticks_source():
+    import time
+
+    if hasattr(time, "ticks_us"):
+        return time.ticks_us, 30
+    # CPython, for tests of the logic only
+    return (lambda: time.perf_counter_ns() // 1000), 32
+
+
+def _stdout_write():
+    out = getattr(sys.stdout, "buffer", sys.stdout)
+    return out.write
+
+
+class _Coro:
+    # Wraps one task's coroutine for the native and Python engines. asyncio resumes it with
+    # send(None) or throw(exc); each resume is one slice: enter before, exit after, in every
+    # path, then a drain between slices when one is due.
+    def __init__(self, coro, rec, eng):
+        self.coro = coro
+        self.rec = rec
+        self.eng = eng
+        self.done = False
+
+    def _resume(self, value, exc):
+        eng = self.eng
+        rec = self.rec
+        if self.done:
+            # a detached task that died is thrown into once more: not run time
+            return self.coro.throw(exc) if exc is not None else self.coro.send(value)
+        eng.enter(rec)
+        try:
+            r = self.coro.throw(exc) if exc is not None else self.coro.send(value)
+        except StopIteration:
+            self.done = True
+            eng.exit(rec, RETURN)
+            _after()
+            raise
+        except BaseException as e:
+            self.done = True
+            eng.exit(rec, CANCEL if isinstance(e, _core.CancelledError) else RAISE)
+            _after()
+            raise
+        eng.exit(rec, YIELD)
+        _after()
+        return r
+
+    def send(self, value):
+        return self._resume(value, None)
+
+    def throw(self, exc, *rest):
+        return self._resume(None, exc)
+
+    def close(self):
+        return self.coro.close()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._resume(None, None)
+
+    def __repr__(self):
+        return repr(self.coro)
+
+
+def _after():
+    # between slices: drain in bulk when enough is waiting or half a period has passed
+    s = _state
+    if s is None:
+        return
+    s.exits += 1
+    if s.exits >= s.every:
+        s.exits = 0
+        try:
+            s.eng.drain()
+        except Exception:
+            pass  # the hook never raises into the application: a failed write is dropped
+
+
+def coro_name(coro):
+    """The coroutine function's name, as repr(coro) shows it: <generator object 'slow' at ...>."""
+    r = repr(coro)
+    a = r.find("'")
+    b = r.find("'", a + 1)
+    if a >= 0 and b > a:
+        return r[a + 1 : b]
+    name = getattr(coro, "__qualname__", None) or getattr(coro, "__name__", None)
+    return name if name else r.split(" ")[0].lstrip("<")
+
+
+def _select(impl):
+    # the engines in order of preference; impl names one to insist on
+    order = ("firmware", "native", "python") if impl is None else (impl,)
+    for kind in order:
+        try:
+            if kind == "firmware":
+                import _aioprof as m
+            elif kind == "native":
+                import _aioprof_native as m
+            elif kind == "python":
+                import aioprof_fallback as m
+            else:
+                raise ValueError("aioprof: impl must be 'firmware', 'native' or 'python'")
+            return kind, m
+        except ImportError:
+            if impl is not None:
+                raise
+    raise ImportError("aioprof: no engine found (copy aioprof_fallback.py next to aioprof.py)")
+
+
+def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None):
+    """Starts profiling every asyncio task created from now on. Output goes to stdout
+    (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes)."""
+    global _state
+    if _state is not None:
+        return _state.kind
+    if _core is None:
+        raise ImportError("aioprof needs MicroPython 1.21 or later (the asyncio package)")
+    kind, mod = _select(impl)
+    if uart is not None:
+        write = uart.write
+    if platform is None:
+        impl_name = sys.implementation.name
+        v = sys.implementation.version
+        platform = "%s %s %d.%d.%d" % (sys.platform, impl_name, v[0], v[1], v[2])
+    s = _State()
+    s.kind = kind
+    s.cancelled = _core.CancelledError
+    s.orig_create_task = _core.create_task
+    s.orig_asyncio_create_task = asyncio.create_task
+    s.period_ms = period_ms
+    s.exits = 0
+    # drain every so many exits: a drain sends only closed frames (a frame closes when its body
+    # is full or its period ended), so most drains find nothing to write
+    s.every = 16
+    s.drainer = None
+    if kind == "firmware":
+        # write=None: the C module writes raw bytes with mp_hal_stdout_tx_strn
+        mod.start(write, ring, period_ms, platform, s.cancelled)
+        s.eng = mod
+        wrap = mod.wrap
+    else:
+        if write is None:
+            write = _stdout_write()
+        if kind == "native":
+            mod.start(write, ring, period_ms, platform)
+            eng = mod
+        else:
+            ticks, bits = _ticks_source()
+            eng = mod.Recorder(ticks, write, bits, ring, platform, period_ms * 1000)
+        s.eng = eng
+
+        def wrap(coro, name):
+            return _Coro(coro, eng.task(name), eng)
+
+    orig = s.orig_create_task
+
+    def create_task(coro, name=None):
+        if not hasattr(coro, "send"):
+            return orig(coro)  # the original says what is wrong
+        w = wrap(coro, coro_name(coro))
+        if name is not None:
+            label_coro(w, name)
+        return orig(w)
+
+    s.wrap = wrap
+    s.create_task = create_task
+    _state = s
+    _core.create_task = create_task
+    asyncio.create_task = create_task
+    if drain_task:
+        # not wrapped: the drain task does not profile itself
+        s.drainer = orig(_drainer(s, max(10, period_ms // 2)))
+    return kind
+
+
+async def _drainer(s, ms):
+    while True:
+        await asyncio.sleep_ms(ms)
+        if _state is not s:
+            return
+        try:
+            s.eng.drain()
+        except Exception:
+            pass
+
+
+def label_coro(w, text):
+    s = _state
+    if s is None:
+        return
+    if s.kind == "firmware":
+        s.eng.label(w, text)
+    elif isinstance(w, _Coro):
+        w.eng.label(w.rec, text)
+
+
+def label(task, text):
+    """Names one task instance, e.g. label(t, "sensor 3"): sent with its function's name."""
+    label_coro(getattr(task, "coro", task), text)
+
+
+def flush():
+    """Closes the open frame and sends what is waiting (e.g. before the program ends)."""
+    s = _state
+    if s is None:
+        return
+    s.eng.flush()
+    s.eng.drain()
+
+
+def disable():
+    """Restores asyncio exactly, sends what is left and stops recording."""
+    global _state
+    s = _state
+    if s is None:
+        return
+    _state = None
+    _core.create_task = s.orig_create_task
+    asyncio.create_task = s.orig_asyncio_create_task
+    if s.drainer is not None:
+        try:
+            s.drainer.cancel()
+        except Exception:
+            pass
+    s.eng.stop()
+
+
+def engine():
+    """The engine in use ("firmware", "native", "python"), or None when disabled."""
+    return _state.kind if _state else None

@@ -1,0 +1,21 @@
+# aioprof as a MicroPython user C module, for ports built with CMake (rp2, esp32):
+#   make -C ports/rp2 USER_C_MODULES=/path/to/aioprof-top/device/micropython/micropython.cmake
+# The module _aioprof links the device library of this repository; aioprof.py is its front end.
+set(AIOPROF_TOP ${CMAKE_CURRENT_LIST_DIR}/../..)
+
+add_library(usermod_aioprof INTERFACE)
+
+target_sources(usermod_aioprof INTERFACE
+    ${CMAKE_CURRENT_LIST_DIR}/modaioprof.c
+    ${AIOPROF_TOP}/device/aioprof.c
+    ${AIOPROF_TOP}/proto/aioprof_frame_writer.c
+    ${AIOPROF_TOP}/proto/aioprof_crc16.c
+    ${AIOPROF_TOP}/proto/aioprof_varint.c
+)
+
+target_include_directories(usermod_aioprof INTERFACE
+    ${AIOPROF_TOP}/device
+    ${AIOPROF_TOP}/proto
+)
+
+target_link_libraries(usermod INTERFACE usermod_aioprof)
