@@ -1,0 +1,217 @@
+/* Command-line parsing. Every mistake gets one sentence naming the option and exit code 2. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* POSIX plus flock, cfmakeraw (ncursesw's pkg-config may set it too) */
+#endif
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef AIOPROF_VERSION
+#define AIOPROF_VERSION "0.0.0"
+#endif
+
+enum {
+    OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
+    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST,
+};
+
+static const struct option long_options[] = {
+    {"baud", required_argument, NULL, 'b'},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"replay", required_argument, NULL, 'r'},
+    {"speed", required_argument, NULL, OPT_SPEED},
+    {"write", required_argument, NULL, 'w'},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"demo", no_argument, NULL, OPT_DEMO},
+    {"workload", required_argument, NULL, OPT_WORKLOAD},
+    {"report", no_argument, NULL, OPT_REPORT},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"slow", required_argument, NULL, OPT_SLOW},
+    {"instances", no_argument, NULL, OPT_INSTANCES},
+    {"no-reconnect", no_argument, NULL, OPT_NO_RECONNECT},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static void options_help(FILE *out)
+{
+    fputs("Usage: aioprof-top [OPTIONS] [PORT]\n"
+          "       aioprof-top --replay FILE [OPTIONS]\n"
+          "       aioprof-top --demo [OPTIONS]\n"
+          "       aioprof-top --list\n"
+          "\n"
+          "Per-coroutine statistics of a MicroPython asyncio application running the aioprof hook.\n"
+          "PORT is a serial device (/dev/ttyACM0, /dev/serial/by-id/...); without one, the only\n"
+          "connected board that looks like a MicroPython board is used.\n"
+          "\n"
+          "Input:\n"
+          "  -b, --baud RATE      baud rate of a UART (default 115200; USB boards ignore it)\n"
+          "      --list           list the serial ports and what is known about them, then exit\n"
+          "  -r, --replay FILE    read a recording (-w) or a raw capture instead of a port\n"
+          "      --speed X        replay pacing: 1 as recorded, 2 twice as fast, 0 as fast as\n"
+          "                       possible (default 0 for reports)\n"
+          "      --demo           run the simulator (aioprof-sim) and profile it\n"
+          "      --workload NAME  the simulator's workload for --demo (default seed)\n"
+          "      --no-reconnect   exit (code 1) when the port goes away instead of waiting\n"
+          "\n"
+          "Output:\n"
+          "  -w, --write FILE     record the session's bytes to FILE (replay it with -r)\n"
+          "      --force          let -w overwrite an existing file\n"
+          "      --report         print a text table at the end (end of a replay, --duration,\n"
+          "                       Ctrl-C)\n"
+          "      --json           the same as a JSON document\n"
+          "      --duration SEC   stop after SEC seconds\n"
+          "      --sort KEY       total, count, max, mean or name (default total)\n"
+          "      --slow MS        slices longer than MS milliseconds count as slow (default 20)\n"
+          "      --instances      one row per task instance instead of per name\n"
+          "  -v, --verbose        say what is opened and how\n"
+          "  -h, --help           this text\n"
+          "  -V, --version        the version\n"
+          "\n"
+          "Examples:\n"
+          "  aioprof-top /dev/ttyACM0                  profile a board\n"
+          "  aioprof-top -w session.aiop               profile the only board and record it\n"
+          "  aioprof-top -r session.aiop --report      table of a recorded session\n"
+          "  aioprof-top -r session.aiop --speed 1     replay as it happened\n"
+          "  aioprof-top --duration 10 --json > s.json 10 seconds of the board, as JSON\n"
+          "  aioprof-top --demo --duration 3 --report  try it without a board\n"
+          "\n"
+          "Exit status: 0 success, 1 runtime failure (port gone, unreadable file), 2 usage error.\n",
+          out);
+}
+
+static int options_number(const char *name, const char *text, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < min || v > max) {
+        fprintf(stderr, "aioprof-top: %s needs a number from %g to %g, not '%s'.\n", name, min, max, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int options_sort(const char *text, report_sort_t *out)
+{
+    static const struct { const char *name; report_sort_t sort; } keys[] = {
+        {"total", REPORT_SORT_TOTAL}, {"count", REPORT_SORT_COUNT}, {"max", REPORT_SORT_MAX},
+        {"mean", REPORT_SORT_MEAN}, {"name", REPORT_SORT_NAME},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (strcmp(text, keys[i].name) == 0) {
+            *out = keys[i].sort;
+            return 0;
+        }
+    }
+    fprintf(stderr, "aioprof-top: --sort takes total, count, max, mean or name, not '%s'.\n", text);
+    return -1;
+}
+
+/* Combinations that cannot mean anything. */
+static int options_check(const options_t *o)
+{
+    int inputs = (o->port != NULL) + (o->replay != NULL) + (o->demo != 0);
+    if (inputs > 1) {
+        fputs("aioprof-top: give one input: a PORT, --replay FILE or --demo.\n", stderr);
+        return -1;
+    }
+    if (o->speed_given && o->replay == NULL) {
+        fputs("aioprof-top: --speed only applies to --replay.\n", stderr);
+        return -1;
+    }
+    if (o->write != NULL && o->replay != NULL) {
+        fputs("aioprof-top: --write records a port; a replay is a recording already.\n", stderr);
+        return -1;
+    }
+    if (o->workload != NULL && !o->demo) {
+        fputs("aioprof-top: --workload only applies to --demo.\n", stderr);
+        return -1;
+    }
+    return 0;
+}
+
+options_result_t options_parse(options_t *o, int argc, char **argv)
+{
+    double v;
+    int report = 0, json = 0;
+
+    memset(o, 0, sizeof *o);
+    o->baud = 115200;
+    o->slow_ms = 20;
+    o->sort = REPORT_SORT_TOTAL;
+
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, ":b:r:w:vhV", long_options, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case 'b':
+            if (options_number("--baud", optarg, 50, 20000000, &v) < 0)
+                return OPTIONS_BAD;
+            o->baud = (int)v;
+            break;
+        case OPT_LIST: o->list = 1; break;
+        case 'r': o->replay = optarg; break;
+        case OPT_SPEED:
+            if (options_number("--speed", optarg, 0, 1000, &o->speed) < 0)
+                return OPTIONS_BAD;
+            o->speed_given = 1;
+            break;
+        case 'w': o->write = optarg; break;
+        case OPT_FORCE: o->force = 1; break;
+        case OPT_DEMO: o->demo = 1; break;
+        case OPT_WORKLOAD: o->workload = optarg; break;
+        case OPT_REPORT: report = 1; break;
+        case OPT_JSON: json = 1; break;
+        case OPT_DURATION:
+            if (options_number("--duration", optarg, 0.001, 1e7, &o->duration_s) < 0)
+                return OPTIONS_BAD;
+            break;
+        case OPT_SORT:
+            if (options_sort(optarg, &o->sort) < 0)
+                return OPTIONS_BAD;
+            break;
+        case OPT_SLOW:
+            if (options_number("--slow", optarg, 0, 1e7, &o->slow_ms) < 0)
+                return OPTIONS_BAD;
+            break;
+        case OPT_INSTANCES: o->instances = 1; break;
+        case OPT_NO_RECONNECT: o->no_reconnect = 1; break;
+        case 'v': o->verbose = 1; break;
+        case 'h': options_help(stdout); return OPTIONS_DONE;
+        case 'V': printf("aioprof-top %s\n", AIOPROF_VERSION); return OPTIONS_DONE;
+        case ':':
+            fprintf(stderr, "aioprof-top: %s needs a value (see --help).\n", argv[optind - 1]);
+            return OPTIONS_BAD;
+        default:
+            fprintf(stderr, "aioprof-top: unknown option '%s' (see --help).\n", argv[optind - 1]);
+            return OPTIONS_BAD;
+        }
+    }
+    if (optind < argc)
+        o->port = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "aioprof-top: one port only; '%s' is one too many.\n", argv[optind]);
+        return OPTIONS_BAD;
+    }
+    if (report && json) {
+        fputs("aioprof-top: choose --report or --json, not both.\n", stderr);
+        return OPTIONS_BAD;
+    }
+    o->view = json ? VIEW_JSON : report ? VIEW_REPORT : VIEW_LIVE;
+    if (options_check(o) < 0)
+        return OPTIONS_BAD;
+    return OPTIONS_RUN;
+}

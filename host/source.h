@@ -1,0 +1,97 @@
+/* One stream interface for every place bytes come from, so that live and replay share every line
+ * after the read (orbuculum's idea):
+ *
+ *   device: a serial port through libserialport, or a pseudo-terminal through termios
+ *   file:   a recording (docs/recording.md) or a raw capture of a port's bytes
+ *
+ * A source gives bytes with the host time they were received (microseconds on its own time line:
+ * since the session started for a device, as recorded for a recording), and says when the link
+ * went away and came back. */
+#ifndef AIOPROF_SOURCE_H
+#define AIOPROF_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum source_status {
+    SOURCE_BACK = 1,     /* source_reconnect(): the link is back */
+    SOURCE_TIMEOUT = 0,  /* nothing within the timeout: call again */
+    SOURCE_EOF = -1,     /* the end of a file, or of the stream */
+    SOURCE_GONE = -2,    /* the port vanished (unplugged) or the recording says it did */
+    SOURCE_ERROR = -3,   /* anything else; source_error() says what */
+} source_status_t;
+
+typedef struct source source_t;
+
+typedef struct source_ops {
+    long (*read)(source_t *s, uint8_t *buf, size_t len, int timeout_ms, uint64_t *host_us);
+    int (*reconnect)(source_t *s, int timeout_ms, uint64_t *host_us);
+    void (*close)(source_t *s);
+} source_ops_t;
+
+struct source {
+    const source_ops_t *ops;
+    const char *name;     /* what the user named: a path */
+    char how[96];         /* how it was opened: "libserialport", "termios", "recording v1"... */
+    char error[512];      /* the sentence for the last SOURCE_ERROR */
+    int is_file;
+};
+
+/* Up to len bytes (len > 0). Returns n > 0 with *host_us the receive time, or a source_status.
+ * SOURCE_GONE also sets *host_us (when the link went away). */
+static inline long source_read(source_t *s, uint8_t *buf, size_t len, int timeout_ms, uint64_t *host_us)
+{
+    return s->ops->read(s, buf, len, timeout_ms, host_us);
+}
+
+/* After SOURCE_GONE: waits up to timeout_ms for the link to come back. Returns SOURCE_BACK when
+ * it is back (*host_us: when), SOURCE_TIMEOUT while it is not, SOURCE_EOF or SOURCE_ERROR. */
+static inline int source_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
+{
+    return s->ops->reconnect(s, timeout_ms, host_us);
+}
+
+static inline const char *source_error(const source_t *s)
+{
+    return s->error;
+}
+
+void source_close(source_t *s);
+
+/* Opens a device path: libserialport first, termios for ttys it refuses (pseudo-terminals).
+ * verbose: say which. Returns NULL with one sentence in err. */
+source_t *source_device_open(const char *path, int baud, int verbose, char *err, size_t errlen);
+
+/* Opens a recording or a raw capture. speed: 1 as recorded, 0 as fast as possible (recordings
+ * only; a raw capture has no receive times and is always read as fast as possible). Returns NULL
+ * with one sentence in err. */
+source_t *source_file_open(const char *path, double speed, int verbose, char *err, size_t errlen);
+
+/* The metadata of a recording (its JSON text), or NULL for a raw capture or a device. */
+const char *source_file_metadata(const source_t *s);
+int source_file_is_raw(const source_t *s);
+
+/* Replay control for the live table: a new pace (0 as fast as possible) from where the replay is,
+ * and how far into the recording it is (seconds of recorded time; 0 for a raw capture). */
+void source_file_set_speed(source_t *s, double speed);
+double source_file_position_s(const source_t *s);
+
+/* --list: prints every port libserialport knows, one a line. Returns 0, or -1 with err set. */
+int source_list_ports(FILE *out, char *err, size_t errlen);
+
+/* Without a port: the one connected board that looks like a MicroPython board. Returns a path to
+ * free(), or NULL with err set (none, or several: the candidates are named). */
+char *source_pick_port(int verbose, char *err, size_t errlen);
+
+/* Shared by the device back-ends (source.c). */
+uint64_t source_monotonic_us(void);
+void source_describe_errno(char *err, size_t errlen, const char *path, int errnum);
+int source_lock_exclusive(int fd, const char *path, char *err, size_t errlen);
+
+/* The termios back-end (source_pty.c): returns an fd set to raw 8N1, or -1 with err set. */
+int source_pty_open(const char *path, int baud, char *err, size_t errlen);
+/* Waits up to timeout_ms and reads: n > 0, SOURCE_TIMEOUT, SOURCE_GONE or SOURCE_ERROR. */
+long source_pty_read(int fd, uint8_t *buf, size_t len, int timeout_ms);
+
+#endif

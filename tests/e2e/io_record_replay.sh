@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# A recorded session replays to the same statistics; --speed paces by the recorded receive times;
+# a raw capture replays; a recording of a capture equals the capture; a write error stops the
+# recording, not the session.
+set -euo pipefail
+source "$(dirname "$0")/io_common.bash"
+
+same_figures() { # same_figures A.json B.json: tasks and stream equal
+    python3 - "$1" "$2" <<'PY' || fail "$1 and $2 differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for key in ("tasks", "stream"):
+    if a[key] != b[key]:
+        print(key, "differs:\n ", a[key], "\n ", b[key], file=sys.stderr)
+        sys.exit(1)
+if not a["tasks"] or a["stream"]["frames"] == 0:
+    print("nothing was measured", file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
+# 1. live (the simulator on its pty) with -w, then the replay of that recording
+"$TOP" --demo --duration 3 --json -w "$WORK/demo.aiop" > "$WORK/live.json" 2> "$WORK/live.err" \
+    || fail "demo session failed: $(cat "$WORK/live.err")"
+"$TOP" --replay "$WORK/demo.aiop" --json > "$WORK/replay.json" 2> "$WORK/replay.err" \
+    || fail "replay failed: $(cat "$WORK/replay.err")"
+same_figures "$WORK/live.json" "$WORK/replay.json"
+grep -q "note" "$WORK/replay.err" && fail "a cleanly closed recording gave a note: $(cat "$WORK/replay.err")"
+
+# 2. --speed 1 takes as long as the recorded receive times span (ground truth: the chunks' times,
+#    read by an independent parser); --speed 2 half that; the default (0) does not wait
+chunks "$WORK/demo.aiop" > "$WORK/demo.chunks"
+span_ms=$(awk '$1 == 1 { if (!seen) { first = $2; seen = 1 } last = $2 } END { print int((last - first) / 1000) }' "$WORK/demo.chunks")
+[ "$(awk '$1 == 4' "$WORK/demo.chunks" | wc -l)" = 1 ] || fail "no end chunk in a clean recording"
+[ "$span_ms" -ge 500 ] || fail "the demo recording spans only ${span_ms} ms of data"
+elapsed_ms() { local t0 t1; t0=$(date +%s%N); "$@" > /dev/null; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
+paced_ms=$(elapsed_ms "$TOP" --replay "$WORK/demo.aiop" --json --speed 1)
+double_ms=$(elapsed_ms "$TOP" --replay "$WORK/demo.aiop" --json --speed 2)
+fast_ms=$(elapsed_ms "$TOP" --replay "$WORK/demo.aiop" --json)
+echo "data spans ${span_ms} ms; replay at --speed 1: ${paced_ms} ms, 2: ${double_ms} ms, 0: ${fast_ms} ms"
+[ "$paced_ms" -ge $(( span_ms * 9 / 10 )) ] && [ "$paced_ms" -le $(( span_ms + 700 )) ] \
+    || fail "--speed 1 took ${paced_ms} ms for ${span_ms} ms of data"
+[ "$double_ms" -ge $(( span_ms * 9 / 20 )) ] && [ "$double_ms" -le $(( span_ms / 2 + 700 )) ] \
+    || fail "--speed 2 took ${double_ms} ms for ${span_ms} ms of data"
+[ "$fast_ms" -lt 500 ] || fail "--speed 0 took ${fast_ms} ms"
+"$TOP" --replay "$WORK/demo.aiop" --json --speed 1 > "$WORK/paced.json"
+"$TOP" --replay "$WORK/demo.aiop" --json --speed 4 > /dev/null
+same_figures "$WORK/replay.json" "$WORK/paced.json"
+
+# 3. a raw capture (aioprof-sim -o) replays; a recording of it, made through a pty, replays the same
+"$SIM" -w instances -o "$WORK/raw.bin" --duration 10 --text 40 2> /dev/null
+"$TOP" --replay "$WORK/raw.bin" --json > "$WORK/raw.json" 2> /dev/null
+pty_start "$WORK/ttyR" "$WORK/raw.bin"
+"$TOP" "$WORK/ttyR" --duration 2 --json -w "$WORK/raw.aiop" > "$WORK/raw-live.json" 2> /dev/null
+"$TOP" --replay "$WORK/raw.aiop" --json > "$WORK/raw-replay.json" 2> /dev/null
+same_figures "$WORK/raw-live.json" "$WORK/raw-replay.json"
+same_figures "$WORK/raw.json" "$WORK/raw-replay.json"
+[ "$(json "$WORK/raw.json" 'j["stream"]["bytes"]')" = "$(stat -c %s "$WORK/raw.bin")" ] \
+    || fail "the raw replay did not read every byte"
+
+# 4. a write error (here a file size limit of 16 KiB) is reported once; the session goes on to its
+#    report. Only aioprof-top is limited: its output goes through pipes to unlimited cats.
+pty_start "$WORK/ttyW" "$WORK/raw.bin"
+rc=0
+{ bash -c 'ulimit -f 16; exec "$@"' limit "$TOP" "$WORK/ttyW" --duration 2 --json -w "$WORK/small.aiop" \
+    2>&1 1>&3 3>&- | cat > "$WORK/small.err"; } 3>&1 | cat > "$WORK/small.json" || rc=$?
+[ "$rc" = 0 ] || fail "a write error ended the session ($rc): $(cat "$WORK/small.err")"
+[ "$(grep -c "recording to $WORK/small.aiop stopped" "$WORK/small.err")" = 1 ] \
+    || fail "the write error was not reported once: $(cat "$WORK/small.err")"
+same_figures "$WORK/raw.json" "$WORK/small.json"
+"$TOP" --replay "$WORK/small.aiop" --json > /dev/null 2> "$WORK/small-replay.err" \
+    || fail "the cut recording does not replay"
+echo "io_record_replay: all checks passed"

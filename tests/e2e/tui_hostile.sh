@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Untrusted device bytes never reach the terminal raw: a task named ESC "[2J" (clear screen) and
+# device text full of escape sequences are shown as visible text, and the screen around them is
+# intact. The same recording in the C locale draws plain ASCII only.
+set -euo pipefail
+source "$(dirname "$0")/tui_common.bash"
+
+"$AIOPROF_SIM" -w seed --clock virtual --duration 20 --text 20 --hostile-text -q -o "$TUI_WORK/seed.bin"
+
+# Renames the task "slow" to ESC [ 2 J in every frame that names it: same length, CRC made again.
+python3 - "$TUI_WORK/seed.bin" "$TUI_WORK/hostile.bin" <<'PY'
+import sys
+
+def crc16(data):  # CRC-16/CCITT-FALSE (docs/protocol.md)
+    crc = 0xFFFF
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+def cobs_decode(seg):
+    out, i = bytearray(), 0
+    while i < len(seg):
+        code = seg[i]
+        if code == 0 or i + code > len(seg) + (0 if code == 1 else 0):
+            return None
+        out += seg[i + 1:i + code]
+        i += code
+        if code < 0xFF and i < len(seg):
+            out.append(0)
+    return bytes(out)
+
+def cobs_encode(body):
+    out, run = bytearray(), bytearray()
+    for b in body:
+        if b == 0:
+            out.append(len(run) + 1); out += run; run = bytearray()
+        else:
+            run.append(b)
+            if len(run) == 254:
+                out.append(255); out += run; run = bytearray()
+    out.append(len(run) + 1); out += run
+    return bytes(out)
+
+data = open(sys.argv[1], 'rb').read()
+segs = data.split(b'\x00')
+renamed = 0
+for k, seg in enumerate(segs):
+    body = cobs_decode(seg) if seg else None
+    if not body or len(body) < 9:
+        continue
+    stored = body[-2:]
+    c = crc16(body[:-2])
+    if stored not in (c.to_bytes(2, 'big'), c.to_bytes(2, 'little')):
+        continue
+    order = 'big' if stored == c.to_bytes(2, 'big') else 'little'
+    if b'\x04slow' not in body[:-2]:
+        continue
+    nb = body[:-2].replace(b'\x04slow', b'\x04\x1b[2J', 1)
+    segs[k] = cobs_encode(nb + crc16(nb).to_bytes(2, order))
+    renamed += 1
+if renamed < 1:
+    sys.exit('no frame names slow (%d)' % renamed)
+open(sys.argv[2], 'wb').write(b'\x00'.join(segs))
+PY
+
+tui_start 120 40 C.UTF-8 -r "$TUI_WORK/hostile.bin"
+tui_wait 'end of recording' 20 || fail "the replay did not reach its end"
+sleep 0.5
+tui_capture
+# the name is shown escaped, at the top (it is still the hog); the screen was not cleared
+grep -qF '\e[2J' "$TUI_SHOT" || fail "the hostile name is not shown as \\e[2J"
+first=$(grep -nE '^(\\e\[2J|quicker|main) ' "$TUI_SHOT" | head -1)
+case "$first" in *'\e[2J'*) ;; *) fail "the renamed hog is not the first row: $first" ;; esac
+tui_has 'aioprof-sim seed, protocol 1'
+tui_has '^name '
+tui_has 'dropped 0 +CRC errors 0'
+# the device text pane shows the escapes as text
+tui_has 'device output'
+# every other line the simulator printed is hostile: each shows at least one visible escape
+awk 'seen { print } /device output/ { seen = 1 }' "$TUI_SHOT" >"$TUI_WORK/pane.txt"
+grep -qE 'line [0-9]+' "$TUI_WORK/pane.txt" || fail "no device text in the pane"
+grep -qE '\\(e|a|b|r|x[0-9a-f]{2})' "$TUI_WORK/pane.txt" || fail "no escaped device text in the pane"
+# nothing raw reached tmux: its own copy of the screen holds no control characters
+tmux -L "$TUI_SOCK" capture-pane -p -e >"$TUI_WORK/raw.txt"
+if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]' "$TUI_WORK/raw.txt"; then
+    fail "control characters reached the terminal"
+fi
+tui_key q
+tui_wait 'EXIT=0' 5 || fail "q did not end the program with 0"
+tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+TUI_SOCK=${TUI_SOCK}c # a fresh server: the old one may still be on its way out
+
+# ---- the C locale: ASCII only, ASCII marks
+tui_start 100 30 C -r "$TUI_WORK/seed.bin"
+tui_wait 'end of recording' 20 || fail "the replay did not reach its end (C locale)"
+sleep 0.5
+tui_capture
+tui_has 'vtotal ms'
+tui_has '^slow '
+if LC_ALL=C grep -qP '[\x80-\xff]' "$TUI_SHOT"; then
+    fail "non-ASCII bytes on the screen in the C locale"
+fi
+tui_key q
+tui_wait 'EXIT=0' 5 || fail "q did not end the program with 0"
+echo "ok: tui_hostile"

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The live table on a recording of the seed workload, in a 120x40 terminal under tmux: the rows
+# and their figures against the simulator's ground truth, the order, the header counters, the
+# sort marks, and every key: sort, invert, group, Enter/Esc, filter, window, freeze, reset,
+# resize down to 40x10 and back, quit with the terminal given back.
+set -euo pipefail
+source "$(dirname "$0")/tui_common.bash"
+
+"$AIOPROF_SIM" -w seed --clock virtual --duration 20 -q -o "$TUI_WORK/x.bin" --truth "$TUI_WORK/truth.json"
+truth=$TUI_WORK/truth.json
+
+tui_start 120 40 C.UTF-8 -r "$TUI_WORK/x.bin"
+tui_wait 'end of recording' 20 || fail "the replay did not reach its end"
+tui_wait '^slow ' 5 || fail "no row for slow"
+
+# ---- the rows against the truth: count, total ms (exact, 3 decimals), slow slices
+for name in slow quicker main; do
+    want_count=$(json "$truth" "[t['count'] for t in j['tasks'] if t['name']=='$name'][0]")
+    want_total=$(json "$truth" "'%.3f' % ([t['total_us'] for t in j['tasks'] if t['name']=='$name'][0] / 1000)")
+    want_slow=$(json "$truth" "[t['slow'] for t in j['tasks'] if t['name']=='$name'][0]")
+    [ "$(tui_field "$name" 3)" = "$want_count" ] || fail "$name: count $(tui_field "$name" 3), truth $want_count"
+    [ "$(tui_field "$name" 4)" = "$want_total" ] || fail "$name: total $(tui_field "$name" 4), truth $want_total"
+    [ "$(tui_field "$name" 8)" = "$want_slow" ] || fail "$name: slow $(tui_field "$name" 8), truth $want_slow"
+done
+# sorted by total: the truth's order
+order=$(json "$truth" "' '.join(t['name'] for t in sorted(j['tasks'], key=lambda t: -t['total_us']))")
+set -- $order
+tui_above "$1" "$2"
+tui_above "$2" "$3"
+tui_has '▼total ms'
+tui_has '^\(outside tasks\)'
+# ---- the header
+tui_has 'aioprof-sim seed, protocol 1'
+tui_has 'dropped 0 +CRC errors 0 +lost frames 0 +resets 0'
+tui_has 'time (19\.9[0-9]|20\.00) s'
+tui_has 'by name · cumulative · sort total ms ▼'
+
+# ---- sorting: a key per column, < >, invert; the mark follows
+tui_key n
+tui_has 'name▲'
+tui_above main quicker
+tui_above quicker slow
+tui_key I
+tui_has 'name▼'
+tui_above slow quicker
+tui_above quicker main
+tui_key '>'
+tui_has '▼inst'
+tui_lacks 'name[▲▼]'
+tui_key m
+tui_has '▼max ms'
+tui_above slow quicker
+tui_key t
+tui_has '▼total ms'
+
+# ---- grouping by instance: ids and creators
+tui_key g
+tui_has 'by instance'
+tui_has '^task '
+grep -E '^slow #2 ' "$TUI_SHOT" | grep -q 'main #1' || fail "the slow instance does not name main #1 as its creator"
+tui_key g
+tui_has 'by name'
+
+# ---- Enter on the first row (slow, the largest total) lists its instances; Esc comes back
+tui_key Home
+tui_key Enter
+tui_has 'instances of slow'
+tui_has '^slow #2 '
+tui_lacks '^quicker'
+tui_key Escape
+tui_has 'by name'
+tui_has '^quicker '
+
+# ---- incremental filter
+tui_key / q
+tui_has '^quicker '
+tui_lacks '^slow '
+tui_key u
+tui_has 'filter: qu'
+tui_key Enter
+tui_has 'filter: qu'
+tui_lacks '^slow '
+tui_key Escape
+tui_lacks 'filter:'
+tui_has '^slow '
+
+# ---- the window and freeze keys show their state
+tui_key w
+tui_has 'last [0-9]+\.[0-9] s'
+tui_key w
+tui_has 'cumulative'
+tui_key p
+tui_has 'FROZEN'
+tui_key p
+tui_lacks 'FROZEN'
+
+# ---- help
+tui_key '?'
+tui_has 'aioprof-top keys'
+tui_key x
+tui_lacks 'aioprof-top keys'
+
+# ---- resize: 40x10 keeps name, total, share and max (the most important), and nothing spills over
+tmux -L "$TUI_SOCK" resize-window -x 40 -y 10
+sleep 0.6
+tui_capture
+[ "$(wc -L <"$TUI_SHOT")" -le 40 ] || fail "a line is wider than 40 columns"
+[ "$(wc -l <"$TUI_SHOT")" -le 10 ] || fail "more than 10 lines"
+tui_has 'total ms'
+tui_has ' %'
+tui_has 'max ms'
+tui_lacks 'count'
+tui_lacks 'mean ms'
+want_total=$(json "$truth" "'%.3f' % ([t['total_us'] for t in j['tasks'] if t['name']=='slow'][0] / 1000)")
+[ "$(tui_field slow 2)" = "$want_total" ] || fail "at 40 columns slow shows total $(tui_field slow 2)"
+tmux -L "$TUI_SOCK" resize-window -x 200 -y 50
+sleep 0.6
+tui_capture
+for head in inst count 'total ms' 'max ms' 'mean ms' slow errors; do tui_has "$head"; done
+
+# ---- reset: the figures start again, the rows of the live tasks stay at zero
+tui_key r
+tui_has 'time 0\.00 s'
+c=$(tui_field slow 3)
+[ -z "$c" ] || [ "$c" = 0 ] || fail "after r, slow still shows $c slices"
+
+# ---- quit: the program ends with 0 and the terminal is given back (the table is gone)
+tui_key q
+tui_wait 'EXIT=0' 5 || fail "q did not end the program with 0"
+tui_lacks 'by name'
+echo "ok: tui_replay"
