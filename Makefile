@@ -1,0 +1,108 @@
+# A thin front door over CMake: every target first installs the Debian packages it needs and are
+# missing, then configures, builds and runs. The real build lives in CMakeLists.txt.
+#
+#   make demo       the live table against the simulated device
+#   make test       the whole test suite (unit, golden vectors, end to end)
+#   make bench      the benchmark figures (tests/bench/run.sh)
+#   make arm        cross build of the device hook for Cortex-M0+ and Cortex-M4, code size
+#   make sanitize   the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz       the libFuzzer targets for FUZZ_SECONDS seconds each (clang)
+#   make clean      removes the build trees
+
+BUILD        ?= build
+ASAN_BUILD   ?= build-asan
+FUZZ_BUILD   ?= build-fuzz
+ARM_BUILD    ?= build-arm
+BUILD_TYPE   ?= RelWithDebInfo
+JOBS         ?= 2
+FUZZ_SECONDS ?= 60
+# Per test, for tests that do not set their own; the whole run is capped by TEST_TIMEOUT too.
+CTEST_TIMEOUT ?= 300
+TEST_TIMEOUT  ?= 1800
+CMAKE_ARGS   ?=
+# The build tool's own "Entering directory" lines are noise here.
+MAKEFLAGS    += --no-print-directory
+
+BASE_PKGS  := build-essential cmake pkg-config libserialport-dev libncurses-dev libcjson-dev \
+              libcmocka-dev python3 socat tmux
+# The rest of the suite: the emulated board (tests/e2e/qemu_*) and MicroPython's WebAssembly VM
+# (tests/e2e/mpy_wasm.sh). Node.js comes from Debian only when there is no node and npm at all: a
+# machine with another Node.js build (NodeSource's bundles npm) must not get Debian's npm.
+TEST_PKGS  := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+NODE_PKGS  := nodejs npm
+ARM_PKGS   := gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
+# libclang-rt-dev holds libFuzzer and clang's sanitizer runtimes (clang only recommends it).
+FUZZ_PKGS  := clang libclang-rt-dev
+BENCH_PKGS := valgrind time
+
+# Installs the missing ones among $(1). Needs root or sudo; says what it installs and why it can't.
+define install_missing
+	@missing=""; \
+	for p in $(1); do \
+	  dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | grep -q '^ii' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if ! command -v apt-get >/dev/null; then \
+	    echo "make: missing packages:$$missing; this is not a Debian/Ubuntu system: install them by hand" >&2; exit 1; \
+	  fi; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	  elif command -v sudo >/dev/null; then sudo="sudo"; \
+	  else echo "make: missing packages:$$missing; run as root or install sudo" >&2; exit 1; fi; \
+	  echo "make: installing missing packages:$$missing"; \
+	  $$sudo apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing \
+	    || { echo "make: could not install:$$missing" >&2; exit 1; }; \
+	fi
+endef
+
+.PHONY: all deps node-deps build test demo bench arm sanitize fuzz clean help
+
+all: build
+
+help:
+	@sed -n '4,11p' Makefile | sed 's/^# *//'
+
+deps:
+	$(call install_missing,$(BASE_PKGS))
+
+node-deps:
+	$(call install_missing,$(NODE_PKGS))
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	$(call install_missing,$(TEST_PKGS))
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then $(MAKE) --no-print-directory node-deps; fi
+	timeout $(TEST_TIMEOUT) ctest --test-dir $(BUILD) --output-on-failure --timeout $(CTEST_TIMEOUT)
+
+# The live table needs a terminal; without one (a pipe, CI) the demo is five seconds of the report.
+demo: build
+	@if [ -t 0 ] && [ -t 1 ]; then ./$(BUILD)/host/aioprof-top --demo; else \
+	  echo "make demo: no terminal, so no live table: five seconds of the simulated device as a report." >&2; \
+	  ./$(BUILD)/host/aioprof-top --demo --duration 5 --report; fi
+
+bench: build
+	$(call install_missing,$(BENCH_PKGS))
+	bash tests/bench/run.sh $(BUILD) $(ARM_BUILD)
+
+arm:
+	$(call install_missing,$(ARM_PKGS))
+	bash cmake/arm-build.sh $(ARM_BUILD)
+
+sanitize: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAIOPROF_SANITIZE=ON $(CMAKE_ARGS)
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  timeout $(TEST_TIMEOUT) ctest --test-dir $(ASAN_BUILD) --output-on-failure --timeout $(CTEST_TIMEOUT)
+
+fuzz: deps
+	$(call install_missing,$(FUZZ_PKGS))
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAIOPROF_FUZZ=ON \
+	  -DAIOPROF_SANITIZE=ON $(CMAKE_ARGS)
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_all aioprof-sim
+	bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(ARM_BUILD)

@@ -1,0 +1,142 @@
+/* The device hook's cost per event, all in: recording, frame writing, COBS stuffing, CRC and the
+ * drain that hands the bytes to a UART. Meant to run under callgrind twice (N and 2N events):
+ * the difference of the two instruction counts divided by N is the cost of one event, with
+ * start-up and table set-up cancelled out (tests/bench/run.sh does that).
+ *
+ * The pattern is what an asyncio application looks like to the hook: a handful of tasks, each
+ * slice an enter then a yield, slices of tens to thousands of microseconds with idle gaps, a
+ * drain between slices, now and then a task that finishes and a new one in its place.
+ *
+ * Usage: bench_device EVENTS   Prints the events and bytes written (and a wall-clock figure, which
+ * means little under valgrind). Exit code 1 on a bad argument or if the hook wrote nothing. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "aioprof.h"
+
+#define BENCH_TASKS 6u
+#define BENCH_PATTERN 4096u   /* precomputed steps: the driver costs a table read per event */
+#define BENCH_RING 4096u
+
+typedef struct bench_clock {
+    uint32_t now;
+} bench_clock_t;
+
+typedef struct bench_step {
+    uint16_t slice;  /* ticks inside the task */
+    uint16_t gap;    /* ticks before the next enter */
+    uint8_t task;    /* which task runs */
+    uint8_t ends;    /* 0: it yields; 1: it returns and is replaced by a new task */
+} bench_step_t;
+
+static bench_step_t bench_pattern[BENCH_PATTERN];
+static uint8_t bench_ring[BENCH_RING];
+static uint64_t bench_bytes;
+
+static uint32_t bench_ticks(void *user)
+{
+    return ((bench_clock_t *)user)->now;
+}
+
+/* A UART that is never busy: takes everything, keeps nothing. */
+static size_t bench_write(void *user, const uint8_t *data, size_t len)
+{
+    (void)user;
+    (void)data;
+    bench_bytes += len;
+    return len;
+}
+
+/* xorshift32: fixed seed, so both callgrind runs see the same pattern. */
+static uint32_t bench_random(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *state = x;
+    return x;
+}
+
+/* Slices are mostly short with a long tail: tens of ticks typically, thousands now and then. */
+static void bench_pattern_fill(void)
+{
+    uint32_t seed = 0x2545F491u;
+    for (unsigned i = 0; i < BENCH_PATTERN; i++) {
+        uint32_t r = bench_random(&seed);
+        bench_step_t *s = &bench_pattern[i];
+        unsigned scale = (r >> 28) < 12u ? 100u : ((r >> 28) < 15u ? 1000u : 4000u);
+        s->slice = (uint16_t)(10u + (r & 0xFFFFu) % scale);
+        s->gap = (uint16_t)(5u + (r >> 16) % 300u);
+        s->task = (uint8_t)(bench_random(&seed) % BENCH_TASKS);
+        s->ends = (uint8_t)(bench_random(&seed) % 200u == 0u);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const names[BENCH_TASKS] = {
+        "sensor_loop", "blink", "mqtt_keepalive", "ui_refresh", "Reader._go", "watchdog",
+    };
+    char *end = NULL;
+    unsigned long events = argc == 2 ? strtoul(argv[1], &end, 10) : 0;
+    if (argc != 2 || end == argv[1] || *end != '\0' || events < 2 || events > 1000000000ul) {
+        fprintf(stderr, "usage: bench_device EVENTS (an even number, 2..1000000000)\n");
+        return 1;
+    }
+
+    bench_clock_t clock_state = { .now = 1000u };
+    const aioprof_port_t port = {
+        .ticks = bench_ticks,
+        .write = bench_write,
+        .user = &clock_state,
+        .tick_hz = 1000000u,
+        .tick_bits = 30,
+        .platform = "bench x86-64",
+    };
+    static aioprof_t prof;
+    static aioprof_task_t tasks[BENCH_TASKS];
+
+    bench_pattern_fill();
+    if (aioprof_init(&prof, &port, bench_ring, sizeof bench_ring) != 0) {
+        fprintf(stderr, "bench_device: aioprof_init refused the port\n");
+        return 1;
+    }
+    for (unsigned i = 0; i < BENCH_TASKS; i++) {
+        aioprof_task_created(&prof, &tasks[i], names[i], strlen(names[i]));
+    }
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned long slices = events / 2u;
+    for (unsigned long i = 0; i < slices; i++) {
+        const bench_step_t *s = &bench_pattern[i % BENCH_PATTERN];
+        aioprof_task_t *t = &tasks[s->task];
+        aioprof_enter(&prof, t);
+        clock_state.now += s->slice;
+        if (s->ends) {
+            /* The task returns and a new instance of it is created between slices, as a
+             * supervisor loop that restarts a worker would. */
+            aioprof_exit(&prof, t, AIOPROF_EXIT_RETURN);
+            aioprof_task_created(&prof, t, names[s->task], strlen(names[s->task]));
+        } else {
+            aioprof_exit(&prof, t, AIOPROF_EXIT_YIELD);
+        }
+        clock_state.now += s->gap;
+        aioprof_drain(&prof);
+    }
+    aioprof_flush(&prof);
+    aioprof_drain(&prof);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+
+    double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("events %lu bytes %" PRIu64 " bytes_per_event %.3f dropped %" PRIu32 " ns_per_event %.1f\n",
+        slices * 2u, bench_bytes, (double)bench_bytes / (double)(slices * 2u), prof.dropped_total,
+        ns / (double)(slices * 2u));
+    return bench_bytes > 0 ? 0 : 1;
+}

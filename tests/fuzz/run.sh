@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of a fuzz build for SECONDS each (run by `make fuzz`).
+# The seed corpus is made now, from the simulator of the same tree when it is built, plus the
+# golden vectors; the corpus the fuzzer grows is kept in BUILD/fuzz-corpus/ for the next run.
+# A crash leaves its input in BUILD/fuzz-artifacts/ and makes this script fail.
+#
+# Usage: tests/fuzz/run.sh FUZZ_BUILD_DIR [SECONDS]
+set -euo pipefail
+
+build=$(cd "${1:?usage: tests/fuzz/run.sh FUZZ_BUILD_DIR [SECONDS]}" && pwd)
+seconds=${2:-60}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+list=$build/tests/fuzz/fuzz_targets.txt
+if [ ! -f "$list" ]; then
+    echo "fuzz: $build was not configured with -DAIOPROF_FUZZ=ON (make fuzz does that)" >&2
+    exit 1
+fi
+read -r -a targets <<< "$(tr ';' ' ' < "$list")"
+
+seeds=$build/fuzz-seeds
+rm -rf "$seeds"
+mkdir -p "$seeds" "$build/fuzz-artifacts"
+
+# Small captures of every workload: valid frames, text, drops, a tick counter about to wrap. The
+# fuzzer reads the first two bytes of an input as its chunking choice, so each seed starts with two.
+# The simulator of a fuzz tree is sanitized too; its leaks are not what this run is about.
+sim_bin=$build/device/sim/aioprof-sim
+sim() { ASAN_OPTIONS=detect_leaks=0 "$sim_bin" "$@"; }
+add_seed() { { printf '\x05\x2a'; cat; } > "$seeds/$1"; }
+if [ -x "$sim_bin" ]; then
+    names=$(sim --help 2>/dev/null | grep -- '--workload' | sed -e 's/.*--workload NAME//' -e 's/(default.*//' | tr ',|' '  ')
+    for w in $names; do
+        [ "$w" = or ] && continue
+        sim -w "$w" --events 300 -q 2>/dev/null | head -c 8192 | add_seed "sim-$w" || true
+    done
+    sim --events 200 --text=3 --hostile-text -q 2>/dev/null | head -c 8192 | add_seed sim-hostile || true
+    sim --events 200 --tick-bits 32 --start-tick 4294960000 -q 2>/dev/null | head -c 8192 | add_seed sim-wrap || true
+    sim -w busy --events 400 --ring 256 --baud 9600 -q 2>/dev/null | head -c 8192 | add_seed sim-drops || true
+else
+    echo "fuzz: no simulator in $build: starting from the golden vectors only"
+fi
+# Every "bytes:" block of the golden vectors (hex, up to the next "decoded:") is a seed too.
+if [ -f "$src/tests/golden/vectors.txt" ] && command -v python3 >/dev/null; then
+    python3 - "$src/tests/golden/vectors.txt" "$seeds" <<'PY' || echo "fuzz: could not read the golden vectors"
+import re, sys
+name, hexes, out = None, None, []
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    line = line.rstrip("\n")
+    if line.startswith("== "):
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", line[3:].strip())
+    elif line == "bytes:":
+        hexes = []
+    elif hexes is not None and re.fullmatch(r"[0-9a-fA-F]{2}( [0-9a-fA-F]{2})*", line.strip()):
+        hexes.append(line)
+    elif hexes is not None:
+        out.append((name, bytes.fromhex(" ".join(hexes))))
+        hexes = None
+for i, (n, data) in enumerate(out):
+    with open("%s/golden-%03d-%s" % (sys.argv[2], i, n), "wb") as f:
+        f.write(b"\x05\x2a" + data)
+PY
+fi
+find "$seeds" -size 2c -delete   # a simulator that printed nothing
+echo "fuzz: $(find "$seeds" -type f | wc -l) seed inputs"
+
+status=0
+for t in "${targets[@]}"; do
+    corpus=$build/fuzz-corpus/$t
+    mkdir -p "$corpus"
+    echo "fuzz: $t for ${seconds}s ..."
+    # The fuzzer's progress lines go to a log; the end of it is shown either way.
+    if "$build/tests/fuzz/$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+            -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t-" "$corpus" "$seeds" \
+            > "$build/fuzz-$t.log" 2>&1; then
+        runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$build/fuzz-$t.log" | grep -oE '[0-9]+$' || echo '?')
+        echo "fuzz: $t: ok, $runs inputs in ${seconds}s, corpus $(find "$corpus" -type f | wc -l) files"
+    else
+        echo "fuzz: $t: FAILED (log: $build/fuzz-$t.log; input saved in $build/fuzz-artifacts/)" >&2
+        grep -E 'ERROR|SUMMARY|check failed|Test unit written' "$build/fuzz-$t.log" | head -20 >&2 || true
+        status=1
+    fi
+done
+exit $status
