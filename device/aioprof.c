@@ -215,9 +215,9 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     prof_unlock(p, s);
 }
 
-/* The rare part of an enter: something to send first (HELLO, DROPPED, the task's name), a frame
- * to close or open, or a record that may wrap the ring. */
-static void enter_slow(aioprof_t *p, aioprof_task_t *t, uint32_t now)
+/* The rare part of an enter: something to send first (HELLO, DROPPED, the task's name), or a
+ * frame to close or open. Returns 1 when the ENTER can be written. */
+static int enter_prepare(aioprof_t *p, aioprof_task_t *t, uint32_t now)
 {
     uint32_t n = ENTER_MAX;
     int announce = t->announced != p->period;
@@ -225,15 +225,13 @@ static void enter_slow(aioprof_t *p, aioprof_task_t *t, uint32_t now)
         n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
     }
     if (!write_pending(p, now) || !frame_room(p, now, n)) {
-        count_drop(p);
-        return;
+        return 0;
     }
     if (announce) {
         write_task(p, AIOPROF_OP_TASK_INFO, t);
         t->announced = p->period;
     }
-    aioprof_fw_enter(&p->fw, t->id, prof_wrap(p, now - p->last));
-    p->last = now;
+    return 1;
 }
 
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
@@ -243,26 +241,23 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
     }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    if ((p->hello_due | p->dropped) == 0 && t->announced == p->period && aioprof_fw_fits(&p->fw, ENTER_MAX)) {
+    if (((p->hello_due | p->dropped) == 0 && t->announced == p->period && aioprof_fw_fits(&p->fw, ENTER_MAX)) ||
+        enter_prepare(p, t, now)) {
         aioprof_fw_t *w = &p->fw;
         aioprof_fw_advance(w, aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, prof_wrap(p, now - p->last)));
         p->last = now;
     } else {
-        enter_slow(p, t, now);
+        count_drop(p);
     }
     t->outer = p->current;
     p->current = t;
     prof_unlock(p, s);
 }
 
-static void exit_slow(aioprof_t *p, unsigned kind, uint32_t now)
+/* The rare part of an exit. Returns 1 when the EXIT can be written. */
+static int exit_prepare(aioprof_t *p, uint32_t now)
 {
-    if (!write_pending(p, now) || !frame_room(p, now, EXIT_MAX)) {
-        count_drop(p);
-        return;
-    }
-    aioprof_fw_exit(&p->fw, kind, prof_wrap(p, now - p->last));
-    p->last = now;
+    return write_pending(p, now) && frame_room(p, now, EXIT_MAX);
 }
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
@@ -272,13 +267,12 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
     }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    kind &= 3u;
-    if ((p->hello_due | p->dropped) == 0 && aioprof_fw_fits(&p->fw, EXIT_MAX)) {
+    if (((p->hello_due | p->dropped) == 0 && aioprof_fw_fits(&p->fw, EXIT_MAX)) || exit_prepare(p, now)) {
         aioprof_fw_t *w = &p->fw;
-        aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind, prof_wrap(p, now - p->last)));
+        aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind & 3u, prof_wrap(p, now - p->last)));
         p->last = now;
     } else {
-        exit_slow(p, kind, now);
+        count_drop(p);
     }
     p->current = t->outer;
     t->outer = NULL;
