@@ -142,8 +142,8 @@ static int main_open_input(session_t *s)
     char *picked = NULL;
 
     if (o->replay != NULL) {
-        /* pacing is for watching; a report wants the result, so it reads as fast as it can */
-        double speed = o->speed_given ? o->speed : 0;
+        /* pacing is for watching (main_session chose it); a report reads as fast as it can */
+        double speed = s->speed;
         s->src = source_file_open(o->replay, speed, o->verbose, err, sizeof err);
         if (s->src == NULL)
             goto error;
