@@ -33,8 +33,12 @@ typedef struct cursor {
     int bad;
 } cursor_t;
 
-static uint32_t cur_varint(cursor_t *c)
+static inline uint32_t cur_varint(cursor_t *c)
 {
+    /* most varints here are one byte */
+    if (c->p < c->end && *c->p < 0x80u) {
+        return *c->p++;
+    }
     uint32_t v = 0;
     size_t n = aioprof_varint_get(c->p, (size_t)(c->end - c->p), &v);
     if (n == 0) {
@@ -124,7 +128,7 @@ static int parse_control(aioprof_reader_t *r, cursor_t *body, unsigned op, aiopr
 }
 
 /* dt's low bits are in the tag; the continuation varint carries the rest. */
-static int parse_dt(cursor_t *c, uint8_t tag, unsigned bits, uint64_t *offset)
+static inline int parse_dt(cursor_t *c, uint8_t tag, unsigned bits, uint64_t *offset)
 {
     uint32_t dt = tag & ((1u << bits) - 1u);
     if (tag & (1u << bits)) {
