@@ -500,7 +500,9 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
     }
     free(lower);
     sort_key = sort;
-    qsort(rows, k, sizeof *rows, row_compare);
+    if (k > 1) {
+        qsort(rows, k, sizeof *rows, row_compare);
+    }
     *n = k;
     return rows;
 }

@@ -72,7 +72,9 @@ static int snap_fill(top_snap_t *sn, const stats_t *s)
             sn->e[k++].f = s->inst[i].f;
         }
     }
-    qsort(sn->e, k, sizeof *sn->e, snap_entry_compare);
+    if (k > 1) { /* sn->e may still be NULL: qsort wants a pointer even for nothing */
+        qsort(sn->e, k, sizeof *sn->e, snap_entry_compare);
+    }
     sn->n = k;
     sn->elapsed_us = s->elapsed_us;
     sn->outside_us = s->outside_us;
@@ -122,7 +124,7 @@ static const top_snap_t *history_base(const top_history_t *h, uint64_t elapsed_u
 
 static const top_snap_entry_t *snap_find(const top_snap_t *sn, uint64_t key, int by_inst)
 {
-    if (sn == NULL) {
+    if (sn == NULL || sn->n == 0) { /* sn->e may be NULL then, which bsearch does not allow */
         return NULL;
     }
     top_snap_entry_t k = {.key = key, .by_inst = (uint64_t)by_inst};
@@ -183,7 +185,9 @@ static size_t rows_intern(top_rows_t *r, const char *s)
         r->pool = p;
         r->pool_cap = cap;
     }
-    memcpy(r->pool + r->pool_len, s, len);
+    if (len > 0) {
+        memcpy(r->pool + r->pool_len, s, len);
+    }
     r->pool_len += len;
     return r->pool_len - len;
 }
@@ -405,7 +409,9 @@ int top_table_select(top_view_t *v)
     }
     v->n_vis = k;
     sort_view = v;
-    qsort(v->vis, k, sizeof *v->vis, row_order);
+    if (k > 1) {
+        qsort(v->vis, k, sizeof *v->vis, row_order);
+    }
     sort_view = NULL;
 
     /* the cursor follows its row, as htop's does */
