@@ -14,6 +14,47 @@ void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, cons
     e->tick_hz = 1000000u; /* until a HELLO says otherwise */
 }
 
+void events_observe(events_t *e, const pipeline_observer_t *obs, void *user)
+{
+    e->obs = obs;
+    e->obs_user = user;
+}
+
+void events_mark(events_t *e, pipeline_mark_t mark, uint64_t count)
+{
+    if (e->obs && e->obs->mark) {
+        e->obs->mark(e->obs_user, mark, e->now_us, count);
+    }
+}
+
+/* A counted slice, told to the observer with what is known of its task now. */
+static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us, unsigned kind)
+{
+    const stats_t *s = e->stats;
+    const stats_instance_t *in = &s->inst[o->inst];
+    pipeline_slice_t sl = {
+        .task = {
+            .epoch = in->epoch,
+            .id = in->id,
+            .name = in->name >= 0 ? s->names[in->name].name : NULL,
+            .label = in->label,
+            .parent = in->parent,
+        },
+        .start_us = o->start_us,
+        .end_us = e->now_us,
+        .self_us = self_us,
+        .exit_kind = kind,
+    };
+    int32_t pn = in->parent_name;
+    if (pn < 0 && in->parent != 0 && in->epoch == s->epoch) {
+        /* the creator was unnamed when this one was described: it may have its name now */
+        int32_t p = stats_instance_find(s, in->parent);
+        pn = p >= 0 ? s->inst[p].name : -1;
+    }
+    sl.task.parent_name = pn >= 0 ? s->names[pn].name : NULL;
+    e->obs->slice(e->obs_user, &sl);
+}
+
 /* ---- the time line ---- */
 
 static uint64_t ticks_to_us(uint64_t ticks, uint32_t hz)
@@ -91,7 +132,7 @@ static void stack_push(events_t *e, int32_t inst, int known)
     o->inst = inst;
     o->known = (uint8_t)known;
     o->acc_us = 0;
-    o->resume_us = e->now_us;
+    o->resume_us = o->start_us = e->now_us;
     e->stats->inst[inst].on_stack++;
 }
 
@@ -146,6 +187,7 @@ void events_frame(void *user, const aioprof_frame_info_t *f)
     e->frame_outside_us = e->stats->outside_us - outside0;
 
     if (lost) {
+        events_mark(e, PIPELINE_MARK_LOST, f->lost_before);
         stats_loss(e->stats);
         stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
@@ -159,6 +201,9 @@ static void on_enter(events_t *e, uint64_t t, uint32_t id)
 {
     time_advance(e, t);
     e->stats->stream.events++;
+    if (e->obs && e->obs->event) {
+        e->obs->event(e->obs_user, e->now_us);
+    }
     int32_t inst = stats_instance_lookup(e->stats, id);
     if (inst < 0) {
         return;
@@ -178,6 +223,9 @@ static void on_exit(events_t *e, uint64_t t, unsigned kind)
 {
     time_advance(e, t);
     e->stats->stream.events++;
+    if (e->obs && e->obs->event) {
+        e->obs->event(e->obs_user, e->now_us);
+    }
     if (e->depth == 0) {
         /* an end we cannot place: count it, and stop trusting the idle time until a header */
         e->stats->stream.unmatched++;
@@ -187,7 +235,11 @@ static void on_exit(events_t *e, uint64_t t, unsigned kind)
     events_open_t *o = &e->stack[--e->depth];
     e->stats->inst[o->inst].on_stack--;
     if (o->known) {
-        stats_slice(e->stats, o->inst, o->acc_us + (e->now_us - o->resume_us));
+        uint64_t self_us = o->acc_us + (e->now_us - o->resume_us);
+        stats_slice(e->stats, o->inst, self_us);
+        if (e->obs && e->obs->slice) {
+            observe_slice(e, o, self_us, kind);
+        }
     } else {
         e->stats->stream.unmatched++;
     }
@@ -215,6 +267,7 @@ static void device_reset(events_t *e)
         e->frame_elapsed_us = e->frame_outside_us = 0;
         time_start(e, e->frame_base_raw, e->tick_bits);
     }
+    events_mark(e, PIPELINE_MARK_RESET, 1);
     /* else: events came before the HELLO (no device does that); the time line just continues */
     if (e->frame_running != 0) {
         stack_resync(e, e->frame_running);
@@ -260,6 +313,7 @@ static void on_dropped(events_t *e, uint32_t count)
 {
     e->stats->stream.dropped_events += count;
     stats_loss(e->stats);
+    events_mark(e, PIPELINE_MARK_DROPPED, count);
     if (e->frame_events == 0) {
         /* the drops came before this frame: its header still tells what runs */
         stack_resync(e, e->frame_running);
@@ -315,6 +369,9 @@ static void line_emit(events_t *e, int cut)
     if (e->text_line) {
         e->text_line(e->user, e->escaped);
     }
+    if (e->obs && e->obs->text_line) {
+        e->obs->text_line(e->obs_user, e->now_us, e->escaped);
+    }
     e->line_len = 0;
 }
 
@@ -355,6 +412,7 @@ void events_text(void *user, const uint8_t *text, size_t len)
 
 void events_gap(events_t *e)
 {
+    events_mark(e, PIPELINE_MARK_LINK_DOWN, 1);
     stack_drop(e);
     e->known_bottom = 0;
     e->have_time = 0;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "aioprof_frame_reader.h"
+#include "pipeline.h"
 #include "stats.h"
 
 #define EVENTS_STACK_MAX 64u /* deeper nesting is treated as lost track */
@@ -26,12 +27,15 @@ typedef struct events_open {
     uint8_t known;      /* its start was seen: its slice can be counted */
     uint64_t acc_us;    /* exclusive time before the last pause */
     uint64_t resume_us; /* when it last started or resumed */
+    uint64_t start_us;  /* when it started: its wall span, for an observer */
 } events_open_t;
 
 typedef struct events {
     stats_t *stats;
     void (*text_line)(void *user, const char *line);
     void *user;
+    const pipeline_observer_t *obs; /* NULL: nobody watches (the hot path only tests it) */
+    void *obs_user;
 
     /* the time line */
     int have_time;          /* inside a time segment: the next base can be unwrapped */
@@ -73,6 +77,12 @@ typedef struct events {
 
 /* Never fails; stats must outlive e. text_line may be NULL. */
 void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user);
+
+/* Lets an observer see the slices, marks and text lines from now on (NULL: none). */
+void events_observe(events_t *e, const pipeline_observer_t *obs, void *user);
+
+/* Tells the observer about a hole found before the events (damaged frames): at the latest time. */
+void events_mark(events_t *e, pipeline_mark_t mark, uint64_t count);
 
 /* The reader's sink functions (user is the events_t). */
 void events_frame(void *user, const aioprof_frame_info_t *frame);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "demo.h"
+#include "export_trace.h"
 #include "options.h"
 #include "pipeline.h"
 #include "recorder.h"
@@ -43,6 +44,7 @@ typedef struct session {
     const options_t *o;
     source_t *src;
     recorder_t *rec;
+    export_trace_t *trace; /* --export-trace */
     demo_t *demo;
     pipeline_t *p;
     top_view_t *view;    /* the live table, when it is the view */
@@ -53,6 +55,7 @@ typedef struct session {
     int saved_stderr;
     char err_line[512];
     size_t err_len;
+    char err_last[512];  /* the last whole line, said again when the table closes */
     uint64_t last_us;    /* the latest host time seen */
     uint64_t bytes;
     char label[600];     /* the report's "source" */
@@ -85,6 +88,8 @@ static int main_capture_stderr(session_t *s)
     return 0;
 }
 
+static void main_drain_stderr(session_t *s);
+
 static void main_release_stderr(session_t *s)
 {
     if (s->err_pipe < 0)
@@ -93,8 +98,11 @@ static void main_release_stderr(session_t *s)
     dup2(s->saved_stderr, STDERR_FILENO);
     close(s->saved_stderr);
     /* what was said last is said again where it can be read */
+    main_drain_stderr(s);
     if (s->err_len > 0)
         fprintf(stderr, "%.*s\n", (int)s->err_len, s->err_line);
+    else if (s->err_last[0] != '\0')
+        fprintf(stderr, "%s\n", s->err_last);
     close(s->err_pipe);
     s->err_pipe = -1;
 }
@@ -111,6 +119,7 @@ static void main_drain_stderr(session_t *s)
             if (buf[i] == '\n') {
                 s->err_line[s->err_len] = '\0';
                 top_view_message(s->view, s->err_line);
+                memcpy(s->err_last, s->err_line, s->err_len + 1);
                 s->err_len = 0;
             } else if (s->err_len + 1 < sizeof s->err_line) {
                 s->err_line[s->err_len++] = buf[i];
@@ -234,6 +243,7 @@ static int main_link_lost(session_t *s, uint64_t start_us)
             return EXIT_FAILURE_RUNTIME;
         }
         recorder_tick(s->rec);
+        export_trace_tick(s->trace);
         if (o->duration_s > 0 && source_monotonic_us() - start_us >= (uint64_t)(o->duration_s * 1e6))
             return MAIN_STOP;
     }
@@ -288,6 +298,7 @@ static void main_view_hold(session_t *s)
     s->status.link = TOP_LINK_ENDED;
     pipeline_finish(s->p, s->last_us);
     while (!main_stop && !main_view_turn(s)) {
+        export_trace_tick(s->trace);
         struct pollfd pfd = {.fd = top_view_fd(s->view), .events = POLLIN};
         poll(&pfd, 1, 100);
     }
@@ -332,6 +343,7 @@ static int main_run(session_t *s)
             return EXIT_FAILURE_RUNTIME;
         }
         recorder_tick(s->rec);
+        export_trace_tick(s->trace);
         if (s->demo != NULL)
             demo_pump(s->demo);
     }
@@ -405,15 +417,26 @@ static int main_session(const options_t *o)
         pc.text_line = top_view_text_line_cb;
         pc.user = s.view;
     }
+    rc = main_open_input(&s);
+    if (rc != 0)
+        goto cleanup;
+    if (o->export_trace != NULL) {
+        /* after the input: a recording that cannot be read leaves no empty trace behind */
+        s.trace = export_trace_open(o->export_trace, o->force, o->replay, s.label, err, sizeof err);
+        if (s.trace == NULL) {
+            fprintf(stderr, "aioprof-top: %s\n", err);
+            rc = EXIT_FAILURE_RUNTIME;
+            goto cleanup;
+        }
+        pc.observer = export_trace_observer();
+        pc.observer_user = s.trace;
+    }
     s.p = pipeline_new(&pc);
     if (s.p == NULL) {
         fputs("aioprof-top: out of memory.\n", stderr);
         rc = EXIT_FAILURE_RUNTIME;
         goto cleanup;
     }
-    rc = main_open_input(&s);
-    if (rc != 0)
-        goto cleanup;
     if (o->write != NULL) {
         s.rec = recorder_open(o->write, o->force, s.label, o->baud, err, sizeof err);
         if (s.rec == NULL) {
@@ -426,6 +449,20 @@ static int main_session(const options_t *o)
     }
     rc = main_run(&s);
     pipeline_finish(s.p, s.last_us);
+    /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
+    if (s.trace != NULL) {
+        uint64_t events = export_trace_events(s.trace);
+        int tr = export_trace_close(s.trace);
+        s.trace = NULL;
+        if (tr < 0) {
+            fprintf(stderr, "aioprof-top: the trace %s is incomplete (see above).\n", o->export_trace);
+            if (rc == EXIT_OK)
+                rc = EXIT_FAILURE_RUNTIME;
+        } else if (o->verbose) {
+            fprintf(stderr, "aioprof-top: wrote %llu trace events to %s\n", (unsigned long long)events,
+                    o->export_trace);
+        }
+    }
     if (recorder_close(s.rec, s.last_us) < 0 && rc == EXIT_OK && o->verbose)
         fprintf(stderr, "aioprof-top: the recording %s is incomplete (see above).\n", o->write);
     s.rec = NULL;
@@ -445,6 +482,7 @@ cleanup:
     s.view = NULL;
     main_release_stderr(&s);
     recorder_close(s.rec, s.last_us);
+    export_trace_close(s.trace);
     source_close(s.src);
     demo_stop(s.demo);
     pipeline_free(s.p);

@@ -17,7 +17,7 @@
 
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
-    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST,
+    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE,
 };
 
 static const struct option long_options[] = {
@@ -27,6 +27,7 @@ static const struct option long_options[] = {
     {"speed", required_argument, NULL, OPT_SPEED},
     {"write", required_argument, NULL, 'w'},
     {"force", no_argument, NULL, OPT_FORCE},
+    {"export-trace", required_argument, NULL, OPT_EXPORT_TRACE},
     {"demo", no_argument, NULL, OPT_DEMO},
     {"workload", required_argument, NULL, OPT_WORKLOAD},
     {"report", no_argument, NULL, OPT_REPORT},
@@ -65,7 +66,11 @@ static void options_help(FILE *out)
           "\n"
           "Output:\n"
           "  -w, --write FILE     record the session's bytes to FILE (replay it with -r)\n"
-          "      --force          let -w overwrite an existing file\n"
+          "      --export-trace FILE\n"
+          "                       write the session's timeline to FILE as it goes (Chrome\n"
+          "                       Trace Event JSON for ui.perfetto.dev, chrome://tracing,\n"
+          "                       speedscope; docs/trace-export.md)\n"
+          "      --force          let -w or --export-trace overwrite an existing file\n"
           "      --report         print a text table at the end (end of a replay, --duration,\n"
           "                       Ctrl-C)\n"
           "      --json           the same as a JSON document\n"
@@ -82,6 +87,8 @@ static void options_help(FILE *out)
           "  aioprof-top -w session.aiop               profile the only board and record it\n"
           "  aioprof-top -r session.aiop --report      table of a recorded session\n"
           "  aioprof-top -r session.aiop --speed 1     replay as it happened\n"
+          "  aioprof-top -r session.aiop --export-trace session.json --report\n"
+          "                                            a timeline for Perfetto, and the table\n"
           "  aioprof-top --duration 10 --json > s.json 10 seconds of the board, as JSON\n"
           "  aioprof-top --demo --duration 3 --report  try it without a board\n"
           "\n"
@@ -134,6 +141,10 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --write records a port; a replay is a recording already.\n", stderr);
         return -1;
     }
+    if (o->export_trace != NULL && o->write != NULL && strcmp(o->export_trace, o->write) == 0) {
+        fputs("aioprof-top: --export-trace and --write need two different files.\n", stderr);
+        return -1;
+    }
     if (o->workload != NULL && !o->demo) {
         fputs("aioprof-top: --workload only applies to --demo.\n", stderr);
         return -1;
@@ -171,6 +182,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
             break;
         case 'w': o->write = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_EXPORT_TRACE: o->export_trace = optarg; break;
         case OPT_DEMO: o->demo = 1; break;
         case OPT_WORKLOAD: o->workload = optarg; break;
         case OPT_REPORT: report = 1; break;

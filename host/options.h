@@ -19,6 +19,7 @@ typedef struct options {
     double speed;           /* replay pacing: 1 as recorded, 0 as fast as possible */
     int speed_given;
     const char *write;
+    const char *export_trace; /* --export-trace: the Chrome Trace Event JSON file */
     int force;
     int demo;
     const char *workload;   /* --demo: the simulator's workload */

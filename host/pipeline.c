@@ -12,9 +12,44 @@ struct pipeline {
     events_t events;
     stats_t stats;
     int link_down;
+    uint64_t marked_crc, marked_malformed; /* damage already told to the observer */
 };
 
-static const aioprof_reader_sink_t pipeline_sink = {events_frame, events_record, events_text};
+/* Damage is counted when a bad segment ends: before the next good frame is placed, the time line
+ * still stands where the damage happened. */
+static void pipeline_mark_damage(pipeline_t *p)
+{
+    const aioprof_reader_stats_t *r = &p->reader.stats;
+    if (r->crc_errors != p->marked_crc) {
+        events_mark(&p->events, PIPELINE_MARK_CRC, r->crc_errors - p->marked_crc);
+        p->marked_crc = r->crc_errors;
+    }
+    if (r->malformed != p->marked_malformed) {
+        events_mark(&p->events, PIPELINE_MARK_MALFORMED, r->malformed - p->marked_malformed);
+        p->marked_malformed = r->malformed;
+    }
+}
+
+static void pipeline_frame(void *user, const aioprof_frame_info_t *frame)
+{
+    pipeline_t *p = user;
+    if (p->events.obs) {
+        pipeline_mark_damage(p);
+    }
+    events_frame(&p->events, frame);
+}
+
+static void pipeline_record(void *user, const aioprof_record_t *record)
+{
+    events_record(&((pipeline_t *)user)->events, record);
+}
+
+static void pipeline_text(void *user, const uint8_t *text, size_t len)
+{
+    events_text(&((pipeline_t *)user)->events, text, len);
+}
+
+static const aioprof_reader_sink_t pipeline_sink = {pipeline_frame, pipeline_record, pipeline_text};
 
 pipeline_t *pipeline_new(const pipeline_config_t *config)
 {
@@ -28,7 +63,10 @@ pipeline_t *pipeline_new(const pipeline_config_t *config)
         return NULL;
     }
     events_init(&p->events, &p->stats, config ? config->text_line : NULL, config ? config->user : NULL);
-    aioprof_reader_init(&p->reader, &pipeline_sink, &p->events);
+    if (config && config->observer) {
+        events_observe(&p->events, config->observer, config->observer_user);
+    }
+    aioprof_reader_init(&p->reader, &pipeline_sink, p);
     return p;
 }
 
@@ -62,6 +100,9 @@ void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len, uint64_t host
     if (p->reader.stats.crc_errors + p->reader.stats.malformed != crc_before) {
         /* damage is a loss even before the next frame's sequence number shows it */
         stats_loss(&p->stats);
+        if (p->events.obs) {
+            pipeline_mark_damage(p);
+        }
     }
     pipeline_sync_counters(p);
 }
@@ -75,7 +116,7 @@ void pipeline_link_down(pipeline_t *p, uint64_t host_us)
     p->link_down = 1;
     /* a segment cut by the unplugging is neither a frame nor text we want: drop it, keep counting */
     aioprof_reader_stats_t keep = p->reader.stats;
-    aioprof_reader_init(&p->reader, &pipeline_sink, &p->events);
+    aioprof_reader_init(&p->reader, &pipeline_sink, p);
     p->reader.stats = keep;
     events_gap(&p->events);
     pipeline_sync_counters(p);
@@ -95,6 +136,9 @@ void pipeline_finish(pipeline_t *p, uint64_t host_us)
 {
     (void)host_us;
     aioprof_reader_finish(&p->reader);
+    if (p->events.obs) {
+        pipeline_mark_damage(p);
+    }
     events_finish(&p->events);
     pipeline_sync_counters(p);
 }

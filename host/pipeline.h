@@ -15,6 +15,48 @@
 typedef struct pipeline pipeline_t;
 struct stats;
 
+/* ---- watching the stream as it happens (the trace export) ----
+ * The pipeline keeps figures; an observer sees the happenings behind them, in stream order, each
+ * at its place on the gapless device time line (microseconds; docs/trace-export.md). All strings
+ * are escaped (valid UTF-8, no control characters) and valid during the call only. */
+
+typedef struct pipeline_task {
+    uint32_t epoch;          /* device boot: ids restart at every reset */
+    uint32_t id;
+    const char *name;        /* NULL while its TASK_NEW/INFO has not arrived */
+    const char *label;       /* "" for none */
+    uint32_t parent;         /* the creating task's id, 0 for none or unknown */
+    const char *parent_name; /* NULL when unknown */
+} pipeline_task_t;
+
+/* One counted slice: exactly the ones the statistics count, with the same exclusive time. */
+typedef struct pipeline_slice {
+    pipeline_task_t task;
+    uint64_t start_us;       /* when it was entered */
+    uint64_t end_us;         /* when it exited: end - start is its wall span, nested slices included */
+    uint64_t self_us;        /* its exclusive time (what the statistics add up) */
+    unsigned exit_kind;      /* enum aioprof_exit_kind: yield, return, raise, cancel */
+} pipeline_slice_t;
+
+/* Places where the data has a hole or the device started again. */
+typedef enum pipeline_mark {
+    PIPELINE_MARK_RESET,     /* the device restarted (count 1): a new epoch begins */
+    PIPELINE_MARK_DROPPED,   /* the device dropped count events (its ring was full) */
+    PIPELINE_MARK_CRC,       /* count damaged segments (bad COBS or CRC) before this point */
+    PIPELINE_MARK_MALFORMED, /* count frames whose records did not parse */
+    PIPELINE_MARK_LOST,      /* count frames missing (sequence gap) */
+    PIPELINE_MARK_LINK_DOWN, /* the link went away (count 1); the time line resumes when it is back */
+} pipeline_mark_t;
+
+/* Any member may be NULL. */
+typedef struct pipeline_observer {
+    void (*slice)(void *user, const pipeline_slice_t *slice);
+    void (*mark)(void *user, pipeline_mark_t mark, uint64_t at_us, uint64_t count);
+    void (*text_line)(void *user, uint64_t at_us, const char *line);
+    /* Every ENTER and EXIT record, counted or not (the events-per-second counter). */
+    void (*event)(void *user, uint64_t at_us);
+} pipeline_observer_t;
+
 typedef struct pipeline_config {
     uint64_t slow_us;        /* slices longer than this are "slow" (default 20000) */
     size_t instance_cap;     /* instance rows kept before the oldest finished fold (0: default) */
@@ -22,6 +64,9 @@ typedef struct pipeline_config {
      * characters and escape sequences visible), NUL-terminated, without its newline. May be NULL. */
     void (*text_line)(void *user, const char *line);
     void *user;
+    /* Sees every slice, loss and text line (the trace export). NULL costs nothing. */
+    const pipeline_observer_t *observer;
+    void *observer_user;
 } pipeline_config_t;
 
 /* Returns NULL only when out of memory. */

@@ -1,0 +1,550 @@
+/* Writes the Chrome Trace Event JSON file (export_trace.h, docs/trace-export.md).
+ *
+ * Layout: pid 1 is the stream (the device text track, the events-per-second counter); pid 2 + N
+ * is the device after its N-th reset, one thread (track) per task instance, tid = task id.
+ * Gaps and losses are global instants, drawn across every track.
+ *
+ * A slice is the hot path (tens of millions in a long recording): its cJSON object is built once
+ * and only its values change, the strings being references to the caller's text, so an event costs
+ * no allocation; it is printed straight into the output buffer. Its integers are raw items that we
+ * write in decimal ourselves: cJSON prints a number with printf("%1.15g") and reads it back to check,
+ * which took three quarters of the time. Rare events are built and deleted one at a time. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
+#include "export_trace.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "aioprof_wire.h"
+#include "source.h"
+#include "stats.h"
+
+#ifndef AIOPROF_VERSION
+#define AIOPROF_VERSION "0.0.0"
+#endif
+
+#define EXPORT_BUFFER (256u * 1024u)
+/* One printed event at most: a device text line (2 KB escaped) JSON-escaped, doubling backslashes. */
+#define EXPORT_EVENT_MAX (8u * 1024u)
+/* Tracks whose name was written, direct-mapped: a forgotten one is named again (harmless). */
+#define EXPORT_TRACKS 4096u
+#define EXPORT_NAME_MAX (2u * STATS_TEXT_MAX + 32u)
+
+enum { PID_STREAM = 1, PID_EPOCH0 = 2, TID_TEXT = 1, TID_MARKS = 2 };
+enum { SLICE_TS, SLICE_DUR, SLICE_PID, SLICE_TID, SLICE_SELF, SLICE_NUMBERS };
+
+typedef struct export_track {
+    uint64_t key;  /* epoch << 32 | id */
+    uint32_t hash; /* of what its name says; 0: slot empty */
+} export_track_t;
+
+struct export_trace {
+    int fd;
+    int failed;
+    char *path;
+    char *source;
+    uint64_t oldest_us; /* when the oldest byte in buf was put there */
+    uint64_t written;   /* events */
+    uint64_t slices;
+    uint64_t marks;
+    uint64_t text_lines;
+    uint64_t second, in_second; /* the events-per-second counter: this second, events in it */
+    uint32_t epochs_named;      /* process names are written for epochs below this */
+
+    /* the slice, built once */
+    cJSON *slice, *s_name, *s_args, *s_exit, *s_label;
+    cJSON *s_num[SLICE_NUMBERS];          /* raw items: ts, dur, pid, tid, self_us */
+    char digits[SLICE_NUMBERS][24];       /* their text */
+    char name[EXPORT_NAME_MAX];
+    char creator[EXPORT_NAME_MAX];
+
+    export_track_t tracks[EXPORT_TRACKS];
+    size_t used;
+    char buf[EXPORT_BUFFER];
+};
+
+/* ---- the file ---- */
+
+static void export_fail(export_trace_t *x, int errnum)
+{
+    if (x->failed) {
+        return;
+    }
+    x->failed = 1;
+    fprintf(stderr, "aioprof-top: the trace export to %s stopped: %s; the rest of the session is not in it.\n",
+        x->path, strerror(errnum));
+    x->used = 0;
+}
+
+static void export_write(export_trace_t *x, const char *data, size_t len)
+{
+    while (len > 0 && !x->failed) {
+        ssize_t n = write(x->fd, data, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            export_fail(x, n < 0 ? errno : ENOSPC);
+            return;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+/* The buffer holds whole events only: what reached the file ends after one. */
+static void export_flush(export_trace_t *x)
+{
+    if (x->used > 0) {
+        export_write(x, x->buf, x->used);
+    }
+    x->used = 0;
+}
+
+static void export_append(export_trace_t *x, const char *text, size_t len)
+{
+    if (x->used + len > EXPORT_BUFFER) {
+        export_flush(x);
+    }
+    if (len > EXPORT_BUFFER) {
+        export_write(x, text, len);
+        return;
+    }
+    if (x->used == 0) {
+        x->oldest_us = source_monotonic_us();
+    }
+    memcpy(x->buf + x->used, text, len);
+    x->used += len;
+}
+
+/* One event: printed straight into the buffer behind its separator. */
+static void export_emit(export_trace_t *x, cJSON *event)
+{
+    if (x->failed) {
+        return;
+    }
+    if (EXPORT_BUFFER - x->used < EXPORT_EVENT_MAX) {
+        export_flush(x);
+    }
+    if (x->used == 0) {
+        x->oldest_us = source_monotonic_us();
+    }
+    /* the opening ends with "[": the first event needs no comma */
+    size_t sep = x->written > 0 ? 2 : 0;
+    char *at = x->buf + x->used;
+    if (cJSON_PrintPreallocated(event, at + sep, (int)(EXPORT_BUFFER - x->used - sep), 0)) {
+        memcpy(at, ",\n", sep);
+        x->used += sep + strlen(at + sep);
+    } else {
+        /* longer than any event we make; printed the slow way all the same */
+        char *text = cJSON_PrintUnformatted(event);
+        if (text == NULL) {
+            export_fail(x, ENOMEM);
+            return;
+        }
+        export_append(x, ",\n", sep);
+        export_append(x, text, strlen(text));
+        cJSON_free(text);
+    }
+    x->written++;
+}
+
+/* ---- rare events: built, written, deleted ---- */
+
+static cJSON *event_new(const char *ph, const char *name, int pid, int tid)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (e == NULL || !cJSON_AddStringToObject(e, "name", name) || !cJSON_AddStringToObject(e, "ph", ph) ||
+        !cJSON_AddNumberToObject(e, "pid", pid) || (tid >= 0 && !cJSON_AddNumberToObject(e, "tid", tid))) {
+        cJSON_Delete(e);
+        return NULL;
+    }
+    return e;
+}
+
+/* Writes and deletes e; a NULL e (out of memory on the way) stops the export. */
+static void event_put(export_trace_t *x, cJSON *e, int ok)
+{
+    if (e == NULL || !ok) {
+        export_fail(x, ENOMEM);
+    } else {
+        export_emit(x, e);
+    }
+    cJSON_Delete(e);
+}
+
+/* A metadata event: process_name, thread_name, *_sort_index. */
+static void meta_put(export_trace_t *x, const char *what, int pid, int tid, const char *key, const char *text,
+    double number)
+{
+    cJSON *e = event_new("M", what, pid, tid);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    int ok = text ? cJSON_AddStringToObject(args, key, text) != NULL : cJSON_AddNumberToObject(args, key, number) != NULL;
+    event_put(x, e, ok);
+}
+
+static void epoch_name(export_trace_t *x, uint32_t epoch)
+{
+    char text[48];
+    while (x->epochs_named <= epoch) {
+        uint32_t n = x->epochs_named++;
+        int pid = PID_EPOCH0 + (int)n;
+        snprintf(text, sizeof text, n == 0 ? "device" : "device after reset %lu", (unsigned long)n);
+        meta_put(x, "process_name", pid, -1, "name", text, 0);
+        meta_put(x, "process_sort_index", pid, -1, "sort_index", NULL, pid);
+    }
+}
+
+static uint32_t hash_add(uint32_t h, const char *s)
+{
+    for (; s != NULL && *s != '\0'; s++) {
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    }
+    return (h ^ 0xFFu) * 16777619u;
+}
+
+/* Names the track of t when it is new, or when what its name says changed (a name that arrived
+ * late, a label, a creator). */
+static void track_name(export_trace_t *x, const pipeline_task_t *t)
+{
+    uint64_t key = (uint64_t)t->epoch << 32 | t->id;
+    uint32_t h = hash_add(hash_add(hash_add(2166136261u, t->name), t->label), t->parent_name);
+    h = (h ^ t->parent) * 16777619u;
+    h |= 1u;
+    export_track_t *slot = &x->tracks[(key * 0x9E3779B97F4A7C15ull) >> 52];
+    if (slot->hash == h && slot->key == key) {
+        return;
+    }
+    int fresh = slot->key != key || slot->hash == 0;
+    slot->key = key;
+    slot->hash = h;
+
+    epoch_name(x, t->epoch);
+    int pid = PID_EPOCH0 + (int)t->epoch;
+    char text[EXPORT_NAME_MAX];
+    snprintf(text, sizeof text, "%s #%lu", t->name ? t->name : "task", (unsigned long)t->id);
+    cJSON *e = event_new("M", "thread_name", pid, (int)t->id);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    int ok = cJSON_AddStringToObject(args, "name", text) != NULL;
+    if (ok && t->parent != 0) {
+        snprintf(text, sizeof text, "%s #%lu", t->parent_name ? t->parent_name : "task", (unsigned long)t->parent);
+        ok = cJSON_AddStringToObject(args, "created_by", text) != NULL;
+    }
+    if (ok && t->label[0] != '\0') {
+        ok = cJSON_AddStringToObject(args, "label", t->label) != NULL;
+    }
+    event_put(x, e, ok);
+    if (fresh) {
+        meta_put(x, "thread_sort_index", pid, (int)t->id, "sort_index", NULL, t->id);
+    }
+}
+
+/* ---- the observer ---- */
+
+/* The events of the second that ended, and a zero for the quiet stretch after it, if any. */
+static void counter_put(export_trace_t *x, uint64_t second, uint64_t count)
+{
+    cJSON *e = event_new("C", "events per second", PID_STREAM, -1);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    int ok = cJSON_AddNumberToObject(e, "ts", (double)(second * 1000000u)) != NULL &&
+             cJSON_AddNumberToObject(args, "events", (double)count) != NULL;
+    event_put(x, e, ok);
+}
+
+static void export_on_event(void *user, uint64_t at_us)
+{
+    export_trace_t *x = user;
+    uint64_t second = at_us / 1000000u;
+    if (second != x->second) {
+        counter_put(x, x->second, x->in_second);
+        if (second > x->second + 1) {
+            counter_put(x, x->second + 1, 0);
+        }
+        x->second = second;
+        x->in_second = 0;
+    }
+    x->in_second++;
+}
+
+static const char *exit_name(unsigned kind)
+{
+    switch (kind) {
+    case AIOPROF_EXIT_YIELD: return "yield";
+    case AIOPROF_EXIT_RETURN: return "return";
+    case AIOPROF_EXIT_RAISE: return "exception";
+    case AIOPROF_EXIT_CANCEL: return "cancelled";
+    default: return "unknown";
+    }
+}
+
+/* The template's strings are references: pointing them elsewhere copies nothing. */
+static void ref_set(cJSON *item, const char *text)
+{
+    item->valuestring = (char *)text;
+}
+
+/* An integer into a raw item's own digits. */
+static void number_set(export_trace_t *x, int which, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    char *out = x->digits[which];
+    for (size_t i = 0; i < n; i++) {
+        out[i] = tmp[n - 1 - i];
+    }
+    out[n] = '\0';
+}
+
+static void export_on_slice(void *user, const pipeline_slice_t *s)
+{
+    export_trace_t *x = user;
+    const pipeline_task_t *t = &s->task;
+    const char *shown = t->name;
+    if (shown == NULL) {
+        snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
+        shown = x->name;
+    }
+    track_name(x, t);
+    if (x->failed) {
+        return;
+    }
+    ref_set(x->s_name, shown);
+    number_set(x, SLICE_TS, s->start_us);
+    number_set(x, SLICE_DUR, s->end_us - s->start_us);
+    number_set(x, SLICE_PID, PID_EPOCH0 + (uint64_t)t->epoch);
+    number_set(x, SLICE_TID, t->id);
+    ref_set(x->s_exit, exit_name(s->exit_kind));
+    number_set(x, SLICE_SELF, s->self_us);
+    int labelled = t->label[0] != '\0';
+    if (labelled) {
+        ref_set(x->s_label, t->label);
+        cJSON_AddItemToObjectCS(x->s_args, "label", x->s_label);
+    }
+    export_emit(x, x->slice);
+    if (labelled) {
+        cJSON_DetachItemViaPointer(x->s_args, x->s_label);
+    }
+    x->slices++;
+}
+
+static void export_on_mark(void *user, pipeline_mark_t mark, uint64_t at_us, uint64_t count)
+{
+    static const char *const names[] = {
+        [PIPELINE_MARK_RESET] = "device reset",
+        [PIPELINE_MARK_DROPPED] = "events dropped",
+        [PIPELINE_MARK_CRC] = "CRC errors",
+        [PIPELINE_MARK_MALFORMED] = "malformed frames",
+        [PIPELINE_MARK_LOST] = "frames lost",
+        [PIPELINE_MARK_LINK_DOWN] = "link down",
+    };
+    export_trace_t *x = user;
+    const char *name = (size_t)mark < sizeof names / sizeof names[0] ? names[mark] : "gap";
+    cJSON *e = event_new("i", name, PID_STREAM, TID_MARKS);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    /* global: a hole in the data is a hole in every track */
+    int ok = cJSON_AddStringToObject(e, "s", "g") != NULL && cJSON_AddNumberToObject(e, "ts", (double)at_us) != NULL &&
+             cJSON_AddNumberToObject(args, "count", (double)count) != NULL;
+    event_put(x, e, ok);
+    x->marks++;
+}
+
+static void export_on_text(void *user, uint64_t at_us, const char *line)
+{
+    export_trace_t *x = user;
+    cJSON *e = event_new("i", line, PID_STREAM, TID_TEXT);
+    int ok = cJSON_AddStringToObject(e, "s", "t") != NULL && cJSON_AddNumberToObject(e, "ts", (double)at_us) != NULL;
+    event_put(x, e, ok);
+    x->text_lines++;
+}
+
+static const pipeline_observer_t export_observer = {
+    .slice = export_on_slice,
+    .mark = export_on_mark,
+    .text_line = export_on_text,
+    .event = export_on_event,
+};
+
+const pipeline_observer_t *export_trace_observer(void)
+{
+    return &export_observer;
+}
+
+/* ---- open and close ---- */
+
+/* A raw item printing x->digits[which], which it does not own. */
+static cJSON *number_item(export_trace_t *x, int which)
+{
+    cJSON *item = cJSON_CreateRaw("0");
+    if (item != NULL) {
+        cJSON_free(item->valuestring);
+        item->valuestring = x->digits[which];
+        item->type |= cJSON_IsReference;
+        x->digits[which][0] = '0';
+    }
+    return x->s_num[which] = item;
+}
+
+/* {"name":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"exit":…,"self_us":…[,"label":…]}} */
+static int slice_template(export_trace_t *x)
+{
+    cJSON *s = x->slice = cJSON_CreateObject();
+    x->s_label = cJSON_CreateStringReference("");
+    if (s == NULL || x->s_label == NULL) {
+        return -1;
+    }
+    cJSON_AddItemToObjectCS(s, "name", x->s_name = cJSON_CreateStringReference(""));
+    cJSON_AddItemToObjectCS(s, "ph", cJSON_CreateStringReference("X"));
+    cJSON_AddItemToObjectCS(s, "ts", number_item(x, SLICE_TS));
+    cJSON_AddItemToObjectCS(s, "dur", number_item(x, SLICE_DUR));
+    cJSON_AddItemToObjectCS(s, "pid", number_item(x, SLICE_PID));
+    cJSON_AddItemToObjectCS(s, "tid", number_item(x, SLICE_TID));
+    cJSON_AddItemToObjectCS(s, "args", x->s_args = cJSON_CreateObject());
+    cJSON_AddItemToObjectCS(x->s_args, "exit", x->s_exit = cJSON_CreateStringReference(""));
+    cJSON_AddItemToObjectCS(x->s_args, "self_us", number_item(x, SLICE_SELF));
+    /* an item that failed to be created was not added: count what is there */
+    int ok = cJSON_GetArraySize(s) == 7 && cJSON_GetArraySize(x->s_args) == 2 && x->s_name && x->s_exit;
+    for (int i = 0; i < SLICE_NUMBERS; i++) {
+        ok = ok && x->s_num[i] != NULL;
+    }
+    return ok ? 0 : -1;
+}
+
+static void export_free(export_trace_t *x)
+{
+    cJSON_Delete(x->slice);
+    cJSON_Delete(x->s_label);
+    free(x->path);
+    free(x->source);
+    free(x);
+}
+
+/* The trace would be written over the recording it is made from. */
+static int export_same_file(const char *path, const char *input)
+{
+    struct stat a, b;
+    return input != NULL && stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+export_trace_t *export_trace_open(const char *path, int force, const char *input, const char *source, char *err,
+    size_t errlen)
+{
+    export_trace_t *x = calloc(1, sizeof *x);
+    if (x == NULL || (x->path = strdup(path)) == NULL || (x->source = strdup(source ? source : "")) == NULL ||
+        slice_template(x) < 0) {
+        snprintf(err, errlen, "out of memory.");
+        goto error_free;
+    }
+    if (export_same_file(path, input)) {
+        snprintf(err, errlen, "--export-trace %s is the recording being read; name another file.", path);
+        goto error_free;
+    }
+    x->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+    if (x->fd < 0) {
+        if (errno == EEXIST) {
+            snprintf(err, errlen, "%s exists; add --force to overwrite it.", path);
+        } else {
+            snprintf(err, errlen, "cannot create the trace %s: %s.", path, strerror(errno));
+        }
+        goto error_free;
+    }
+    static const char opening[] = "{\"traceEvents\":[\n";
+    export_append(x, opening, sizeof opening - 1);
+    meta_put(x, "process_name", PID_STREAM, -1, "name", "aioprof stream", 0);
+    meta_put(x, "process_sort_index", PID_STREAM, -1, "sort_index", NULL, PID_STREAM);
+    meta_put(x, "thread_name", PID_STREAM, TID_TEXT, "name", "device text", 0);
+    meta_put(x, "thread_name", PID_STREAM, TID_MARKS, "name", "gaps and losses", 0);
+    /* the opening goes out at once and must: an export that cannot start is an error, not a note */
+    export_flush(x);
+    if (x->failed) {
+        snprintf(err, errlen, "cannot write the trace %s.", path);
+        goto error_close;
+    }
+    return x;
+
+error_close:
+    close(x->fd);
+    unlink(path);
+error_free:
+    if (x != NULL) {
+        export_free(x);
+    }
+    return NULL;
+}
+
+void export_trace_tick(export_trace_t *x)
+{
+    if (x == NULL || x->failed || x->used == 0) {
+        return;
+    }
+    if (source_monotonic_us() - x->oldest_us >= EXPORT_TRACE_FLUSH_MS * 1000u) {
+        export_flush(x);
+    }
+}
+
+/* "],", what the trace is, and "}": a viewer shows otherData as the trace's metadata. */
+static void export_closing(export_trace_t *x)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *text = NULL;
+    if (cJSON_AddStringToObject(o, "tool", "aioprof-top") && cJSON_AddStringToObject(o, "version", AIOPROF_VERSION) &&
+        cJSON_AddStringToObject(o, "source", x->source) &&
+        cJSON_AddStringToObject(o, "time", "device microseconds, gaps cut out (docs/trace-export.md)") &&
+        cJSON_AddNumberToObject(o, "slices", (double)x->slices) &&
+        cJSON_AddNumberToObject(o, "gaps_and_losses", (double)x->marks) &&
+        cJSON_AddNumberToObject(o, "text_lines", (double)x->text_lines)) {
+        text = cJSON_PrintUnformatted(o);
+    }
+    cJSON_Delete(o);
+    static const char end[] = "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":";
+    export_append(x, end, sizeof end - 1);
+    export_append(x, text ? text : "{}", text ? strlen(text) : 2);
+    export_append(x, "}\n", 2);
+    cJSON_free(text);
+}
+
+int export_trace_close(export_trace_t *x)
+{
+    if (x == NULL) {
+        return 0;
+    }
+    if (x->in_second > 0) {
+        counter_put(x, x->second, x->in_second);
+    }
+    if (!x->failed) {
+        export_closing(x);
+    }
+    export_flush(x);
+    if (close(x->fd) < 0) {
+        export_fail(x, errno);
+    }
+    int rc = x->failed ? -1 : 0;
+    export_free(x);
+    return rc;
+}
+
+void export_trace_discard(export_trace_t *x)
+{
+    if (x == NULL) {
+        return;
+    }
+    close(x->fd);
+    unlink(x->path);
+    export_free(x);
+}
+
+uint64_t export_trace_events(const export_trace_t *x)
+{
+    return x ? x->written : 0;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# An export interrupted by Ctrl-C or SIGTERM is closed properly: valid JSON, equal to the report
+# printed at the same stop. A live session's trace reaches the file as it goes (flushed every
+# second), so even kill -9 leaves a file that ends after a whole event and that "]}" completes.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-build}/host/aioprof-top}
+SIM=${AIOPROF_SIM:-${AIOPROF_BUILD:-build}/device/sim/aioprof-sim}
+export AIOPROF_SIM="$SIM" # --demo runs it
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+# name, signal, seconds, aioprof-top args... (runs it, stops it, waits)
+stop_after() {
+    local name=$1 sig=$2 secs=$3
+    shift 3
+    "$TOP" "$@" > "$tmp/$name.json" 2> "$tmp/$name.err" &
+    local pid=$!
+    sleep "$secs"
+    kill "-$sig" "$pid"
+    wait "$pid"
+    echo $?
+}
+
+# a recording with receive times, for a paced replay
+"$TOP" --demo --workload busy --duration 4 -w "$tmp/rec.aiop" --json > "$tmp/full.json" 2> "$tmp/rec.err" ||
+    { echo "FAIL recording the demo: $(cat "$tmp/rec.err")"; exit 1; }
+
+for sig in INT TERM; do
+    name=replay-$sig
+    rc=$(stop_after "$name" "$sig" 1.5 -r "$tmp/rec.aiop" --speed 1 --json --export-trace "$tmp/$name.trace.json")
+    if [ "$rc" != 0 ]; then
+        echo "FAIL $name: exit $rc"; status=1; continue
+    fi
+    if python3 "$here/trace_check.py" "$tmp/$name.trace.json" "$tmp/$name.json" &&
+        python3 - "$tmp/$name.json" "$tmp/full.json" <<'PY'
+import json, sys
+part, full = (json.load(open(p)) for p in sys.argv[1:])
+n = lambda r: sum(t["count"] for t in r["tasks"])
+# stopped on the way: something, not everything
+sys.exit(0 if 0 < n(part) < n(full) else 1)
+PY
+    then
+        echo "ok   $name"
+    else
+        echo "FAIL $name"; status=1
+    fi
+
+    name=demo-$sig
+    rc=$(stop_after "$name" "$sig" 2 --demo --workload nested --json --export-trace "$tmp/$name.trace.json")
+    if [ "$rc" != 0 ]; then
+        echo "FAIL $name: exit $rc: $(head -c 300 "$tmp/$name.err")"; status=1; continue
+    fi
+    if python3 "$here/trace_check.py" "$tmp/$name.trace.json" "$tmp/$name.json"; then
+        echo "ok   $name"
+    else
+        echo "FAIL $name"; status=1
+    fi
+done
+
+# kill -9: nothing closes the file; what was flushed ends after a whole event
+name=killed
+rc=$(stop_after "$name" KILL 2.6 -r "$tmp/rec.aiop" --speed 1 --json --export-trace "$tmp/$name.trace.json")
+if [ "$rc" != 137 ]; then
+    echo "FAIL $name: exit $rc (expected 137)"; status=1
+elif python3 "$here/trace_check.py" "$tmp/$name.trace.json" --repair &&
+    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()+"]}"); sys.exit(0 if any(e.get("ph")=="X" for e in d["traceEvents"]) else 1)' \
+        "$tmp/$name.trace.json"; then
+    echo "ok   $name (completed with \"]}\")"
+else
+    echo "FAIL $name"; status=1
+fi
+exit $status

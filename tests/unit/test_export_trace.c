@@ -1,0 +1,381 @@
+/* The trace export: a stream from the real device library through the pipeline and its observer
+ * into a file, read back with cJSON. Checks what the file says against what the device did: the
+ * slices' wall spans and exclusive times, track names, labels, counters, marks, text lines; and
+ * that the file is valid JSON when closed and completable when cut short. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "export_trace.h"
+#include "fake_device.h"
+#include "pipeline.h"
+#include "stats.h"
+
+static char dir[64];
+static char path[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/test_export_trace.XXXXXX");
+    if (mkdtemp(dir) == NULL) {
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(path);
+    rmdir(dir);
+    return 0;
+}
+
+static char *slurp(const char *p, size_t extra)
+{
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)n + extra + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return text;
+}
+
+static cJSON *load(const char *p)
+{
+    char *text = slurp(p, 0);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(doc);
+    return doc;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+}
+
+static int is(const cJSON *e, const char *ph, const char *name)
+{
+    const char *p = str(e, "ph"), *n = str(e, "name");
+    return p && strcmp(p, ph) == 0 && (name == NULL || (n && strcmp(n, name) == 0));
+}
+
+/* The n-th event (0-based) with this phase and name, or NULL. */
+static const cJSON *find(const cJSON *doc, const char *ph, const char *name, int n)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "traceEvents")) {
+        if (is(e, ph, name) && n-- == 0) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static int count(const cJSON *doc, const char *ph, const char *name)
+{
+    int n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "traceEvents")) {
+        n += is(e, ph, name);
+    }
+    return n;
+}
+
+/* The thread_name of (pid, tid) last written. */
+static const cJSON *track(const cJSON *doc, int pid, int tid)
+{
+    const cJSON *e, *found = NULL;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "traceEvents")) {
+        if (is(e, "M", "thread_name") && num(e, "pid") == pid && num(e, "tid") == tid) {
+            found = cJSON_GetObjectItemCaseSensitive(e, "args");
+        }
+    }
+    return found;
+}
+
+static void feed(fake_device_t *d, export_trace_t *x)
+{
+    pipeline_config_t cfg = {0};
+    cfg.observer = export_trace_observer();
+    cfg.observer_user = x;
+    pipeline_t *p = pipeline_new(&cfg);
+    assert_non_null(p);
+    pipeline_feed(p, d->out, d->out_len, 0);
+    pipeline_finish(p, 0);
+    pipeline_free(p);
+}
+
+/* main creates A (labelled) and B; A runs 1000 us, and B, nested in it, 200 of them. */
+static void test_nested_slices(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(30, 5000, 4096);
+    assert_non_null(d);
+    aioprof_task_t m = {0}, a = {0}, b = {0};
+    aioprof_task_created(&d->prof, &m, "main", 4);
+    aioprof_enter(&d->prof, &m);
+    aioprof_task_created(&d->prof, &a, "A", 1);
+    aioprof_task_label(&d->prof, &a, "sensor 3", 8);
+    aioprof_task_created(&d->prof, &b, "B", 1);
+    d->clock += 10;
+    aioprof_exit(&d->prof, &m, AIOPROF_EXIT_YIELD);
+    uint64_t t0 = d->clock;
+    aioprof_enter(&d->prof, &a);
+    d->clock += 100;
+    aioprof_enter(&d->prof, &b);
+    d->clock += 200;
+    aioprof_exit(&d->prof, &b, AIOPROF_EXIT_YIELD);
+    d->clock += 700;
+    aioprof_exit(&d->prof, &a, AIOPROF_EXIT_RETURN);
+    d->clock += 50;
+    aioprof_enter(&d->prof, &b);
+    d->clock += 30;
+    aioprof_exit(&d->prof, &b, AIOPROF_EXIT_RAISE);
+    fake_flush_all(d);
+    static const char text[] = "hello \x1b[2J world\n";
+    fake_append(d, (const uint8_t *)text, sizeof text - 1);
+
+    char err[256];
+    export_trace_t *x = export_trace_open(path, 0, NULL, "unit test", err, sizeof err);
+    assert_non_null(x);
+    feed(d, x);
+    assert_int_equal(export_trace_close(x), 0);
+    fake_free(d);
+
+    cJSON *doc = load(path);
+    assert_int_equal(count(doc, "X", NULL), 4);
+    const cJSON *sa = find(doc, "X", "A", 0), *sb = find(doc, "X", "B", 0), *sb2 = find(doc, "X", "B", 1);
+    assert_non_null(sa);
+    assert_non_null(sb);
+    assert_non_null(sb2);
+    const cJSON *aa = cJSON_GetObjectItemCaseSensitive(sa, "args");
+    const cJSON *ba = cJSON_GetObjectItemCaseSensitive(sb, "args");
+    /* A's wall span holds B's slice; its own time does not */
+    assert_true(num(sa, "dur") == 1000.0);
+    assert_true(num(aa, "self_us") == 800.0);
+    assert_string_equal(str(aa, "exit"), "return");
+    assert_string_equal(str(aa, "label"), "sensor 3");
+    assert_true(num(sb, "ts") == num(sa, "ts") + 100.0);
+    assert_true(num(sb, "dur") == 200.0);
+    assert_true(num(ba, "self_us") == 200.0);
+    assert_string_equal(str(ba, "exit"), "yield");
+    assert_null(cJSON_GetObjectItemCaseSensitive(ba, "label")); /* the template's label went back */
+    assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(sb2, "args"), "exit"), "exception");
+    assert_true(num(sb2, "ts") == num(sa, "ts") + 1050.0);
+    /* the main slice started the time line: A started 10 us after it */
+    assert_true(num(sa, "ts") - num(find(doc, "X", "main", 0), "ts") == (double)(t0 - 5000));
+
+    /* tracks: "name #id", with the creator and the label */
+    int pid = (int)num(sa, "pid"), tid = (int)num(sa, "tid");
+    const cJSON *ta = track(doc, pid, tid);
+    assert_non_null(ta);
+    char want[64];
+    snprintf(want, sizeof want, "A #%d", tid);
+    assert_string_equal(str(ta, "name"), want);
+    assert_string_equal(str(ta, "created_by"), "main #1");
+    assert_string_equal(str(ta, "label"), "sensor 3");
+    assert_null(str(track(doc, pid, 1), "created_by"));
+
+    /* the counter counts every ENTER and EXIT once: 4 slices of 2 events */
+    double events = 0;
+    const cJSON *e;
+    for (int i = 0; (e = find(doc, "C", "events per second", i)) != NULL; i++) {
+        events += num(cJSON_GetObjectItemCaseSensitive(e, "args"), "events");
+    }
+    assert_true(events == 8.0);
+
+    /* the device's text is a safe instant on the text track */
+    const cJSON *line = find(doc, "i", NULL, 0);
+    assert_non_null(line);
+    assert_string_equal(str(line, "name"), "hello \\e[2J world");
+    assert_true(num(line, "tid") == 1.0);
+    cJSON_Delete(doc);
+}
+
+/* Straight to the observer: unnamed tasks, a name that comes late, the counter's quiet stretch,
+ * and the marks. */
+static void test_observer_direct(void **state)
+{
+    (void)state;
+    char err[256];
+    export_trace_t *x = export_trace_open(path, 0, NULL, "unit test", err, sizeof err);
+    assert_non_null(x);
+    const pipeline_observer_t *o = export_trace_observer();
+    pipeline_slice_t s = {
+        .task = {.epoch = 0, .id = 7, .name = NULL, .label = "", .parent = 0, .parent_name = NULL},
+        .start_us = 100, .end_us = 150, .self_us = 50, .exit_kind = AIOPROF_EXIT_YIELD,
+    };
+    o->event(x, 100);
+    o->event(x, 150);
+    o->slice(x, &s);
+    o->event(x, 200);
+    s.start_us = 200;
+    s.end_us = 260;
+    s.self_us = 60;
+    o->slice(x, &s);                       /* same track, same name: not named again */
+    o->event(x, 260);
+    o->event(x, 5000000);                  /* four quiet seconds later */
+    s.task.name = "worker";
+    s.task.parent = 3;
+    s.start_us = 5000000;
+    s.end_us = 5000010;
+    s.self_us = 10;
+    o->slice(x, &s);                       /* the name arrived: named again */
+    o->event(x, 5000010);
+    o->mark(x, PIPELINE_MARK_DROPPED, 5000020, 17);
+    o->mark(x, PIPELINE_MARK_RESET, 5000030, 1);
+    s.task.epoch = 1;
+    s.task.id = 1;
+    s.task.name = "main";
+    s.task.parent = 0;
+    o->slice(x, &s);                       /* a new boot: a new process */
+    assert_int_equal(export_trace_close(x), 0);
+
+    cJSON *doc = load(path);
+    assert_int_equal(count(doc, "X", NULL), 4);
+    assert_string_equal(str(find(doc, "X", NULL, 0), "name"), "task #7");
+    assert_string_equal(str(find(doc, "X", NULL, 2), "name"), "worker");
+    assert_string_equal(str(track(doc, 2, 7), "name"), "worker #7");
+    assert_string_equal(str(track(doc, 2, 7), "created_by"), "task #3");
+    /* named twice: unnamed first, then by its name */
+    int named = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "traceEvents")) {
+        if (is(e, "M", "thread_name") && num(e, "pid") == 2 && num(e, "tid") == 7) {
+            const char *want = named++ == 0 ? "task #7" : "worker #7";
+            assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(e, "args"), "name"), want);
+        }
+    }
+    assert_int_equal(named, 2);
+    assert_int_equal(count(doc, "M", "thread_sort_index"), 2);
+    assert_int_equal(count(doc, "M", "process_name"), 3); /* the stream, boot 0, boot 1 */
+    assert_true(num(find(doc, "X", "main", 0), "pid") == 3.0);
+
+    /* second 0: 4 events; second 1: 0 (the quiet stretch); second 5: 2 */
+    const cJSON *c0 = find(doc, "C", NULL, 0), *c1 = find(doc, "C", NULL, 1), *c2 = find(doc, "C", NULL, 2);
+    assert_non_null(c2);
+    assert_null(find(doc, "C", NULL, 3));
+    assert_true(num(c0, "ts") == 0 && num(cJSON_GetObjectItemCaseSensitive(c0, "args"), "events") == 4);
+    assert_true(num(c1, "ts") == 1e6 && num(cJSON_GetObjectItemCaseSensitive(c1, "args"), "events") == 0);
+    assert_true(num(c2, "ts") == 5e6 && num(cJSON_GetObjectItemCaseSensitive(c2, "args"), "events") == 2);
+
+    const cJSON *drop = find(doc, "i", "events dropped", 0);
+    assert_non_null(drop);
+    assert_true(num(drop, "ts") == 5000020.0);
+    assert_true(num(cJSON_GetObjectItemCaseSensitive(drop, "args"), "count") == 17.0);
+    assert_string_equal(str(drop, "s"), "g");
+    assert_non_null(find(doc, "i", "device reset", 0));
+    const cJSON *other = cJSON_GetObjectItemCaseSensitive(doc, "otherData");
+    assert_true(num(other, "slices") == 4.0);
+    assert_string_equal(str(other, "source"), "unit test");
+    cJSON_Delete(doc);
+}
+
+/* A session killed before the close: what reached the file ends after a whole event, and "]}"
+ * completes it. */
+static void test_cut_short(void **state)
+{
+    (void)state;
+    char err[256];
+    export_trace_t *x = export_trace_open(path, 0, NULL, "unit test", err, sizeof err);
+    assert_non_null(x);
+    const pipeline_observer_t *o = export_trace_observer();
+    pipeline_slice_t s = {.task = {.id = 2, .name = "n", .label = "a label"}, .exit_kind = AIOPROF_EXIT_YIELD};
+    int n = 20000; /* more than the buffer holds: some of it must have been written */
+    for (int i = 0; i < n; i++) {
+        s.start_us = (uint64_t)i * 10u;
+        s.end_us = s.start_us + 5u;
+        s.self_us = 5u;
+        o->slice(x, &s);
+    }
+    char *text = slurp(path, 2);
+    size_t len = strlen(text);
+    assert_true(len > 64 * 1024);
+    assert_int_equal(text[len - 1], '}');
+    memcpy(text + len, "]}", 2);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(doc);
+    int written = count(doc, "X", "n");
+    assert_true(written > 0 && written < n);
+    /* in order, none lost on the way */
+    for (int i = 0; i < written; i++) {
+        assert_true(num(find(doc, "X", "n", i), "ts") == i * 10.0);
+        if (i > 200) {
+            i += 97; /* a sample is enough */
+        }
+    }
+    cJSON_Delete(doc);
+    assert_int_equal(export_trace_close(x), 0);
+    doc = load(path);
+    assert_int_equal(count(doc, "X", "n"), n);
+    cJSON_Delete(doc);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    char err[256];
+    export_trace_t *x = export_trace_open(path, 0, NULL, "", err, sizeof err);
+    assert_non_null(x);
+    export_trace_discard(x);
+    assert_int_equal(access(path, F_OK), -1); /* discarded: gone */
+
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("precious", f);
+    fclose(f);
+    assert_null(export_trace_open(path, 0, NULL, "", err, sizeof err));
+    assert_non_null(strstr(err, "--force"));
+    /* the recording being read is never overwritten, --force or not */
+    assert_null(export_trace_open(path, 1, path, "", err, sizeof err));
+    assert_non_null(strstr(err, "recording being read"));
+    char *kept = slurp(path, 0);
+    assert_string_equal(kept, "precious");
+    free(kept);
+    x = export_trace_open(path, 1, NULL, "", err, sizeof err);
+    assert_non_null(x);
+    assert_int_equal(export_trace_close(x), 0);
+    cJSON *doc = load(path); /* an empty session is still a valid trace */
+    assert_int_equal(count(doc, "X", NULL), 0);
+    cJSON_Delete(doc);
+
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/no/such/dir/t.json", dir);
+    assert_null(export_trace_open(bad, 1, NULL, "", err, sizeof err));
+    assert_non_null(strstr(err, "cannot create"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_nested_slices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_observer_direct, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
