@@ -9,40 +9,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cat > "$tmp/decode.py" <<'PY'
-import json, sys
+import json, os, sys
 
-def crc16(data):
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
-
-def cobs_decode(seg):
-    out, i = bytearray(), 0
-    while i < len(seg):
-        code = seg[i]
-        if code == 0 or i + code > len(seg) + (0 if code > 1 else 1):
-            return None
-        out += seg[i + 1:i + code]
-        i += code
-        if code < 0xFF and i < len(seg):
-            out.append(0)
-    return bytes(out)
-
-def varint(b, i):
-    v, shift = 0, 0
-    for n in range(5):
-        if i >= len(b):
-            raise ValueError("varint past the end")
-        v |= (b[i] & 0x7F) << shift
-        shift += 7
-        i += 1
-        if not b[i - 1] & 0x80:
-            return v, i
-    raise ValueError("varint too long")
+sys.path.insert(0, os.environ["E2E_DIR"])
+from wire import cobs_decode, crc16, varint
 
 TEXTLIKE = set(range(0x20, 0x100)) | {7, 8, 9, 10, 13, 27}
 
@@ -147,7 +117,7 @@ PY
 run() {
     local name=$1 mode=$2; shift 2
     "$AIOPROF_SIM" "$@" -q -o "$tmp/$name.bin" --truth "$tmp/$name.json"
-    python3 "$tmp/decode.py" "$tmp/$name.bin" "$tmp/$name.json" "$mode"
+    E2E_DIR="$(cd "$(dirname "$0")" && pwd)" python3 "$tmp/decode.py" "$tmp/$name.bin" "$tmp/$name.json" "$mode"
 }
 status=0
 run seed exact -w seed --duration 30 || status=1

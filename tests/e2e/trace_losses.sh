@@ -3,13 +3,7 @@
 # count), damaged frames, lost frames, device resets; device text (hostile too) is a safe instant
 # on its own track. Every mark adds up to the stream counter the report shows, and the slices still
 # add up to the statistics.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-build}/host/aioprof-top}
-SIM=${AIOPROF_SIM:-${AIOPROF_BUILD:-build}/device/sim/aioprof-sim}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
+source "$(dirname "$0")/truth_common.bash"
 
 # name, expected mark ("" for none), check options, capture
 check() {

@@ -3,20 +3,12 @@
 # statistics (aioprof-top --json of the same run) and the simulator's truth exactly: counts, total
 # exclusive time, maxima; per track in time order; every wall span = own time + nested slices.
 # The export must not change the statistics, and works beside --report and --json alike.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-build}/host/aioprof-top}
-SIM=${AIOPROF_SIM:-${AIOPROF_BUILD:-build}/device/sim/aioprof-sim}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
+source "$(dirname "$0")/truth_common.bash"
 
 check() { # name, sim args...
     local name=$1
     shift
-    if ! "$SIM" "$@" -q -o "$tmp/$name.aiop" --truth "$tmp/$name.truth.json"; then
-        echo "FAIL $name: the simulator failed"; status=1; return
-    fi
+    truth_capture "$name" "$@" || return
     if ! "$TOP" -r "$tmp/$name.aiop" --json --export-trace "$tmp/$name.trace.json" > "$tmp/$name.json"; then
         echo "FAIL $name: aioprof-top --json --export-trace exited with $?"; status=1; return
     fi

@@ -2,20 +2,12 @@
 # The trace's time line across tick counter wraps (30 and 32 bits, once and several times): on
 # every track the slices stay in time order, the last ones lie past the wrap, and the figures
 # still equal the statistics and the truth.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-build}/host/aioprof-top}
-SIM=${AIOPROF_SIM:-${AIOPROF_BUILD:-build}/device/sim/aioprof-sim}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
+source "$(dirname "$0")/truth_common.bash"
 
 check() { # name, device us before the (last) wrap the trace must pass, sim args...
     local name=$1 past=$2
     shift 2
-    if ! "$SIM" "$@" -q -o "$tmp/$name.aiop" --truth "$tmp/$name.truth.json"; then
-        echo "FAIL $name: the simulator failed"; status=1; return
-    fi
+    truth_capture "$name" "$@" || return
     if ! "$TOP" -r "$tmp/$name.aiop" --json --export-trace "$tmp/$name.trace.json" > "$tmp/$name.json"; then
         echo "FAIL $name: aioprof-top exited with $?"; status=1; return
     fi

@@ -18,42 +18,11 @@ Prints one line per problem and exits 1 if there was any."""
 import json
 import sys
 
+from wire import cobs_decode, crc16, varint
+
 END = {"running": "live", "return": "returned", "raise": "raised", "cancel": "cancelled"}
 # A frame body holds at most 512 bytes: at most 503 one-byte records, so at most 503 slice ends.
 SLICES_PER_FRAME = 503
-
-
-def crc16(data):
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
-
-
-def cobs_decode(seg):
-    out, i = bytearray(), 0
-    while i < len(seg):
-        code = seg[i]
-        if code == 0 or i + code > len(seg):
-            return None
-        out += seg[i + 1:i + code]
-        i += code
-        if code < 0xFF and i < len(seg):
-            out.append(0)
-    return bytes(out)
-
-
-def varint(b, i):
-    v = shift = 0
-    while True:
-        v |= (b[i] & 0x7F) << shift
-        shift += 7
-        i += 1
-        if not b[i - 1] & 0x80:
-            return v, i
 
 
 def max_exits_per_frame(capture):

@@ -2,13 +2,7 @@
 # Damaged captures: bits flipped, bytes deleted, garbage inserted (seeded, so reproducible).
 # aioprof-top must not crash, must count the damage, must never count more than the truth, and
 # must lose no more slices than the damaged frames could hold.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-build}/host/aioprof-top}
-SIM=${AIOPROF_SIM:-${AIOPROF_BUILD:-build}/device/sim/aioprof-sim}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
+source "$(dirname "$0")/truth_common.bash"
 
 "$SIM" -w instances --duration 20 --text 7 -q -o "$tmp/clean.aiop" --truth "$tmp/truth.json" || { echo "FAIL simulator"; exit 1; }
 "$SIM" -w nested --duration 10 --tick-bits 32 -q -o "$tmp/nclean.aiop" --truth "$tmp/ntruth.json" || { echo "FAIL simulator"; exit 1; }

@@ -1,20 +1,12 @@
 #!/usr/bin/env bash
 # Every simulator workload, several seeds: aioprof-top's JSON must equal the simulator's truth
 # exactly (counts, totals, maxima per name and per instance), and the text report must run.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-build}/host/aioprof-top}
-SIM=${AIOPROF_SIM:-${AIOPROF_BUILD:-build}/device/sim/aioprof-sim}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
+source "$(dirname "$0")/truth_common.bash"
 
 check() { # name, sim args...
     local name=$1
     shift
-    if ! "$SIM" "$@" -q -o "$tmp/$name.aiop" --truth "$tmp/$name.truth.json"; then
-        echo "FAIL $name: the simulator failed"; status=1; return
-    fi
+    truth_capture "$name" "$@" || return
     if ! "$TOP" -r "$tmp/$name.aiop" --json > "$tmp/$name.json"; then
         echo "FAIL $name: aioprof-top exited with $?"; status=1; return
     fi

@@ -8,41 +8,11 @@ source "$(dirname "$0")/tui_common.bash"
 "$AIOPROF_SIM" -w seed --clock virtual --duration 20 --text 20 --hostile-text -q -o "$TUI_WORK/seed.bin"
 
 # Renames the task "slow" to ESC [ 2 J in every frame that names it: same length, CRC made again.
-python3 - "$TUI_WORK/seed.bin" "$TUI_WORK/hostile.bin" <<'PY'
-import sys
+E2E_DIR=$(cd "$(dirname "$0")" && pwd) python3 - "$TUI_WORK/seed.bin" "$TUI_WORK/hostile.bin" <<'PY'
+import os, sys
 
-def crc16(data):  # CRC-16/CCITT-FALSE (docs/protocol.md)
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
-
-def cobs_decode(seg):
-    out, i = bytearray(), 0
-    while i < len(seg):
-        code = seg[i]
-        if code == 0 or i + code > len(seg) + (0 if code == 1 else 0):
-            return None
-        out += seg[i + 1:i + code]
-        i += code
-        if code < 0xFF and i < len(seg):
-            out.append(0)
-    return bytes(out)
-
-def cobs_encode(body):
-    out, run = bytearray(), bytearray()
-    for b in body:
-        if b == 0:
-            out.append(len(run) + 1); out += run; run = bytearray()
-        else:
-            run.append(b)
-            if len(run) == 254:
-                out.append(255); out += run; run = bytearray()
-    out.append(len(run) + 1); out += run
-    return bytes(out)
+sys.path.insert(0, os.environ["E2E_DIR"])
+from wire import cobs_decode, cobs_encode, crc16
 
 data = open(sys.argv[1], 'rb').read()
 segs = data.split(b'\x00')
