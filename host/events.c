@@ -57,7 +57,7 @@ static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us,
 
 /* ---- the time line ---- */
 
-static uint64_t ticks_to_us(uint64_t ticks, uint32_t hz)
+static inline uint64_t ticks_to_us(uint64_t ticks, uint32_t hz)
 {
     if (hz == 1000000u) {
         return ticks;
@@ -75,7 +75,7 @@ static void time_reorigin(events_t *e)
 
 /* Moves time to t (ticks); the step is device time seen when `counting`, and outside any task
  * when nothing is known to run. */
-static void time_advance(events_t *e, uint64_t t)
+static inline void time_advance(events_t *e, uint64_t t)
 {
     if (t < e->last_ticks) {
         t = e->last_ticks; /* a hostile or damaged stream never moves time back */
@@ -197,7 +197,7 @@ void events_frame(void *user, const aioprof_frame_info_t *f)
     }
 }
 
-static void on_enter(events_t *e, uint64_t t, uint32_t id)
+static inline void on_enter(events_t *e, uint64_t t, uint32_t id)
 {
     time_advance(e, t);
     e->stats->stream.events++;
@@ -219,7 +219,7 @@ static void on_enter(events_t *e, uint64_t t, uint32_t id)
     stack_push(e, inst, 1);
 }
 
-static void on_exit(events_t *e, uint64_t t, unsigned kind)
+static inline void on_exit(events_t *e, uint64_t t, unsigned kind)
 {
     time_advance(e, t);
     e->stats->stream.events++;
