@@ -42,8 +42,14 @@ const top_col_info_t *top_format_col(top_col_t c)
     return &col_info[(unsigned)c < TOP_COL_COUNT_ALL ? c : TOP_COL_NAME];
 }
 
+int top_format_name_min(int by_instance)
+{
+    return by_instance ? TOP_NAME_MIN_INSTANCE : TOP_NAME_MIN;
+}
+
 size_t top_format_columns(int by_instance, int width, top_col_t out[TOP_COL_COUNT_ALL], int *name_width)
 {
+    int name_min = top_format_name_min(by_instance);
     const top_col_t *prio = by_instance ? priority_instance : priority_name;
     size_t nprio = by_instance ? N_OF(priority_instance) : N_OF(priority_name);
     const top_col_t *order = by_instance ? order_instance : order_name;
@@ -51,7 +57,7 @@ size_t top_format_columns(int by_instance, int width, top_col_t out[TOP_COL_COUN
     int keep[TOP_COL_COUNT_ALL] = {0};
 
     /* take columns in priority order while they fit beside the narrowest name column */
-    int used = TOP_NAME_MIN;
+    int used = name_min;
     keep[TOP_COL_NAME] = 1;
     for (size_t i = 1; i < nprio; i++) {
         int w = col_info[prio[i]].width + 1;
@@ -67,7 +73,7 @@ size_t top_format_columns(int by_instance, int width, top_col_t out[TOP_COL_COUN
             out[n++] = order[i];
         }
     }
-    int name = width - (used - TOP_NAME_MIN);
+    int name = width - (used - name_min);
     if (name > TOP_NAME_MAX) {
         name = TOP_NAME_MAX;
     }

@@ -29,15 +29,22 @@ typedef struct top_col_info {
     int sort_key;   /* the key that sorts by it */
 } top_col_info_t;
 
-/* The name column is never narrower than this, and takes at most TOP_NAME_MAX. */
+/* The name column is never narrower than this (by instance: TOP_NAME_MIN_INSTANCE, room for
+ * "Sensor._go #1234 [s…"), and takes at most TOP_NAME_MAX. */
 #define TOP_NAME_MIN 12
+#define TOP_NAME_MIN_INSTANCE 22
 #define TOP_NAME_MAX 60
+/* An instance's function name keeps at least this many characters when its cell is cut. */
+#define TOP_NAME_KEEP 5
 
 const top_col_info_t *top_format_col(top_col_t c);
 
+/* The narrowest name column of a grouping. */
+int top_format_name_min(int by_instance);
+
 /* The columns that fit a screen width, in display order, name first. Columns are dropped in the
  * reverse order of their importance (a fixed priority list); the name column takes what is left,
- * between TOP_NAME_MIN and TOP_NAME_MAX. Returns the number of columns written to out (at least
+ * between top_format_name_min() and TOP_NAME_MAX. Returns the number of columns written to out (at least
  * 1: the name alone when nothing else fits). Cells are separated by one space. */
 size_t top_format_columns(int by_instance, int width, top_col_t out[TOP_COL_COUNT_ALL], int *name_width);
 

@@ -321,6 +321,28 @@ void top_table_name(const top_view_t *v, const top_row_t *r, char *out, size_t s
     }
 }
 
+/* An instance's name cut to fit a cell: what tells instances apart, " #id [label]", stays whole
+ * while the shared function name gives way (down to a few characters), so a narrow terminal still
+ * shows which Sensor._go is which. Other rows are cut at the end when drawn. */
+static void table_name_fit(const top_view_t *v, const top_row_t *r, int width, char *out, size_t size)
+{
+    char whole[512], suffix[160], head[512];
+    top_table_name(v, r, out, size);
+    if (!top_table_grouping(v) || !r->named || top_format_fit(whole, sizeof whole, out, width + 1, "") <= width) {
+        return;
+    }
+    const top_rows_t *rs = &v->base[top_table_grouping(v)];
+    const char *label = top_rows_str(rs, r->label);
+    snprintf(suffix, sizeof suffix, " #%" PRIu32 "%s%s%s", r->id, *label ? " [" : "", label, *label ? "]" : "");
+    int suffix_w = top_format_fit(whole, sizeof whole, suffix, width + 1, "");
+    int head_w = width - suffix_w;
+    if (head_w < TOP_NAME_KEEP) {
+        head_w = TOP_NAME_KEEP; /* the label is cut at the end when drawn instead */
+    }
+    top_format_fit(head, sizeof head, top_rows_str(rs, r->name), head_w, v->unicode ? "\xE2\x80\xA6" : "~");
+    snprintf(out, size, "%s%s", head, suffix);
+}
+
 /* ASCII case-insensitive substring (names are mostly ASCII; other bytes compare exactly). */
 static int table_contains(const char *hay, const char *needle)
 {
@@ -504,7 +526,7 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
         return;
     }
     default:
-        top_table_name(v, r, out, size);
+        table_name_fit(v, r, width, out, size);
         *cls = top_table_is_hog(v, r) ? TOP_CLASS_ALERT : TOP_CLASS_SMALL;
         return;
     }

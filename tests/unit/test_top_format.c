@@ -55,7 +55,7 @@ static void columns_fit_every_width(void **state)
             assert_int_equal(cols[0], TOP_COL_NAME);
             assert_true(has_col(cols, n, TOP_COL_SHARE));
             assert_true(has_col(cols, n, TOP_COL_TOTAL));
-            assert_true(name_w >= TOP_NAME_MIN && name_w <= TOP_NAME_MAX);
+            assert_true(name_w >= top_format_name_min(by_inst) && name_w <= TOP_NAME_MAX);
             assert_true(cols_width(cols, n, name_w) <= width);
             for (size_t i = 0; i < nprev; i++) {
                 assert_true(has_col(cols, n, prev[i]));
@@ -97,7 +97,7 @@ static void columns_drop_least_important_first(void **state)
                 assert_int_equal(has_col(cols, n, prio[g][i]), i < n);
             }
             /* and it is the longest prefix that fits beside the narrowest name */
-            int sum = TOP_NAME_MIN;
+            int sum = top_format_name_min(g);
             size_t fit = 1;
             while (fit < nprio[g] && sum + top_format_col(prio[g][fit])->width + 1 <= width) {
                 sum += top_format_col(prio[g][fit])->width + 1;
@@ -105,7 +105,7 @@ static void columns_drop_least_important_first(void **state)
             }
             assert_int_equal(n, fit);
             /* the name takes the rest, up to its maximum */
-            int rest = width - (sum - TOP_NAME_MIN);
+            int rest = width - (sum - top_format_name_min(g));
             assert_int_equal(name_w, rest < TOP_NAME_MAX ? rest : TOP_NAME_MAX);
         }
     }
