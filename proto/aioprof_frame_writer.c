@@ -93,18 +93,6 @@ void aioprof_fw_close(aioprof_fw_t *w)
     w->open = 0;
 }
 
-void aioprof_fw_exit(aioprof_fw_t *w, unsigned kind, uint32_t dt)
-{
-    uint8_t rec[1 + AIOPROF_VARINT_MAX];
-    aioprof_fw_write(w, rec, aioprof_fw_encode_exit(rec, kind, dt));
-}
-
-void aioprof_fw_enter(aioprof_fw_t *w, uint32_t id, uint32_t dt)
-{
-    uint8_t rec[1 + 2 * AIOPROF_VARINT_MAX];
-    aioprof_fw_write(w, rec, aioprof_fw_encode_enter(rec, id, dt));
-}
-
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)
 {
     uint8_t head[1 + AIOPROF_VARINT_MAX];

@@ -152,10 +152,8 @@ void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, u
  * budget kept it in reserve. */
 void aioprof_fw_close(aioprof_fw_t *w);
 
-/* Whole records, for paths that are not per event. The caller checked for room. */
-void aioprof_fw_exit(aioprof_fw_t *w, unsigned kind, uint32_t dt);
-void aioprof_fw_enter(aioprof_fw_t *w, uint32_t id, uint32_t dt);
-/* A control record: tag 0x70|op, length, body. */
+/* A control record (tag 0x70|op, length, body), for paths that are not per event. The caller
+ * checked for room. */
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len);
 
 /* The committed bytes waiting to be sent, as up to two spans (the ring may wrap). Returns the
