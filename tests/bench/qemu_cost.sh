@@ -9,6 +9,7 @@
 # Prints figures; fails only when something does not build or run, never on a figure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+QEMU_SKIP_STATUS=0 # a benchmark says what it skipped and goes on
 source "$here/../e2e/qemu_common.bash"
 [ $# -ge 1 ] && QEMU_FW=$1
 OPT=${OPT:--Os}

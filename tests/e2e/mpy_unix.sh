@@ -10,7 +10,7 @@ src=${AIOPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 top=${AIOPROF_TOP:?AIOPROF_TOP must name the aioprof-top binary}
 if [ -z "${AIOPROF_MICROPYTHON:-}" ]; then
     echo "mpy_unix: SKIPPED: set AIOPROF_MICROPYTHON to a unix-port build with the C module (docs/micropython.md)"
-    exit 0
+    exit 77
 fi
 engines=(firmware python)
 [ -n "${AIOPROF_NATIVE_DIR:-}" ] && engines=(firmware native python)

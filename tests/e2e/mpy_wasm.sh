@@ -18,7 +18,7 @@ if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
         exit 1
     fi
     echo "mpy_wasm: SKIPPED: node/npm not installed (apt-get install nodejs npm)"
-    exit 0
+    exit 77
 fi
 
 # the package goes under the build tree, never into the repository

@@ -25,7 +25,8 @@ qemu_fail() {
     exit 1
 }
 
-# qemu_need_tools NAME: skips the test (exit 0) when a tool is missing, fails it under CI.
+# qemu_need_tools NAME: skips the test when a tool is missing (exit 77, which ctest reports as
+# skipped; QEMU_SKIP_STATUS overrides it), fails it under CI.
 qemu_need_tools() {
     local missing=()
     command -v qemu-system-arm >/dev/null || missing+=(qemu-system-arm)
@@ -36,7 +37,7 @@ qemu_need_tools() {
         qemu_fail "$1: ${missing[*]} not installed, and CI is set: CI must run the emulated board ($how)"
     fi
     echo "SKIP: $1: ${missing[*]} not installed ($how); this test is not skipped when CI is set"
-    exit 0
+    exit "${QEMU_SKIP_STATUS:-77}"
 }
 
 # qemu_build: builds the firmware into QEMU_FW (one build at a time: tests may run in parallel).
