@@ -15,16 +15,43 @@
 #define HELLO_EVERY 10u /* periods */
 #define MIN_RING 128u
 
+/* The rare half of each entry point lives out of line, so that the common half needs few registers
+ * and no stack frame of its own. */
+#if defined(__GNUC__)
+#define PROF_COLD __attribute__((noinline, cold))
+#define PROF_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define PROF_COLD
+#define PROF_LIKELY(x) (x)
+#endif
+
+/* A port may bind its clock and critical section at compile time (see aioprof.h): calls the
+ * compiler can inline, in place of calls through the port structure. */
+#ifdef AIOPROF_PORT_HEADER
+#include AIOPROF_PORT_HEADER
+#endif
+#if defined(AIOPROF_PORT_LOCK) != defined(AIOPROF_PORT_UNLOCK)
+#error "a port header defines AIOPROF_PORT_LOCK and AIOPROF_PORT_UNLOCK together, or neither"
+#endif
+
 AIOPROF_INLINE uint32_t prof_lock(const aioprof_t *p)
 {
+#ifdef AIOPROF_PORT_LOCK
+    return AIOPROF_PORT_LOCK(p->port->user);
+#else
     return p->port->lock ? p->port->lock(p->port->user) : 0u;
+#endif
 }
 
 AIOPROF_INLINE void prof_unlock(const aioprof_t *p, uint32_t state)
 {
+#ifdef AIOPROF_PORT_UNLOCK
+    AIOPROF_PORT_UNLOCK(p->port->user, state);
+#else
     if (p->port->unlock) {
         p->port->unlock(p->port->user, state);
     }
+#endif
 }
 
 /* Keeps the low tick_bits bits: ticks, and differences of ticks, wrap there. */
@@ -36,8 +63,18 @@ AIOPROF_INLINE uint32_t prof_wrap(const aioprof_t *p, uint32_t ticks)
 /* The raw tick counter: only differences (wrapped) and frame bases (wrapped) go on the wire. */
 AIOPROF_INLINE uint32_t prof_now(const aioprof_t *p)
 {
+#ifdef AIOPROF_PORT_TICKS
+    return AIOPROF_PORT_TICKS(p->port->user);
+#else
     return p->port->ticks(p->port->user);
+#endif
 }
+
+#ifdef AIOPROF_PORT_TICKS
+#define PROF_HAS_TICKS(port) 1
+#else
+#define PROF_HAS_TICKS(port) ((port)->ticks != NULL)
+#endif
 
 static void frame_close(aioprof_t *p)
 {
@@ -125,14 +162,14 @@ static void write_hello(aioprof_t *p, unsigned flags)
  * waiting: events must then be dropped too, or the count would arrive after them. */
 static int write_pending(aioprof_t *p, uint32_t now)
 {
-    if (p->hello_due) {
+    if (p->pending & AIOPROF_PENDING_HELLO) {
         if (!frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX)) {
             return 0;
         }
-        write_hello(p, p->hello_due - 1u);
-        p->hello_due = 0;
+        write_hello(p, (p->pending & AIOPROF_PENDING_HELLO_BOOT) ? AIOPROF_HELLO_FLAG_BOOT : 0u);
+        p->pending &= (uint8_t)~(AIOPROF_PENDING_HELLO | AIOPROF_PENDING_HELLO_BOOT);
     }
-    if (p->dropped) {
+    if (p->pending & AIOPROF_PENDING_DROPPED) {
         uint8_t body[AIOPROF_VARINT_MAX];
         /* once dropping, wait for a quarter of the ring: a port that takes a byte now and then
          * would otherwise get a stream of tiny frames that carry little but DROPPED */
@@ -141,20 +178,31 @@ static int write_pending(aioprof_t *p, uint32_t now)
         }
         aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_varint_put(body, p->dropped));
         p->dropped = 0;
+        p->pending &= (uint8_t)~AIOPROF_PENDING_DROPPED;
     }
     return 1;
 }
 
-static inline void count_drop(aioprof_t *p)
+static void count_drop(aioprof_t *p)
 {
     p->dropped++;
     p->dropped_total++;
+    p->pending |= AIOPROF_PENDING_DROPPED;
+}
+
+/* The length of a period in ticks: the port's, at most half the tick counter's wrap so that
+ * "is the period over?" is a signed comparison of wrapped ticks. */
+static uint32_t period_length(const aioprof_t *p)
+{
+    uint32_t period = p->port->period_ticks ? p->port->period_ticks : p->port->tick_hz;
+    uint32_t half = (0xFFFFFFFFu >> p->shift) / 2u;
+    return period < half ? period : half;
 }
 
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size)
 {
     memset(p, 0, sizeof *p);
-    if (!port || !port->ticks || !port->write || !ring || ring_size < MIN_RING ||
+    if (!port || !PROF_HAS_TICKS(port) || !port->write || !ring || ring_size < MIN_RING ||
         ring_size > AIOPROF_FW_RING_MAX || port->tick_bits < 8 || port->tick_bits > 32) {
         return -1;
     }
@@ -163,8 +211,9 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     p->format = AIOPROF_FORMAT(port->tick_bits);
     aioprof_fw_init(&p->fw, ring, ring_size);
     uint32_t now = prof_now(p);
-    p->boot_ticks = p->last = p->period_start = now;
-    p->hello_due = 1u + AIOPROF_HELLO_FLAG_BOOT;
+    p->boot_ticks = p->last = now;
+    p->deadline = now + period_length(p);
+    p->pending = AIOPROF_PENDING_HELLO | AIOPROF_PENDING_HELLO_BOOT;
     return 0;
 }
 
@@ -216,8 +265,9 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
 }
 
 /* The rare part of an enter: something to send first (HELLO, DROPPED, the task's name), or a
- * frame to close or open. Returns 1 when the ENTER can be written. */
-static int enter_prepare(aioprof_t *p, aioprof_task_t *t, uint32_t now)
+ * frame to close or open. Writes the ENTER (or counts it as dropped) and finishes the call, so that
+ * aioprof_enter reaches it by a tail call and keeps no stack frame of its own. */
+static PROF_COLD void enter_slow(aioprof_t *p, aioprof_task_t *t, uint32_t now, uint32_t s)
 {
     uint32_t n = ENTER_MAX;
     int announce = t->announced != p->period;
@@ -225,13 +275,19 @@ static int enter_prepare(aioprof_t *p, aioprof_task_t *t, uint32_t now)
         n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
     }
     if (!write_pending(p, now) || !frame_room(p, now, n)) {
-        return 0;
+        count_drop(p);
+    } else {
+        if (announce) {
+            write_task(p, AIOPROF_OP_TASK_INFO, t);
+            t->announced = p->period;
+        }
+        aioprof_fw_t *w = &p->fw;
+        aioprof_fw_advance(w, aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, prof_wrap(p, now - p->last)));
+        p->last = now;
     }
-    if (announce) {
-        write_task(p, AIOPROF_OP_TASK_INFO, t);
-        t->announced = p->period;
-    }
-    return 1;
+    t->outer = p->current;
+    p->current = t;
+    prof_unlock(p, s);
 }
 
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
@@ -241,23 +297,33 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
     }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    if (((p->hello_due | p->dropped) == 0 && t->announced == p->period && aioprof_fw_fits(&p->fw, ENTER_MAX)) ||
-        enter_prepare(p, t, now)) {
-        aioprof_fw_t *w = &p->fw;
-        aioprof_fw_advance(w, aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, prof_wrap(p, now - p->last)));
-        p->last = now;
-    } else {
-        count_drop(p);
+    /* the common case: nothing to send first, the name already sent in this period, room in
+     * the open frame (the budget is 0 while no frame is open) */
+    if (!PROF_LIKELY(p->pending == 0 && t->announced == p->period && p->fw.budget >= ENTER_MAX)) {
+        enter_slow(p, t, now, s);
+        return;
     }
+    aioprof_fw_t *w = &p->fw;
+    aioprof_fw_advance(w, aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, prof_wrap(p, now - p->last)));
+    p->last = now;
     t->outer = p->current;
     p->current = t;
     prof_unlock(p, s);
 }
 
-/* The rare part of an exit. Returns 1 when the EXIT can be written. */
-static int exit_prepare(aioprof_t *p, uint32_t now)
+/* The rare part of an exit, like enter_slow. */
+static PROF_COLD void exit_slow(aioprof_t *p, aioprof_task_t *t, unsigned kind, uint32_t now, uint32_t s)
 {
-    return write_pending(p, now) && frame_room(p, now, EXIT_MAX);
+    if (!write_pending(p, now) || !frame_room(p, now, EXIT_MAX)) {
+        count_drop(p);
+    } else {
+        aioprof_fw_t *w = &p->fw;
+        aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind & 3u, prof_wrap(p, now - p->last)));
+        p->last = now;
+    }
+    p->current = t->outer;
+    t->outer = NULL;
+    prof_unlock(p, s);
 }
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
@@ -267,13 +333,13 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
     }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    if (((p->hello_due | p->dropped) == 0 && aioprof_fw_fits(&p->fw, EXIT_MAX)) || exit_prepare(p, now)) {
-        aioprof_fw_t *w = &p->fw;
-        aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind & 3u, prof_wrap(p, now - p->last)));
-        p->last = now;
-    } else {
-        count_drop(p);
+    if (!PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX)) {
+        exit_slow(p, t, kind, now, s);
+        return;
     }
+    aioprof_fw_t *w = &p->fw;
+    aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind & 3u, prof_wrap(p, now - p->last)));
+    p->last = now;
     p->current = t->outer;
     t->outer = NULL;
     prof_unlock(p, s);
@@ -296,10 +362,10 @@ void aioprof_flush(aioprof_t *p)
  * again from now on; every tenth period a HELLO. */
 static void period_end(aioprof_t *p, uint32_t now)
 {
-    p->period_start = now;
+    p->deadline = now + period_length(p);
     p->period++;
-    if (p->period % HELLO_EVERY == 0 && !p->hello_due) {
-        p->hello_due = 1;
+    if (p->period % HELLO_EVERY == 0) {
+        p->pending |= AIOPROF_PENDING_HELLO;
     }
     write_pending(p, now);
     if (p->fw.open) {
@@ -311,22 +377,11 @@ static void period_end(aioprof_t *p, uint32_t now)
     p->sent = 0;
 }
 
-size_t aioprof_drain(aioprof_t *p)
+/* Drain's work, when there is some: a period over, or committed bytes to offer. */
+static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 {
-    if (!p->port) {
-        return 0;
-    }
     const aioprof_port_t *port = p->port;
-    uint32_t period = port->period_ticks ? port->period_ticks : port->tick_hz;
-    uint32_t half = (0xFFFFFFFFu >> p->shift) / 2u;
     size_t total = 0;
-    uint32_t start = prof_now(p);
-    int due = prof_wrap(p, start - p->period_start) >= (period < half ? period : half);
-    /* the common call between two slices: nothing to send, no period over; a frame closed by an
-     * interrupt meanwhile waits for the next call */
-    if (!due && p->fw.commit == p->fw.tail) {
-        return 0;
-    }
     uint32_t s = prof_lock(p);
     if (due) {
         period_end(p, start);
@@ -357,9 +412,25 @@ size_t aioprof_drain(aioprof_t *p)
     return total;
 }
 
+size_t aioprof_drain(aioprof_t *p)
+{
+    if (!p->port) {
+        return 0;
+    }
+    uint32_t start = prof_now(p);
+    /* the period is over once the deadline is behind us: the sign of the wrapped difference */
+    int due = (int32_t)((start - p->deadline) << p->shift) >= 0;
+    /* the common call between two slices: nothing to send, no period over; a frame closed by an
+     * interrupt meanwhile waits for the next call */
+    if (PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
+        return 0;
+    }
+    return drain_slow(p, start, due);
+}
+
 int aioprof_idle(const aioprof_t *p)
 {
-    return !p->port || (!p->fw.open && p->dropped == 0 && p->hello_due == 0 && aioprof_pending(p) == 0);
+    return !p->port || (!p->fw.open && p->pending == 0 && aioprof_pending(p) == 0);
 }
 
 size_t aioprof_pending(const aioprof_t *p)

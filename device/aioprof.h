@@ -17,7 +17,16 @@
 #include "aioprof_frame_writer.h"
 #include "aioprof_wire.h"
 
-/* What the port provides. Lives as long as the profiler (usually const, in flash). */
+/* What the port provides. Lives as long as the profiler (usually const, in flash).
+ *
+ * Binding at compile time: a port that compiles aioprof.c with -DAIOPROF_PORT_HEADER='"file.h"'
+ * may define in that header, instead of the ticks, lock and unlock members below (which may then
+ * be NULL):
+ *   AIOPROF_PORT_TICKS(user)          an expression giving the tick counter (uint32_t);
+ *   AIOPROF_PORT_LOCK(user)           enters the critical section, giving a uint32_t state;
+ *   AIOPROF_PORT_UNLOCK(user, state)  leaves it (defined together with AIOPROF_PORT_LOCK).
+ * user is the port's user pointer. They are inlined into every event: on a Cortex-M, reading a
+ * timer register and PRIMASK directly instead of calling through pointers. */
 typedef struct aioprof_port {
     /* The tick counter, any value; only its low tick_bits bits are used. */
     uint32_t (*ticks)(void *user);
@@ -35,6 +44,11 @@ typedef struct aioprof_port {
      * one sent), task names are announced again, and every tenth period brings a HELLO. */
     uint32_t period_ticks;
 } aioprof_port_t;
+
+/* Bits of aioprof_t.pending. While any is set, events take the slow path, which sends them first. */
+#define AIOPROF_PENDING_HELLO 0x01u
+#define AIOPROF_PENDING_HELLO_BOOT 0x02u /* the HELLO due is the first since start-up */
+#define AIOPROF_PENDING_DROPPED 0x04u
 
 /* Per task: embed one in the scheduler's task structure. The library owns its fields. */
 typedef struct aioprof_task {
@@ -54,7 +68,7 @@ typedef struct aioprof {
     const aioprof_port_t *port;
     aioprof_task_t *current;
     uint32_t last;          /* tick of the last event (or of the open frame's base) */
-    uint32_t period_start;
+    uint32_t deadline;      /* tick at which the current period ends */
     uint32_t boot_ticks;
     uint32_t next_id;
     uint32_t dropped;       /* events not recorded since the last DROPPED */
@@ -64,12 +78,12 @@ typedef struct aioprof {
     uint8_t seq;
     uint8_t format;
     uint8_t shift;          /* 32 - tick_bits: (x << shift) >> shift keeps the tick bits */
-    uint8_t hello_due;      /* 0, or 1 + flags of the HELLO to send */
+    uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
     uint8_t sent;           /* a frame was closed in this period */
 } aioprof_t;
 
 /* Starts the profiler on ring[0..ring_size). Returns 0, or -1 when an argument is unusable (ring
- * under 128 or over 65535 bytes, no ticks or write function, tick_bits outside 8..32); it then records nothing. */
+ * under 128 or over 65535 bytes, no ticks (nor AIOPROF_PORT_TICKS) or write function, tick_bits outside 8..32); it then records nothing. */
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size);
 
 /* A task was created, by the task running now. name need not be terminated; it is cut to fit

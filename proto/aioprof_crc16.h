@@ -8,6 +8,7 @@
 #define AIOPROF_CRC16_INIT 0xFFFFu
 
 extern const uint16_t aioprof_crc16_table[256];
+extern const uint16_t aioprof_crc16_table2[256];
 
 /* One byte, without a table: the definition the table is checked against. */
 static inline uint16_t aioprof_crc16_byte(uint16_t crc, uint8_t byte)
@@ -22,6 +23,13 @@ static inline uint16_t aioprof_crc16_byte(uint16_t crc, uint8_t byte)
 static inline uint16_t aioprof_crc16_step(uint16_t crc, uint8_t byte)
 {
     return (uint16_t)((crc << 8) ^ aioprof_crc16_table[((crc >> 8) ^ byte) & 0xFFu]);
+}
+
+/* Two bytes (b0 first) through both tables. */
+static inline uint16_t aioprof_crc16_step2(uint16_t crc, uint8_t b0, uint8_t b1)
+{
+    unsigned x = crc ^ ((unsigned)b0 << 8) ^ b1;
+    return (uint16_t)(aioprof_crc16_table2[(x >> 8) & 0xFFu] ^ aioprof_crc16_table[x & 0xFFu]);
 }
 
 /* A whole buffer. Never fails. */

@@ -19,8 +19,9 @@
 
 #include "aioprof_wire.h"
 
-/* The per-event helpers below must inline even at -Os: a call costs more than they do. */
-#if defined(__GNUC__)
+/* The per-event helpers below are inlined wherever they are used, unless the build is for size
+ * (-Os): then the compiler decides, and one copy may serve enter and exit. */
+#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__)
 #define AIOPROF_INLINE static inline __attribute__((always_inline))
 #else
 #define AIOPROF_INLINE static inline
@@ -36,7 +37,7 @@ typedef struct aioprof_fw {
     uint16_t tail;      /* next byte sent */
     uint16_t commit;    /* end of the last closed frame: [tail, commit) may be sent */
     uint16_t frame_pos; /* the open frame's first code byte */
-    uint16_t budget;    /* body bytes the open frame may still take */
+    uint16_t budget;    /* body bytes the open frame may still take; 0 while none is open */
     uint8_t open;
 } aioprof_fw_t;
 

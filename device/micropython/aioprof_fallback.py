@@ -110,7 +110,10 @@ class Recorder:
         self.format = (_VERSION << 5) | (tick_bits - 1)
         self.sent = False
         now = ticks() & self.mask
-        self.boot_ticks = self.last = self.period_start = now
+        self.boot_ticks = self.last = now
+        # the period ends at this tick (at most half the wrap ahead, as in C)
+        self.period_len = min(self.period_ticks, self.mask // 2)
+        self.deadline = (now + self.period_len) & self.mask
         self.hello_due = 2  # 1 + the boot flag
         self.on = True
 
@@ -343,7 +346,7 @@ class Recorder:
             self._frame_close()
 
     def _period_end(self, now):
-        self.period_start = now
+        self.deadline = (now + self.period_len) & self.mask
         self.period = (self.period + 1) & 0xFFFF
         if self.period % _HELLO_EVERY == 0 and not self.hello_due:
             self.hello_due = 1
@@ -368,9 +371,9 @@ class Recorder:
         if not self.on:
             return 0
         mask = self.mask
-        half = mask // 2
         start = self.ticks() & mask
-        if (start - self.period_start) & mask >= min(self.period_ticks, half):
+        # over once the deadline is behind: less than half the wrap past it
+        if (start - self.deadline) & mask <= mask // 2:
             self._period_end(start)
         total = 0
         while self.commit != self.tail:

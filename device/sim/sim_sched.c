@@ -336,8 +336,7 @@ void sim_run(sim_t *s, volatile sig_atomic_t *stop)
 
 static int all_sent(const sim_t *s)
 {
-    return aioprof_pending(&s->prof) == 0 && !s->prof.fw.open && s->prof.dropped == 0 &&
-           s->prof.hello_due == 0 && s->out->text_len == 0;
+    return aioprof_idle(&s->prof) && s->out->text_len == 0;
 }
 
 void sim_finish(sim_t *s)

@@ -7,6 +7,11 @@
  * slice an enter then a yield, slices of tens to thousands of microseconds with idle gaps, a
  * drain between slices, now and then a task that finishes and a new one in its place.
  *
+ * Built twice: bench_device compiles the hook with its port bound at compile time
+ * (-DAIOPROF_PORT_HEADER="bench_port.h": the clock read inline, no critical section, as a firmware
+ * whose events all come from one context builds it); bench_device_runtime links the library that
+ * the simulator and the MicroPython binding use, which calls the port through pointers.
+ *
  * Usage: bench_device EVENTS [--no-hook]   Prints the events and bytes written (and a wall-clock
  * figure, which means little under valgrind). --no-hook runs the same loop (pattern, clock) without
  * calling the hook, so that its instructions can be taken away from the hook's. Exit code 1 on a
@@ -25,10 +30,6 @@
 #define BENCH_PATTERN 4096u   /* precomputed steps: the driver costs a table read per event */
 #define BENCH_RING 4096u
 
-typedef struct bench_clock {
-    uint32_t now;
-} bench_clock_t;
-
 typedef struct bench_step {
     uint16_t slice;  /* ticks inside the task */
     uint16_t gap;    /* ticks before the next enter */
@@ -40,9 +41,14 @@ static bench_step_t bench_pattern[BENCH_PATTERN];
 static uint8_t bench_ring[BENCH_RING];
 static uint64_t bench_bytes;
 
+/* The clock: a variable the loop advances. bench_port.h reads it directly when the hook is
+ * built with its port bound at compile time (bench_device); bench_device_runtime calls this. */
+uint32_t bench_now = 1000u;
+
 static uint32_t bench_ticks(void *user)
 {
-    return ((bench_clock_t *)user)->now;
+    (void)user;
+    return bench_now;
 }
 
 /* A UART that is never busy: takes everything, keeps nothing. */
@@ -94,11 +100,9 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    bench_clock_t clock_state = { .now = 1000u };
     const aioprof_port_t port = {
         .ticks = bench_ticks,
         .write = bench_write,
-        .user = &clock_state,
         .tick_hz = 1000000u,
         .tick_bits = 30,
         .platform = "bench x86-64",
@@ -123,12 +127,12 @@ int main(int argc, char **argv)
         aioprof_task_t *t = &tasks[s->task];
         if (!hook) {
             /* the loop alone: what the hook's figure must not include */
-            clock_state.now += s->slice + s->gap;
+            bench_now += s->slice + s->gap;
             __asm__ volatile("" ::: "memory");
             continue;
         }
         aioprof_enter(&prof, t);
-        clock_state.now += s->slice;
+        bench_now += s->slice;
         if (s->ends) {
             /* The task returns and a new instance of it is created between slices, as a
              * supervisor loop that restarts a worker would. */
@@ -137,7 +141,7 @@ int main(int argc, char **argv)
         } else {
             aioprof_exit(&prof, t, AIOPROF_EXIT_YIELD);
         }
-        clock_state.now += s->gap;
+        bench_now += s->gap;
         aioprof_drain(&prof);
     }
     aioprof_flush(&prof);

@@ -169,6 +169,13 @@ static void crc_table_matches_bytewise(void **state)
     (void)state;
     for (unsigned i = 0; i < 256; i++) {
         assert_int_equal(aioprof_crc16_table[i], aioprof_crc16_byte(0, (uint8_t)i));
+        assert_int_equal(aioprof_crc16_table2[i], aioprof_crc16_byte(aioprof_crc16_byte(0, (uint8_t)i), 0));
+    }
+    /* two bytes at once, from every register value */
+    for (unsigned c = 0; c < 0x10000u; c += 7u) {
+        uint8_t b0 = (uint8_t)(c * 31u), b1 = (uint8_t)(c >> 3);
+        assert_int_equal(aioprof_crc16_step2((uint16_t)c, b0, b1),
+            aioprof_crc16_byte(aioprof_crc16_byte((uint16_t)c, b0), b1));
     }
     uint8_t buf[256];
     srand(3);
