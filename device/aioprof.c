@@ -57,7 +57,7 @@ AIOPROF_INLINE void prof_unlock(const aioprof_t *p, uint32_t state)
 /* Keeps the low tick_bits bits: ticks, and differences of ticks, wrap there. */
 AIOPROF_INLINE uint32_t prof_wrap(const aioprof_t *p, uint32_t ticks)
 {
-    return (ticks << p->shift) >> p->shift;
+    return ticks & p->mask;
 }
 
 /* The raw tick counter: only differences (wrapped) and frame bases (wrapped) go on the wire. */
@@ -79,12 +79,11 @@ AIOPROF_INLINE uint32_t prof_now(const aioprof_t *p)
 static void frame_close(aioprof_t *p)
 {
     aioprof_fw_close(&p->fw);
-    p->sent = 1;
 }
 
 static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 {
-    aioprof_fw_open(&p->fw, n, p->seq++, p->format, prof_wrap(p, now), p->current ? p->current->id : 0u);
+    aioprof_fw_open(&p->fw, n, p->seq++, AIOPROF_FORMAT(p->port->tick_bits), prof_wrap(p, now), p->current ? p->current->id : 0u);
     p->last = now;
 }
 
@@ -146,7 +145,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     }
     n += aioprof_varint_put(body + n, AIOPROF_PROTOCOL_VERSION);
     n += aioprof_varint_put(body + n, p->port->tick_hz);
-    body[n++] = (uint8_t)(32u - p->shift);
+    body[n++] = p->port->tick_bits;
     n += aioprof_varint_put(body + n, p->fw.size);
     body[n++] = (uint8_t)flags;
     n += aioprof_varint_put(body + n, prof_wrap(p, p->boot_ticks));
@@ -195,20 +194,43 @@ static void count_drop(aioprof_t *p)
 static uint32_t period_length(const aioprof_t *p)
 {
     uint32_t period = p->port->period_ticks ? p->port->period_ticks : p->port->tick_hz;
-    uint32_t half = (0xFFFFFFFFu >> p->shift) / 2u;
+    uint32_t half = p->mask / 2u;
     return period < half ? period : half;
 }
+
+/* What a refused aioprof_init leaves in place, so that the entry points need no test of their
+ * own: a clock that stands still and a port that takes nothing; PENDING_OFF sends every call to
+ * its slow path, which does nothing. */
+static uint32_t prof_off_ticks(void *user)
+{
+    (void)user;
+    return 0;
+}
+
+static size_t prof_off_write(void *user, const uint8_t *data, size_t len)
+{
+    (void)user;
+    (void)data;
+    (void)len;
+    return 0;
+}
+
+static const aioprof_port_t prof_off_port = {
+    .ticks = prof_off_ticks, .write = prof_off_write, .tick_hz = 1000000u, .tick_bits = 32,
+};
 
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size)
 {
     memset(p, 0, sizeof *p);
     if (!port || !PROF_HAS_TICKS(port) || !port->write || !ring || ring_size < MIN_RING ||
         ring_size > AIOPROF_FW_RING_MAX || port->tick_bits < 8 || port->tick_bits > 32) {
+        p->port = &prof_off_port;
+        p->pending = AIOPROF_PENDING_OFF;
+        p->mask = 0xFFFFFFFFu;
         return -1;
     }
     p->port = port;
-    p->shift = (uint8_t)(32u - port->tick_bits);
-    p->format = AIOPROF_FORMAT(port->tick_bits);
+    p->mask = 0xFFFFFFFFu >> (32u - port->tick_bits);
     aioprof_fw_init(&p->fw, ring, ring_size);
     uint32_t now = prof_now(p);
     p->boot_ticks = p->last = now;
@@ -219,7 +241,7 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
 
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
-    if (!p->port) {
+    if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -246,7 +268,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
 
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
 {
-    if (!p->port) {
+    if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -269,6 +291,10 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
  * aioprof_enter reaches it by a tail call and keeps no stack frame of its own. */
 static PROF_COLD void enter_slow(aioprof_t *p, aioprof_task_t *t, uint32_t now, uint32_t s)
 {
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        prof_unlock(p, s);
+        return;
+    }
     uint32_t n = ENTER_MAX;
     int announce = t->announced != p->period;
     if (announce) {
@@ -292,9 +318,6 @@ static PROF_COLD void enter_slow(aioprof_t *p, aioprof_task_t *t, uint32_t now, 
 
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 {
-    if (!p->port) {
-        return;
-    }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     /* the common case: nothing to send first, the name already sent in this period, room in
@@ -314,6 +337,10 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 /* The rare part of an exit, like enter_slow. */
 static PROF_COLD void exit_slow(aioprof_t *p, aioprof_task_t *t, unsigned kind, uint32_t now, uint32_t s)
 {
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        prof_unlock(p, s);
+        return;
+    }
     if (!write_pending(p, now) || !frame_room(p, now, EXIT_MAX)) {
         count_drop(p);
     } else {
@@ -328,9 +355,6 @@ static PROF_COLD void exit_slow(aioprof_t *p, aioprof_task_t *t, unsigned kind, 
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
-    if (!p->port) {
-        return;
-    }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     if (!PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX)) {
@@ -347,7 +371,7 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 
 void aioprof_flush(aioprof_t *p)
 {
-    if (!p->port) {
+    if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -370,11 +394,11 @@ static void period_end(aioprof_t *p, uint32_t now)
     write_pending(p, now);
     if (p->fw.open) {
         frame_close(p);
-    } else if (!p->sent && aioprof_fw_fits_new(&p->fw, 0)) {
+    } else if (!p->fw.closed && aioprof_fw_fits_new(&p->fw, 0)) {
         frame_open(p, now, 0);
         frame_close(p);
     }
-    p->sent = 0;
+    p->fw.closed = 0;
 }
 
 /* Drain's work, when there is some: a period over, or committed bytes to offer. */
@@ -382,6 +406,9 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 {
     const aioprof_port_t *port = p->port;
     size_t total = 0;
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        return 0;
+    }
     uint32_t s = prof_lock(p);
     if (due) {
         period_end(p, start);
@@ -414,12 +441,9 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 
 size_t aioprof_drain(aioprof_t *p)
 {
-    if (!p->port) {
-        return 0;
-    }
     uint32_t start = prof_now(p);
-    /* the period is over once the deadline is behind us: the sign of the wrapped difference */
-    int due = (int32_t)((start - p->deadline) << p->shift) >= 0;
+    /* the period is over once the deadline is behind us: less than half the wrap past it */
+    int due = prof_wrap(p, start - p->deadline) <= p->mask / 2u;
     /* the common call between two slices: nothing to send, no period over; a frame closed by an
      * interrupt meanwhile waits for the next call */
     if (PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
@@ -430,14 +454,14 @@ size_t aioprof_drain(aioprof_t *p)
 
 int aioprof_idle(const aioprof_t *p)
 {
-    return !p->port || (!p->fw.open && p->pending == 0 && aioprof_pending(p) == 0);
+    return (p->pending & AIOPROF_PENDING_OFF) || (!p->fw.open && p->pending == 0 && aioprof_pending(p) == 0);
 }
 
 size_t aioprof_pending(const aioprof_t *p)
 {
     const uint8_t *span[2];
     size_t span_len[2];
-    if (!p->port) {
+    if (p->pending & AIOPROF_PENDING_OFF) {
         return 0;
     }
     unsigned n = aioprof_fw_pending(&p->fw, span, span_len);

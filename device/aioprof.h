@@ -49,6 +49,7 @@ typedef struct aioprof_port {
 #define AIOPROF_PENDING_HELLO 0x01u
 #define AIOPROF_PENDING_HELLO_BOOT 0x02u /* the HELLO due is the first since start-up */
 #define AIOPROF_PENDING_DROPPED 0x04u
+#define AIOPROF_PENDING_OFF 0x80u        /* aioprof_init refused its arguments: record nothing */
 
 /* Per task: embed one in the scheduler's task structure. The library owns its fields. */
 typedef struct aioprof_task {
@@ -74,12 +75,10 @@ typedef struct aioprof {
     uint32_t dropped;       /* events not recorded since the last DROPPED */
     uint32_t dropped_total;
     uint32_t drain_ticks;   /* time spent in aioprof_drain */
+    uint32_t mask;          /* the tick bits: ticks, and differences of ticks, wrap there */
     uint16_t period;
     uint8_t seq;
-    uint8_t format;
-    uint8_t shift;          /* 32 - tick_bits: (x << shift) >> shift keeps the tick bits */
     uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
-    uint8_t sent;           /* a frame was closed in this period */
 } aioprof_t;
 
 /* Starts the profiler on ring[0..ring_size). Returns 0, or -1 when an argument is unusable (ring

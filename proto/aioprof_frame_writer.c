@@ -132,6 +132,7 @@ void aioprof_fw_close(aioprof_fw_t *w)
     fw_raw(w, 0);
     w->commit = w->head;
     w->open = 0;
+    w->closed = 1;
     w->budget = 0;
 }
 

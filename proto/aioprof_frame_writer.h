@@ -39,6 +39,7 @@ typedef struct aioprof_fw {
     uint16_t frame_pos; /* the open frame's first code byte */
     uint16_t budget;    /* body bytes the open frame may still take; 0 while none is open */
     uint8_t open;
+    uint8_t closed;     /* set when a frame is closed; its user clears it */
 } aioprof_fw_t;
 
 /* Ring sizes the 16-bit positions allow. */

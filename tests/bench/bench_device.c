@@ -3,16 +3,19 @@
  * the difference of the two instruction counts divided by N is the cost of one event, with
  * start-up and table set-up cancelled out (tests/bench/run.sh does that).
  *
- * The pattern is what an asyncio application looks like to the hook: a handful of tasks, each
- * slice an enter then a yield, slices of tens to thousands of microseconds with idle gaps, a
- * drain between slices, now and then a task that finishes and a new one in its place.
+ * The pattern is what an asyncio application looks like to the hook: a handful of long-lived
+ * tasks, each slice an enter then a yield, slices of tens to thousands of microseconds with idle
+ * gaps, a drain between slices; now and then (one slice in 200) a task spawns a short-lived worker
+ * that runs three slices and returns, so worker ids keep growing (past 127 after a while: escaped
+ * ENTER ids of two bytes). --churn is the harsher pattern: instead of spawning, the task itself
+ * returns and is created anew, so after a while every task has a large id.
  *
  * Built twice: bench_device compiles the hook with its port bound at compile time
  * (-DAIOPROF_PORT_HEADER="bench_port.h": the clock read inline, no critical section, as a firmware
  * whose events all come from one context builds it); bench_device_runtime links the library that
  * the simulator and the MicroPython binding use, which calls the port through pointers.
  *
- * Usage: bench_device EVENTS [--no-hook]   Prints the events and bytes written (and a wall-clock
+ * Usage: bench_device EVENTS [--no-hook] [--churn]   Prints the events and bytes written (and a wall-clock
  * figure, which means little under valgrind). --no-hook runs the same loop (pattern, clock) without
  * calling the hook, so that its instructions can be taken away from the hook's. Exit code 1 on a
  * bad argument or if the hook wrote nothing. */
@@ -27,14 +30,17 @@
 #include "aioprof.h"
 
 #define BENCH_TASKS 6u
+#define BENCH_WORKER BENCH_TASKS /* the slot of the short-lived worker */
+#define BENCH_WORKER_SLICES 3u
 #define BENCH_PATTERN 4096u   /* precomputed steps: the driver costs a table read per event */
 #define BENCH_RING 4096u
 
 typedef struct bench_step {
     uint16_t slice;  /* ticks inside the task */
     uint16_t gap;    /* ticks before the next enter */
-    uint8_t task;    /* which task runs */
-    uint8_t ends;    /* 0: it yields; 1: it returns and is replaced by a new task */
+    uint8_t task;    /* which task runs (BENCH_WORKER: the worker) */
+    uint8_t ends;    /* 0: it yields; 1: it returns (--churn: and is replaced by a new task) */
+    uint8_t spawns;  /* it creates the worker during this slice */
 } bench_step_t;
 
 static bench_step_t bench_pattern[BENCH_PATTERN];
@@ -72,9 +78,10 @@ static uint32_t bench_random(uint32_t *state)
 }
 
 /* Slices are mostly short with a long tail: tens of ticks typically, thousands now and then. */
-static void bench_pattern_fill(void)
+static void bench_pattern_fill(int churn)
 {
     uint32_t seed = 0x2545F491u;
+    unsigned worker_left = 0;
     for (unsigned i = 0; i < BENCH_PATTERN; i++) {
         uint32_t r = bench_random(&seed);
         bench_step_t *s = &bench_pattern[i];
@@ -82,7 +89,18 @@ static void bench_pattern_fill(void)
         s->slice = (uint16_t)(10u + (r & 0xFFFFu) % scale);
         s->gap = (uint16_t)(5u + (r >> 16) % 300u);
         s->task = (uint8_t)(bench_random(&seed) % BENCH_TASKS);
-        s->ends = (uint8_t)(bench_random(&seed) % 200u == 0u);
+        int rare = bench_random(&seed) % 200u == 0u;
+        s->ends = 0;
+        s->spawns = 0;
+        if (churn) {
+            s->ends = (uint8_t)rare;
+        } else if (worker_left > 0) {
+            s->task = BENCH_WORKER;
+            s->ends = (uint8_t)(--worker_left == 0);
+        } else if (rare && i + BENCH_WORKER_SLICES < BENCH_PATTERN) {
+            s->spawns = 1;
+            worker_left = BENCH_WORKER_SLICES;
+        }
     }
 }
 
@@ -93,10 +111,20 @@ int main(int argc, char **argv)
     };
     char *end = NULL;
     unsigned long events = argc >= 2 ? strtoul(argv[1], &end, 10) : 0;
-    int hook = !(argc == 3 && strcmp(argv[2], "--no-hook") == 0);
-    if (argc < 2 || argc > 3 || (argc == 3 && hook) || end == argv[1] || *end != '\0' || events < 2 ||
-        events > 1000000000ul) {
-        fprintf(stderr, "usage: bench_device EVENTS [--no-hook] (EVENTS an even number, 2..1000000000)\n");
+    int hook = 1;
+    int churn = 0;
+    int bad = argc < 2 || end == argv[1] || *end != '\0' || events < 2 || events > 1000000000ul;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--no-hook") == 0) {
+            hook = 0;
+        } else if (strcmp(argv[i], "--churn") == 0) {
+            churn = 1;
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad) {
+        fprintf(stderr, "usage: bench_device EVENTS [--no-hook] [--churn] (EVENTS an even number, 2..1000000000)\n");
         return 1;
     }
 
@@ -108,9 +136,9 @@ int main(int argc, char **argv)
         .platform = "bench x86-64",
     };
     static aioprof_t prof;
-    static aioprof_task_t tasks[BENCH_TASKS];
+    static aioprof_task_t tasks[BENCH_TASKS + 1];
 
-    bench_pattern_fill();
+    bench_pattern_fill(churn);
     if (aioprof_init(&prof, &port, bench_ring, sizeof bench_ring) != 0) {
         fprintf(stderr, "bench_device: aioprof_init refused the port\n");
         return 1;
@@ -133,13 +161,18 @@ int main(int argc, char **argv)
         }
         aioprof_enter(&prof, t);
         bench_now += s->slice;
-        if (s->ends) {
-            /* The task returns and a new instance of it is created between slices, as a
-             * supervisor loop that restarts a worker would. */
-            aioprof_exit(&prof, t, AIOPROF_EXIT_RETURN);
-            aioprof_task_created(&prof, t, names[s->task], strlen(names[s->task]));
-        } else {
+        if (s->spawns) {
+            aioprof_task_created(&prof, &tasks[BENCH_WORKER], "worker", 6);
+        }
+        if (!s->ends) {
             aioprof_exit(&prof, t, AIOPROF_EXIT_YIELD);
+        } else {
+            aioprof_exit(&prof, t, AIOPROF_EXIT_RETURN);
+            if (churn) {
+                /* The task returns and a new instance of it is created between slices, as a
+                 * supervisor loop that restarts a worker would. */
+                aioprof_task_created(&prof, t, names[s->task], strlen(names[s->task]));
+            }
         }
         bench_now += s->gap;
         aioprof_drain(&prof);

@@ -375,13 +375,25 @@ static void init_rejects_bad_arguments(void **state)
     assert_int_equal(aioprof_init(&p, &port, ring, sizeof ring), -1);
     port.tick_bits = 32;
     port.write = NULL;
+    memset(ring, 0xA5, sizeof ring);
     assert_int_equal(aioprof_init(&p, &port, ring, sizeof ring), -1);
-    /* a profiler that failed to start records nothing and does not crash */
+    /* a profiler that failed to start records nothing, touches neither ring nor port, and does
+     * not crash, however long it is driven */
     aioprof_task_t t;
     aioprof_task_created(&p, &t, "t", 1);
-    aioprof_enter(&p, &t);
-    aioprof_exit(&p, &t, 0);
+    aioprof_task_label(&p, &t, "l", 1);
+    for (int i = 0; i < 1000; i++) {
+        aioprof_enter(&p, &t);
+        aioprof_exit(&p, &t, (unsigned)i & 3u);
+        assert_int_equal(aioprof_drain(&p), 0);
+    }
+    aioprof_flush(&p);
     assert_int_equal(aioprof_drain(&p), 0);
+    assert_int_equal(aioprof_pending(&p), 0);
+    assert_true(aioprof_idle(&p));
+    for (size_t i = 0; i < sizeof ring; i++) {
+        assert_int_equal(ring[i], 0xA5);
+    }
     fake_free(owner);
 }
 
