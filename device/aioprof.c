@@ -17,7 +17,15 @@
 
 /* The rare half of each entry point lives out of line, so that the common half needs few registers
  * and no stack frame of its own. */
-#if defined(__GNUC__)
+/* A build for size (-Os) has no separate common path: every call takes the general one, which
+ * does the same in more instructions and half the code. */
+#if defined(__OPTIMIZE_SIZE__)
+#define PROF_FAST_PATH 0
+#else
+#define PROF_FAST_PATH 1
+#endif
+
+#if defined(__GNUC__) && PROF_FAST_PATH
 #define PROF_COLD __attribute__((noinline, cold))
 #define PROF_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
@@ -322,7 +330,7 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
     uint32_t now = prof_now(p);
     /* the common case: nothing to send first, the name already sent in this period, room in
      * the open frame (the budget is 0 while no frame is open) */
-    if (!PROF_LIKELY(p->pending == 0 && t->announced == p->period && p->fw.budget >= ENTER_MAX)) {
+    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && t->announced == p->period && p->fw.budget >= ENTER_MAX)) {
         enter_slow(p, t, now, s);
         return;
     }
@@ -357,7 +365,7 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    if (!PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX)) {
+    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX)) {
         exit_slow(p, t, kind, now, s);
         return;
     }

@@ -91,9 +91,10 @@ void aioprof_fw_close(aioprof_fw_t *w)
         uint64_t v;
         memcpy(&v, q, sizeof v);
         if (!fw_has_zero(v)) {
-            for (unsigned i = 0; i < 8; i += 2) {
-                crc = aioprof_crc16_step2((uint16_t)crc, q[i], q[i + 1]);
-            }
+            crc = aioprof_crc16_step2((uint16_t)crc, q[0], q[1]);
+            crc = aioprof_crc16_step2((uint16_t)crc, q[2], q[3]);
+            crc = aioprof_crc16_step2((uint16_t)crc, q[4], q[5]);
+            crc = aioprof_crc16_step2((uint16_t)crc, q[6], q[7]);
             continue;
         }
         for (unsigned i = 0; i < 8; i++) {

@@ -51,33 +51,53 @@ say "aioprof benchmarks ($(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d))"
 say ""
 
 # --- a. device hook: instructions per event under callgrind ---------------------------------
-if ! have "$bench_device"; then
-    skip device "$bench_device is not built"
+# Instructions per event of one bench binary and pattern: two runs, N and 2N events, so that the
+# difference is N events' worth with start-up cancelled out; the same two with --no-hook measure
+# the driving loop, which is taken away. Prints "PER_EVENT LOOP" or nothing.
+device_cost() {
+    local bin=$1 label=$2
+    shift 2
+    local irs=() mode n
+    for mode in hook no-hook; do
+        for n in "$events" $((events * 2)); do
+            local flag=("$@")
+            [ "$mode" = no-hook ] && flag+=(--no-hook)
+            valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$label.$mode.$n" "$bin" "$n" "${flag[@]}" \
+                > "$tmp/bench.$label.$mode.$n" 2> "$tmp/cg.$label.$mode.$n.log"
+            irs+=("$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$label.$mode.$n" 2>/dev/null)")
+        done
+    done
+    [ -n "${irs[0]}" ] && [ -n "${irs[1]}" ] && [ -n "${irs[2]}" ] && [ -n "${irs[3]}" ] || return 1
+    awk -v a="${irs[0]}" -v b="${irs[1]}" -v c="${irs[2]}" -v d="${irs[3]}" -v n="$events" \
+        'BEGIN { printf "%.1f %.1f\n", ((b - a) - (d - c)) / n, (d - c) / n }'
+}
+
+bench_runtime=$build/tests/bench/bench_device_runtime
+if ! have "$bench_device" || ! have "$bench_runtime"; then
+    skip device "$bench_device or $bench_runtime is not built"
 elif ! command -v valgrind >/dev/null; then
     skip device "valgrind is not installed (apt-get install valgrind)"
 else
-    # Two runs, N and 2N events: the difference is N events' worth, start-up cancelled out. The
-    # same two with --no-hook measure the driving loop, which is taken away.
-    irs=()
-    for mode in hook no-hook; do
-        for n in "$events" $((events * 2)); do
-            flag=()
-            [ "$mode" = no-hook ] && flag=(--no-hook)
-            valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$mode.$n" "$bench_device" "$n" "${flag[@]}" \
-                > "$tmp/bench.$mode.$n" 2> "$tmp/cg.$mode.$n.log"
-            irs+=("$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$mode.$n" 2>/dev/null)")
-        done
+    say "device: x86-64 instructions per event, all in (record, frame, COBS, CRC, drain, the port's clock;"
+    say "        callgrind, the driving loop's own instructions taken away; target <= 80):"
+    for variant in "bound:$bench_device:" "bound-churn:$bench_device:--churn" "runtime:$bench_runtime:" \
+                   "runtime-churn:$bench_runtime:--churn"; do
+        IFS=: read -r label bin opt <<< "$variant"
+        opts=()
+        [ -n "$opt" ] && opts=("$opt")
+        case $label in
+            bound) what="port bound at compile time, long-lived tasks and workers" ;;
+            bound-churn) what="port bound at compile time, every task recreated now and then (--churn)" ;;
+            runtime) what="port called through pointers (the simulator's build), long-lived tasks and workers" ;;
+            runtime-churn) what="port called through pointers, --churn" ;;
+        esac
+        if read -r per_event loop < <(device_cost "$bin" "$label" "${opts[@]}"); then
+            native=$("$bin" 2000000 "${opts[@]}" 2>/dev/null)
+            say "  $(printf '%6s' "$per_event") per event, $(echo "$native" | awk '{ print $6 }') bytes per event, loop $loop taken away: $what"
+        else
+            say "  skipped: callgrind gave no instruction count for $label (see $tmp/cg.$label.*.log)"
+        fi
     done
-    if [ -z "${irs[0]}" ] || [ -z "${irs[1]}" ] || [ -z "${irs[2]}" ] || [ -z "${irs[3]}" ]; then
-        skip device "callgrind gave no instruction count (see $tmp/cg.*.log)"
-    else
-        per_event=$(awk -v a="${irs[0]}" -v b="${irs[1]}" -v c="${irs[2]}" -v d="${irs[3]}" -v n="$events" \
-            'BEGIN { printf "%.1f", ((b - a) - (d - c)) / n }')
-        loop=$(awk -v c="${irs[2]}" -v d="${irs[3]}" -v n="$events" 'BEGIN { printf "%.1f", (d - c) / n }')
-        say "device: $per_event x86-64 instructions per event (record+frame+COBS+CRC+drain and the port's clock, all-in, callgrind; target <= 80); the driving loop's $loop per event taken away"
-        native=$("$bench_device" 2000000 2>/dev/null)
-        say "device: $(echo "$native" | awk '{ print $6 }') bytes per event on the wire, $(echo "$native" | awk '{ print $10 }') ns per event native on this host (bench pattern)"
-    fi
 fi
 say ""
 
