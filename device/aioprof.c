@@ -17,13 +17,12 @@
 
 /* The rare half of each entry point lives out of line, so that the common half needs few registers
  * and no stack frame of its own. */
-/* A build for size (-Os) has no separate common path: every call takes the general one, which
- * does the same in more instructions and half the code. */
-#if defined(__OPTIMIZE_SIZE__)
-#define PROF_FAST_PATH 0
-#else
-#define PROF_FAST_PATH 1
+/* AIOPROF_SMALL=1 builds for code size first: no separate common path (every call takes the general
+ * one, which does the same in more instructions), and the CRC computed without its tables. */
+#ifndef AIOPROF_SMALL
+#define AIOPROF_SMALL 0
 #endif
+#define PROF_FAST_PATH (!AIOPROF_SMALL)
 
 #if defined(__GNUC__) && PROF_FAST_PATH
 #define PROF_COLD __attribute__((noinline, cold))
@@ -80,18 +79,16 @@ AIOPROF_INLINE uint32_t prof_now(const aioprof_t *p)
 
 #ifdef AIOPROF_PORT_TICKS
 #define PROF_HAS_TICKS(port) 1
+#define PROF_BOUND 1
 #else
 #define PROF_HAS_TICKS(port) ((port)->ticks != NULL)
+#define PROF_BOUND 0
 #endif
-
-static void frame_close(aioprof_t *p)
-{
-    aioprof_fw_close(&p->fw);
-}
 
 static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 {
-    aioprof_fw_open(&p->fw, n, p->seq++, AIOPROF_FORMAT(p->port->tick_bits), prof_wrap(p, now), p->current ? p->current->id : 0u);
+    aioprof_fw_open(&p->fw, n, p->seq++, AIOPROF_FORMAT(p->port->tick_bits), prof_wrap(p, now),
+        p->current ? p->current->id : 0u);
     p->last = now;
 }
 
@@ -104,7 +101,7 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
         return 1;
     }
     if (p->fw.open) {
-        frame_close(p);
+        aioprof_fw_close(&p->fw);
     }
     if (!aioprof_fw_fits_new(&p->fw, n)) {
         return 0;
@@ -142,27 +139,35 @@ static uint32_t drain_us(const aioprof_t *p)
     return hz >= 1000u ? ticks / (hz / 1000u) * 1000u : ticks;
 }
 
+/* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
+ * varints. The platform string follows. */
+#define HELLO_FIELDS 8u
+#define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
+
 static void write_hello(aioprof_t *p, unsigned flags)
 {
+    const aioprof_port_t *port = p->port;
+    const char *platform = port->platform ? port->platform : "";
+    uint32_t field[HELLO_FIELDS] = {
+        AIOPROF_PROTOCOL_VERSION, port->tick_hz, port->tick_bits, p->fw.size, flags,
+        prof_wrap(p, p->boot_ticks), drain_us(p), p->dropped_total,
+    };
     uint8_t body[HELLO_BODY_MAX];
-    size_t n = 0;
-    const char *platform = p->port->platform ? p->port->platform : "";
-    size_t platform_len = 0;
-    while (platform_len < AIOPROF_PLATFORM_MAX && platform[platform_len] != '\0') {
-        platform_len++;
+    uint32_t n = 0;
+    for (unsigned i = 0; i < HELLO_FIELDS; i++) {
+        if (HELLO_BYTES & (1u << i)) {
+            body[n++] = (uint8_t)field[i];
+        } else {
+            n += (uint32_t)aioprof_varint_put(body + n, field[i]);
+        }
     }
-    n += aioprof_varint_put(body + n, AIOPROF_PROTOCOL_VERSION);
-    n += aioprof_varint_put(body + n, p->port->tick_hz);
-    body[n++] = p->port->tick_bits;
-    n += aioprof_varint_put(body + n, p->fw.size);
-    body[n++] = (uint8_t)flags;
-    n += aioprof_varint_put(body + n, prof_wrap(p, p->boot_ticks));
-    n += aioprof_varint_put(body + n, drain_us(p));
-    n += aioprof_varint_put(body + n, p->dropped_total);
-    body[n++] = (uint8_t)platform_len;
-    memcpy(body + n, platform, platform_len);
-    n += platform_len;
-    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
+    uint32_t len = 0;
+    while (len < AIOPROF_PLATFORM_MAX && platform[len] != '\0') {
+        body[n + 1u + len] = (uint8_t)platform[len];
+        len++;
+    }
+    body[n] = (uint8_t)len;
+    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n + 1u + len);
 }
 
 /* HELLO and DROPPED go before any event once there is room. Returns 0 while something is still
@@ -197,8 +202,15 @@ static void count_drop(aioprof_t *p)
     p->pending |= AIOPROF_PENDING_DROPPED;
 }
 
+/* Makes room for a record of n bytes after whatever must go first. 0: there is none, and the
+ * record is lost (the caller decides whether it counts as a dropped event). */
+static int prof_room(aioprof_t *p, uint32_t now, uint32_t n)
+{
+    return write_pending(p, now) && frame_room(p, now, n);
+}
+
 /* The length of a period in ticks: the port's, at most half the tick counter's wrap so that
- * "is the period over?" is a signed comparison of wrapped ticks. */
+ * "is the period over?" is a comparison of wrapped ticks. */
 static uint32_t period_length(const aioprof_t *p)
 {
     uint32_t period = p->port->period_ticks ? p->port->period_ticks : p->port->tick_hz;
@@ -230,15 +242,17 @@ static const aioprof_port_t prof_off_port = {
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size)
 {
     memset(p, 0, sizeof *p);
+    /* a port bound at compile time is still called (its clock, its critical section), with the
+     * user pointer it gave, so it needs nothing of its own for this case */
+    p->port = PROF_BOUND && port ? port : &prof_off_port;
+    p->pending = AIOPROF_PENDING_OFF;
+    p->mask = 0xFFFFFFFFu;
     if (!port || !PROF_HAS_TICKS(port) || !port->write || !ring || ring_size < MIN_RING ||
         ring_size > AIOPROF_FW_RING_MAX || port->tick_bits < 8 || port->tick_bits > 32) {
-        p->port = &prof_off_port;
-        p->pending = AIOPROF_PENDING_OFF;
-        p->mask = 0xFFFFFFFFu;
         return -1;
     }
     p->port = port;
-    p->mask = 0xFFFFFFFFu >> (32u - port->tick_bits);
+    p->mask >>= 32u - port->tick_bits;
     aioprof_fw_init(&p->fw, ring, ring_size);
     uint32_t now = prof_now(p);
     p->boot_ticks = p->last = now;
@@ -247,13 +261,27 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     return 0;
 }
 
+/* Sends t's name now (op TASK_NEW or TASK_INFO), or, when there is no room, again when it next
+ * runs; a TASK_NEW that could not be sent counts as a dropped event. Leaves the critical section s. */
+static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
+{
+    uint32_t now = prof_now(p);
+    t->announced = (uint16_t)(p->period - 1u);
+    if (prof_room(p, now, CONTROL_HEAD_MAX + TASK_BODY_MAX)) {
+        write_task(p, op, t);
+        t->announced = p->period;
+    } else if (op == AIOPROF_OP_TASK_NEW) {
+        count_drop(p);
+    }
+    prof_unlock(p, s);
+}
+
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
     if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
-    uint32_t now = prof_now(p);
     if (++p->next_id == 0) {
         p->next_id = 1;
     }
@@ -264,14 +292,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->name_len = (uint8_t)(name_len < AIOPROF_NAME_MAX ? name_len : AIOPROF_NAME_MAX);
     t->label = NULL;
     t->label_len = 0;
-    t->announced = p->period;
-    if (write_pending(p, now) && frame_room(p, now, CONTROL_HEAD_MAX + TASK_BODY_MAX)) {
-        write_task(p, AIOPROF_OP_TASK_NEW, t);
-    } else {
-        count_drop(p);
-        t->announced = (uint16_t)(p->period - 1u);
-    }
-    prof_unlock(p, s);
+    announce(p, t, AIOPROF_OP_TASK_NEW, s);
 }
 
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
@@ -284,43 +305,57 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     t->label = label;
     t->label_len = (uint8_t)(label_len < room ? label_len : room);
     /* sent now: a task may never run again after it was labelled */
-    uint32_t now = prof_now(p);
-    if (write_pending(p, now) && frame_room(p, now, CONTROL_HEAD_MAX + TASK_BODY_MAX)) {
-        write_task(p, AIOPROF_OP_TASK_INFO, t);
-        t->announced = p->period;
-    } else {
-        t->announced = (uint16_t)(p->period - 1u);
-    }
-    prof_unlock(p, s);
+    announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
 
-/* The rare part of an enter: something to send first (HELLO, DROPPED, the task's name), or a
- * frame to close or open. Writes the ENTER (or counts it as dropped) and finishes the call, so that
- * aioprof_enter reaches it by a tail call and keeps no stack frame of its own. */
-static PROF_COLD void enter_slow(aioprof_t *p, aioprof_task_t *t, uint32_t now, uint32_t s)
+/* An ENTER (what = PROF_ENTER) or an EXIT (what = its enum aioprof_exit_kind) at now, inside the
+ * critical section s, which it leaves. The general path: sends what must go first (HELLO,
+ * DROPPED, the task's name), closes or opens frames, counts a drop when there is no room. The
+ * common case of aioprof_enter and aioprof_exit is inlined there (unless AIOPROF_SMALL). */
+#define PROF_ENTER 4u
+
+static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t now, uint32_t s)
 {
-    if (p->pending & AIOPROF_PENDING_OFF) {
-        prof_unlock(p, s);
-        return;
-    }
-    uint32_t n = ENTER_MAX;
-    int announce = t->announced != p->period;
-    if (announce) {
-        n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
-    }
-    if (!write_pending(p, now) || !frame_room(p, now, n)) {
-        count_drop(p);
-    } else {
-        if (announce) {
-            write_task(p, AIOPROF_OP_TASK_INFO, t);
-            t->announced = p->period;
+    if (!(p->pending & AIOPROF_PENDING_OFF)) {
+        int enter = what == PROF_ENTER;
+        int announce_it = enter && t->announced != p->period;
+        uint32_t n = enter ? ENTER_MAX : EXIT_MAX;
+        if (announce_it) {
+            n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
         }
-        aioprof_fw_t *w = &p->fw;
-        aioprof_fw_advance(w, aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, prof_wrap(p, now - p->last)));
-        p->last = now;
+        if (!prof_room(p, now, n)) {
+            count_drop(p);
+        } else {
+            if (announce_it) {
+                write_task(p, AIOPROF_OP_TASK_INFO, t);
+                t->announced = p->period;
+            }
+            /* one encoder for both: ENTER's tag carries the id (or 0 and a varint after), an
+             * EXIT's its kind */
+            uint32_t id = enter && t->id <= AIOPROF_ENTER_ID_INLINE_MAX ? t->id : 0u;
+            uint8_t tag = enter ? (uint8_t)(AIOPROF_TAG_ENTER | (id << AIOPROF_ENTER_ID_SHIFT))
+                : what == AIOPROF_EXIT_YIELD ? AIOPROF_TAG_EXIT_YIELD
+                                             : (uint8_t)(AIOPROF_TAG_EXIT_RETURN + ((what - 1u) << 4));
+            unsigned bits = enter ? AIOPROF_ENTER_DT_BITS
+                : what == AIOPROF_EXIT_YIELD ? AIOPROF_YIELD_DT_BITS
+                                             : AIOPROF_END_DT_BITS;
+            aioprof_fw_t *w = &p->fw;
+            uint8_t *at = aioprof_fw_at(w);
+            uint32_t len = aioprof_fw_encode_event(at, tag, bits, prof_wrap(p, now - p->last));
+            if (enter && id == 0) {
+                len += (uint32_t)aioprof_varint_put(at + len, t->id);
+            }
+            aioprof_fw_advance(w, len);
+            p->last = now;
+        }
+        if (enter) {
+            t->outer = p->current;
+            p->current = t;
+        } else {
+            p->current = t->outer;
+            t->outer = NULL;
+        }
     }
-    t->outer = p->current;
-    p->current = t;
     prof_unlock(p, s);
 }
 
@@ -331,7 +366,7 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
     /* the common case: nothing to send first, the name already sent in this period, room in
      * the open frame (the budget is 0 while no frame is open) */
     if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && t->announced == p->period && p->fw.budget >= ENTER_MAX)) {
-        enter_slow(p, t, now, s);
+        record(p, t, PROF_ENTER, now, s);
         return;
     }
     aioprof_fw_t *w = &p->fw;
@@ -342,35 +377,17 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
     prof_unlock(p, s);
 }
 
-/* The rare part of an exit, like enter_slow. */
-static PROF_COLD void exit_slow(aioprof_t *p, aioprof_task_t *t, unsigned kind, uint32_t now, uint32_t s)
-{
-    if (p->pending & AIOPROF_PENDING_OFF) {
-        prof_unlock(p, s);
-        return;
-    }
-    if (!write_pending(p, now) || !frame_room(p, now, EXIT_MAX)) {
-        count_drop(p);
-    } else {
-        aioprof_fw_t *w = &p->fw;
-        aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind & 3u, prof_wrap(p, now - p->last)));
-        p->last = now;
-    }
-    p->current = t->outer;
-    t->outer = NULL;
-    prof_unlock(p, s);
-}
-
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
+    kind &= 3u;
     if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX)) {
-        exit_slow(p, t, kind, now, s);
+        record(p, t, kind, now, s);
         return;
     }
     aioprof_fw_t *w = &p->fw;
-    aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind & 3u, prof_wrap(p, now - p->last)));
+    aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind, prof_wrap(p, now - p->last)));
     p->last = now;
     p->current = t->outer;
     t->outer = NULL;
@@ -379,12 +396,9 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 
 void aioprof_flush(aioprof_t *p)
 {
-    if (p->pending & AIOPROF_PENDING_OFF) {
-        return;
-    }
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
-        frame_close(p);
+        aioprof_fw_close(&p->fw);
     }
     prof_unlock(p, s);
 }
@@ -401,10 +415,10 @@ static void period_end(aioprof_t *p, uint32_t now)
     }
     write_pending(p, now);
     if (p->fw.open) {
-        frame_close(p);
+        aioprof_fw_close(&p->fw);
     } else if (!p->fw.closed && aioprof_fw_fits_new(&p->fw, 0)) {
         frame_open(p, now, 0);
-        frame_close(p);
+        aioprof_fw_close(&p->fw);
     }
     p->fw.closed = 0;
 }
@@ -454,7 +468,7 @@ size_t aioprof_drain(aioprof_t *p)
     int due = prof_wrap(p, start - p->deadline) <= p->mask / 2u;
     /* the common call between two slices: nothing to send, no period over; a frame closed by an
      * interrupt meanwhile waits for the next call */
-    if (PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
+    if (PROF_FAST_PATH && PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
         return 0;
     }
     return drain_slow(p, start, due);
@@ -469,9 +483,6 @@ size_t aioprof_pending(const aioprof_t *p)
 {
     const uint8_t *span[2];
     size_t span_len[2];
-    if (p->pending & AIOPROF_PENDING_OFF) {
-        return 0;
-    }
     unsigned n = aioprof_fw_pending(&p->fw, span, span_len);
     return (n > 0 ? span_len[0] : 0) + (n > 1 ? span_len[1] : 0);
 }

@@ -5,15 +5,12 @@
 #include "aioprof_crc16.h"
 #include "aioprof_varint.h"
 
-/* One CRC byte for closing frames. A build for size (-Os) computes it from the polynomial in a few
- * instructions more than the 512-byte table costs; AIOPROF_CRC16_TABLE=0 or 1 chooses either way. */
-#ifndef AIOPROF_CRC16_TABLE
-#if defined(__OPTIMIZE_SIZE__)
-#define AIOPROF_CRC16_TABLE 0
-#else
-#define AIOPROF_CRC16_TABLE 1
+/* One CRC byte for closing frames: through the 512-byte table, or (AIOPROF_SMALL=1, for code size
+ * first) from the polynomial in a few more instructions. */
+#ifndef AIOPROF_SMALL
+#define AIOPROF_SMALL 0
 #endif
-#endif
+#define AIOPROF_CRC16_TABLE (!AIOPROF_SMALL)
 #if AIOPROF_CRC16_TABLE
 #define AIOPROF_FW_CRC_STEP(crc, b) (((crc) << 8) ^ aioprof_crc16_table[(((crc) >> 8) ^ (b)) & 0xFFu])
 #else
@@ -69,11 +66,14 @@ void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, u
     aioprof_fw_advance(w, (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_varint_put(h + 6, running)));
 }
 
-#if !defined(__OPTIMIZE_SIZE__)
-/* Eight bytes at a time: does the word hold a zero byte? (Exact: no false positives.) */
-static inline int fw_has_zero(uint64_t v)
+#if !AIOPROF_SMALL
+/* A machine word of frame bytes at a time (8 on 64-bit hosts, 4 on a Cortex-M): does it hold a
+ * zero byte? Exact: no false positives. */
+typedef size_t fw_word_t;
+#define FW_ONES ((fw_word_t)-1 / 0xFFu)
+static inline int fw_has_zero(fw_word_t v)
 {
-    return ((v - 0x0101010101010101u) & ~v & 0x8080808080808080u) != 0;
+    return ((v - FW_ONES) & ~v & (FW_ONES << 7)) != 0;
 }
 #endif
 
@@ -85,19 +85,21 @@ void aioprof_fw_close(aioprof_fw_t *w)
     uint8_t *end = buf + w->head;
     /* The CRC keeps garbage above bit 15 (only bits 8..15 index the table): no masking per byte. */
     uint32_t crc = AIOPROF_CRC16_INIT;
-#if !defined(__OPTIMIZE_SIZE__)
-    /* Most runs of eight bytes hold no zero: their CRC alone, with no COBS test per byte. */
-    for (; end - q >= 8; q += 8) {
-        uint64_t v;
+#if !AIOPROF_SMALL
+    /* Most words hold no zero: their CRC alone, two bytes per step, with no COBS test per byte. */
+    for (; end - q >= (ptrdiff_t)sizeof(fw_word_t); q += sizeof(fw_word_t)) {
+        fw_word_t v;
         memcpy(&v, q, sizeof v);
         if (!fw_has_zero(v)) {
             crc = aioprof_crc16_step2((uint16_t)crc, q[0], q[1]);
             crc = aioprof_crc16_step2((uint16_t)crc, q[2], q[3]);
-            crc = aioprof_crc16_step2((uint16_t)crc, q[4], q[5]);
-            crc = aioprof_crc16_step2((uint16_t)crc, q[6], q[7]);
+            if (sizeof(fw_word_t) == 8) {
+                crc = aioprof_crc16_step2((uint16_t)crc, q[4 % sizeof(fw_word_t)], q[5 % sizeof(fw_word_t)]);
+                crc = aioprof_crc16_step2((uint16_t)crc, q[6 % sizeof(fw_word_t)], q[7 % sizeof(fw_word_t)]);
+            }
             continue;
         }
-        for (unsigned i = 0; i < 8; i++) {
+        for (unsigned i = 0; i < sizeof(fw_word_t); i++) {
             crc = AIOPROF_FW_CRC_STEP(crc, q[i]);
             if (q[i] == 0) {
                 *code_at = (uint8_t)(q + i - code_at);
@@ -135,6 +137,15 @@ void aioprof_fw_close(aioprof_fw_t *w)
     w->open = 0;
     w->closed = 1;
     w->budget = 0;
+}
+
+void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n)
+{
+    uint8_t *at = aioprof_fw_at(w);
+    for (uint32_t i = 0; i < n; i++) {
+        at[i] = bytes[i];
+    }
+    aioprof_fw_advance(w, n);
 }
 
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)

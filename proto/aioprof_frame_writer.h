@@ -92,14 +92,7 @@ AIOPROF_INLINE void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 }
 
 /* n body bytes into the open frame. */
-static inline void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n)
-{
-    uint8_t *at = aioprof_fw_at(w);
-    for (uint32_t i = 0; i < n; i++) {
-        at[i] = bytes[i];
-    }
-    aioprof_fw_advance(w, n);
-}
+void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n);
 
 /* Encodes an event tag with dt split into rec: `bits` low bits of dt in the tag, the rest (if
  * any) as a varint; the continuation bit sits just above them. Returns the bytes used. */

@@ -19,6 +19,8 @@ typedef struct fake_device {
     size_t write_limit;      /* 0: take everything; else at most this many bytes per call */
     int refuse;              /* take nothing (a host that does not read) */
     unsigned write_calls;
+    int lock_depth;          /* inside the hook's critical section */
+    unsigned lock_calls;
     uint8_t ring[1 << 16];
 } fake_device_t;
 
@@ -26,6 +28,42 @@ static inline uint32_t fake_ticks(void *user)
 {
     return (uint32_t)((fake_device_t *)user)->clock;
 }
+
+/* The critical section, checked: the hook never nests its own, always leaves it, and never calls
+ * write inside it. The state handed back is checked too. */
+static inline uint32_t fake_lock(void *user)
+{
+    fake_device_t *d = user;
+    assert_int_equal(d->lock_depth, 0);
+    d->lock_depth++;
+    d->lock_calls++;
+    return 0x5EC7u + d->lock_calls;
+}
+
+static inline void fake_unlock(void *user, uint32_t state)
+{
+    fake_device_t *d = user;
+    assert_int_equal(d->lock_depth, 1);
+    assert_int_equal(state, 0x5EC7u + d->lock_calls);
+    d->lock_depth--;
+}
+
+/* The same three bound at compile time (tests/unit/fake_port_bound.h), for the builds of these
+ * tests that compile the hook with AIOPROF_PORT_HEADER. */
+#ifdef AIOPROF_TEST_BOUND_PORT
+uint32_t fake_bound_ticks(void *user)
+{
+    return fake_ticks(user);
+}
+uint32_t fake_bound_lock(void *user)
+{
+    return fake_lock(user);
+}
+void fake_bound_unlock(void *user, uint32_t state)
+{
+    fake_unlock(user, state);
+}
+#endif
 
 static inline void fake_append(fake_device_t *d, const uint8_t *data, size_t len)
 {
@@ -40,6 +78,7 @@ static inline void fake_append(fake_device_t *d, const uint8_t *data, size_t len
 static inline size_t fake_write(void *user, const uint8_t *data, size_t len)
 {
     fake_device_t *d = user;
+    assert_int_equal(d->lock_depth, 0);
     d->write_calls++;
     if (d->refuse) {
         return 0;
@@ -57,6 +96,8 @@ static inline fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32
     d->clock = start;
     d->port.ticks = fake_ticks;
     d->port.write = fake_write;
+    d->port.lock = fake_lock;
+    d->port.unlock = fake_unlock;
     d->port.user = d;
     d->port.tick_hz = 1000000;
     d->port.tick_bits = (uint8_t)tick_bits;
@@ -70,6 +111,7 @@ static inline fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32
 
 static inline void fake_free(fake_device_t *d)
 {
+    assert_int_equal(d->lock_depth, 0);
     free(d->out);
     free(d);
 }
