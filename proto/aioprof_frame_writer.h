@@ -19,9 +19,13 @@
 
 #include "aioprof_wire.h"
 
-/* The per-event helpers below are inlined wherever they are used, unless the build is for size
- * (-Os): then the compiler decides, and one copy may serve enter and exit. */
-#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__)
+/* The per-event helpers below are inlined wherever they are used (even at -Os, where a call would
+ * cost more than they do), unless the build is AIOPROF_SMALL=1: then the compiler decides, and one
+ * copy may serve enter and exit. */
+#ifndef AIOPROF_SMALL
+#define AIOPROF_SMALL 0
+#endif
+#if defined(__GNUC__) && !AIOPROF_SMALL
 #define AIOPROF_INLINE static inline __attribute__((always_inline))
 #else
 #define AIOPROF_INLINE static inline
