@@ -16,9 +16,9 @@
 #define MIN_RING 128u
 
 /* The rare half of each entry point lives out of line, so that the common half needs few registers
- * and no stack frame of its own. */
-/* AIOPROF_SMALL=1 builds for code size first: no separate common path (every call takes the general
- * one, which does the same in more instructions), and the CRC computed without its tables. */
+ * and no stack frame of its own. AIOPROF_SMALL=1 builds for code size first: no separate common
+ * path (every call takes the general one, which does the same in more instructions), and the CRC
+ * computed without its tables. */
 #ifndef AIOPROF_SMALL
 #define AIOPROF_SMALL 0
 #endif

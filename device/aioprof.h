@@ -7,7 +7,10 @@
  * the count is sent once there is room again.
  *
  * Interrupt safety: every entry point runs inside the port's lock/unlock pair (the critical
- * section), except the write callback, which drain calls outside it. */
+ * section), except the write callback, which drain calls outside it.
+ *
+ * Build options (defined for every hook file alike): AIOPROF_PORT_HEADER binds the port at compile
+ * time (below); AIOPROF_SMALL=1 trades instructions for code size (docs/porting.md). */
 #ifndef AIOPROF_H
 #define AIOPROF_H
 
