@@ -12,7 +12,7 @@
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
 #define HELLO_BODY_MAX (6u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
-#define HELLO_EVERY 10u /* periods */
+#define HELLO_EVERY 8u /* periods: a power of two, so that the device never divides */
 #define MIN_RING 128u
 
 /* The rare half of each entry point lives out of line, so that the common half needs few registers
@@ -124,21 +124,6 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
     aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
 }
 
-/* Microseconds in 32-bit arithmetic (a 64-bit division would pull libgcc into small builds):
- * exact for clocks that are a multiple or a divisor of 1 MHz, to the millisecond otherwise. */
-static uint32_t drain_us(const aioprof_t *p)
-{
-    uint32_t hz = p->port->tick_hz;
-    uint32_t ticks = p->drain_ticks;
-    if (hz >= 1000000u && hz % 1000000u == 0) {
-        return ticks / (hz / 1000000u);
-    }
-    if (hz < 1000000u && 1000000u % hz == 0) {
-        return ticks * (1000000u / hz);
-    }
-    return hz >= 1000u ? ticks / (hz / 1000u) * 1000u : ticks;
-}
-
 /* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
  * varints. The platform string follows. */
 #define HELLO_FIELDS 8u
@@ -150,7 +135,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     const char *platform = port->platform ? port->platform : "";
     uint32_t field[HELLO_FIELDS] = {
         AIOPROF_PROTOCOL_VERSION, port->tick_hz, port->tick_bits, p->fw.size, flags,
-        prof_wrap(p, p->boot_ticks), drain_us(p), p->dropped_total,
+        prof_wrap(p, p->boot_ticks), p->drain_ticks, p->dropped_total,
     };
     uint8_t body[HELLO_BODY_MAX];
     uint32_t n = 0;
@@ -410,7 +395,7 @@ static void period_end(aioprof_t *p, uint32_t now)
 {
     p->deadline = now + period_length(p);
     p->period++;
-    if (p->period % HELLO_EVERY == 0) {
+    if ((p->period & (HELLO_EVERY - 1u)) == 0) {
         p->pending |= AIOPROF_PENDING_HELLO;
     }
     write_pending(p, now);

@@ -46,7 +46,7 @@ typedef struct aioprof_port {
     uint8_t tick_bits;     /* 30 for MicroPython's time.ticks_us(), 32 for mp_hal_ticks_us() */
     const char *platform;  /* e.g. "rp2 MicroPython 1.24"; at most 32 bytes are sent */
     /* The period in ticks (0: one second). Each period the open frame is closed (or an empty
-     * one sent), task names are announced again, and every tenth period brings a HELLO. */
+     * one sent), task names are announced again, and every eighth period brings a HELLO. */
     uint32_t period_ticks;
 } aioprof_port_t;
 
@@ -79,7 +79,7 @@ typedef struct aioprof {
     uint32_t next_id;
     uint32_t dropped;       /* events not recorded since the last DROPPED */
     uint32_t dropped_total;
-    uint32_t drain_ticks;   /* time spent in aioprof_drain */
+    uint32_t drain_ticks;   /* time spent in aioprof_drain, sent as is in HELLO */
     uint32_t mask;          /* the tick bits: ticks, and differences of ticks, wrap there */
     uint16_t period;
     uint8_t seq;

@@ -289,12 +289,13 @@ static void on_hello(events_t *e, const aioprof_hello_t *h)
         time_reorigin(e);
         e->tick_hz = h->tick_hz;
     }
+    /* the device counts its drain time in its own ticks (modulo 2^32): converted here, exactly */
     if (e->drain_ok) {
-        d->drain_sum_us += (uint32_t)(h->drain_us - e->drain_prev);
+        d->drain_sum_us += ticks_to_us((uint32_t)(h->drain_ticks - e->drain_prev), e->tick_hz);
         d->drain_span_us += e->now_us - e->drain_prev_us;
     }
     e->drain_ok = 1;
-    e->drain_prev = h->drain_us;
+    e->drain_prev = h->drain_ticks;
     e->drain_prev_us = e->now_us;
 
     d->have_hello = 1;
@@ -303,7 +304,7 @@ static void on_hello(events_t *e, const aioprof_hello_t *h)
     d->tick_bits = h->tick_bits;
     d->ring_bytes = h->ring_bytes;
     d->boot_ticks = h->boot_ticks;
-    d->drain_us = h->drain_us;
+    d->drain_us = ticks_to_us(h->drain_ticks, e->tick_hz);
     d->dropped_total = h->dropped_total;
     escape_bytes(d->platform, sizeof d->platform, h->platform,
         h->platform_len > AIOPROF_PLATFORM_MAX ? AIOPROF_PLATFORM_MAX : h->platform_len, 0);

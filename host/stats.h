@@ -80,7 +80,8 @@ typedef struct stats_stream {
 
 typedef struct stats_device {
     int have_hello;
-    uint32_t version, tick_hz, tick_bits, ring_bytes, boot_ticks, drain_us, dropped_total;
+    uint32_t version, tick_hz, tick_bits, ring_bytes, boot_ticks, dropped_total;
+    uint64_t drain_us;      /* the device's drain time counter (it wraps at 2^32 ticks), in us */
     char platform[STATS_PLATFORM_MAX]; /* escaped */
     uint64_t drain_sum_us;  /* drain time between HELLOs of one boot and one link session */
     uint64_t drain_span_us; /* the device time those HELLOs spanned */

@@ -77,7 +77,7 @@ static int parse_hello(cursor_t *c, aioprof_hello_t *h)
     h->ring_bytes = cur_varint(c);
     h->flags = cur_byte(c);
     h->boot_ticks = cur_varint(c);
-    h->drain_us = cur_varint(c);
+    h->drain_ticks = cur_varint(c);
     h->dropped_total = cur_varint(c);
     h->platform_len = cur_varint(c);
     h->platform = cur_bytes(c, h->platform_len);

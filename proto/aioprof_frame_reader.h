@@ -27,7 +27,7 @@ typedef struct aioprof_hello {
     uint32_t ring_bytes;
     uint32_t flags;
     uint32_t boot_ticks;
-    uint32_t drain_us;
+    uint32_t drain_ticks;
     uint32_t dropped_total;
     const uint8_t *platform; /* untrusted bytes, not terminated */
     size_t platform_len;

@@ -36,7 +36,7 @@ _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
 _HELLO_ROOM = const(67)  # control head (2) + HELLO body
 _DROPPED_ROOM = const(7)
-_HELLO_EVERY = const(10)
+_HELLO_EVERY = const(8)
 
 YIELD = const(0)
 RETURN = const(1)
@@ -246,7 +246,7 @@ class Recorder:
         _varint(body, self.size)
         body.append(flags)
         _varint(body, self.boot_ticks)
-        _varint(body, self.drain_ticks if self.tick_hz == 1000000 else (self.drain_ticks * 1000000 // self.tick_hz) & 0xFFFFFFFF)
+        _varint(body, self.drain_ticks)
         _varint(body, self.dropped_total)
         body.append(len(self.platform))
         body.extend(self.platform)

@@ -17,6 +17,7 @@ typedef struct fake_device {
     uint8_t *out;            /* everything the port took */
     size_t out_len, out_cap;
     size_t write_limit;      /* 0: take everything; else at most this many bytes per call */
+    uint32_t write_ticks;    /* the clock moves this much during each write call (a slow UART) */
     int refuse;              /* take nothing (a host that does not read) */
     unsigned write_calls;
     int lock_depth;          /* inside the hook's critical section */
@@ -80,6 +81,7 @@ static inline size_t fake_write(void *user, const uint8_t *data, size_t len)
     fake_device_t *d = user;
     assert_int_equal(d->lock_depth, 0);
     d->write_calls++;
+    d->clock += d->write_ticks;
     if (d->refuse) {
         return 0;
     }
@@ -130,6 +132,7 @@ typedef struct decoded_event {
     aioprof_rec_kind_t kind;
     uint64_t time;       /* unwrapped ticks */
     uint32_t id, parent, exit_kind, count, flags;
+    uint32_t drain_ticks; /* HELLO */
     char name[64], label[64];
 } decoded_event_t;
 
@@ -178,6 +181,7 @@ static inline void dec_record(void *user, const aioprof_record_t *r)
     if (r->kind == AIOPROF_REC_HELLO) {
         e->flags = r->hello.flags;
         e->count = r->hello.dropped_total;
+        e->drain_ticks = r->hello.drain_ticks;
     }
     if (r->kind == AIOPROF_REC_TASK_NEW || r->kind == AIOPROF_REC_TASK_INFO) {
         memcpy(e->name, r->name, r->name_len < 63 ? r->name_len : 63);

@@ -342,16 +342,16 @@ static void heartbeat_and_periodic_hello_when_idle(void **state)
 {
     (void)state;
     fake_device_t *d = fake_new(30, 123, 4096);
-    /* 12 s idle, drained every 10 ms */
-    for (int i = 0; i < 1200; i++) {
+    /* 33 s idle, drained every 10 ms */
+    for (int i = 0; i < 3300; i++) {
         d->clock += 10000;
         aioprof_drain(&d->prof);
     }
     fake_flush_all(d);
     decoded_t *dec = decode_all(d->out, d->out_len);
-    assert_true(dec->frames >= 12);
+    assert_true(dec->frames >= 33);
     size_t hellos = count_kind(dec, AIOPROF_REC_HELLO);
-    assert_int_equal(hellos, 2); /* boot, 10 s */
+    assert_int_equal(hellos, 5); /* boot, then every eighth period: 8, 16, 24 and 32 s */
     assert_true(dec->ev[0].flags & AIOPROF_HELLO_FLAG_BOOT);
     for (size_t i = 1; i < dec->n; i++) {
         assert_false(dec->ev[i].flags & AIOPROF_HELLO_FLAG_BOOT);
@@ -397,6 +397,42 @@ static void init_rejects_bad_arguments(void **state)
     fake_free(owner);
 }
 
+/* The drain time goes out in the device's own ticks, unconverted: a 2 MHz clock, a first drain whose
+ * single write call takes 7000 ticks, then free writes; the periodic HELLO says 7000. */
+static void drain_time_in_ticks(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 0, 4096);
+    d->port.tick_hz = 2000000;
+    assert_int_equal(aioprof_init(&d->prof, &d->port, d->ring, 4096), 0);
+    aioprof_task_t t;
+    aioprof_task_created(&d->prof, &t, "t", 1);
+    aioprof_enter(&d->prof, &t);
+    d->clock += 100;
+    aioprof_exit(&d->prof, &t, AIOPROF_EXIT_YIELD);
+    aioprof_flush(&d->prof);
+    d->write_ticks = 7000;
+    assert_true(aioprof_drain(&d->prof) > 0);
+    assert_int_equal(d->write_calls, 1);
+    d->write_ticks = 0;
+    for (int i = 0; i < 9 * 100; i++) {
+        d->clock += 20000; /* 10 ms */
+        aioprof_drain(&d->prof);
+    }
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    assert_int_equal(count_kind(dec, AIOPROF_REC_HELLO), 2);
+    unsigned seen = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_HELLO) {
+            assert_int_equal(dec->ev[i].drain_ticks, seen == 0 ? 0 : 7000);
+            seen++;
+        }
+    }
+    decoded_free(dec);
+    fake_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +447,7 @@ int main(void)
         cmocka_unit_test(late_attach_learns_names),
         cmocka_unit_test(heartbeat_and_periodic_hello_when_idle),
         cmocka_unit_test(init_rejects_bad_arguments),
+        cmocka_unit_test(drain_time_in_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -209,6 +209,29 @@ static void test_simple_slices(void **state)
     free(f.out);
 }
 
+/* The device's drain time comes in its own ticks: the host converts with tick_hz (here 2 MHz),
+ * for the running total and for the overhead between two HELLOs of one boot. */
+static void test_drain_ticks_converted(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 0, 7000, 2000000);
+    fb_close(&f);
+    fb_open(&f, 2000000, 0); /* one second later */
+    fb_hello(&f, 0, 0, 27000, 2000000);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 5);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->device.tick_hz, 2000000);
+    assert_int_equal(s->device.drain_us, 13500);
+    assert_int_equal(s->device.drain_sum_us, 10000);
+    assert_int_equal(s->device.drain_span_us, 1000000);
+    pipeline_free(p);
+    free(f.out);
+}
+
 /* A long run across several wraps: slices start before a wrap and end after it, frames are a
  * second apart, and some frames carry events whose offsets pass the wrap on their own. */
 static void wraps(unsigned bits, uint64_t start)
@@ -659,6 +682,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simple_slices),
+        cmocka_unit_test(test_drain_ticks_converted),
         cmocka_unit_test(test_wrap_30),
         cmocka_unit_test(test_wrap_32),
         cmocka_unit_test(test_frame_beyond_wrap),

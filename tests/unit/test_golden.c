@@ -90,10 +90,10 @@ static void describe_record(void *user, const aioprof_record_t *r)
     case AIOPROF_REC_HELLO:
         quote(a, sizeof a, r->hello.platform, r->hello.platform_len);
         text_add(&d->out,
-            "  hello version=%u tick_hz=%u tick_bits=%u ring=%u flags=%u boot=%u drain_us=%u dropped_total=%u "
+            "  hello version=%u tick_hz=%u tick_bits=%u ring=%u flags=%u boot=%u drain_ticks=%u dropped_total=%u "
             "platform=%s\n",
             r->hello.version, r->hello.tick_hz, r->hello.tick_bits, r->hello.ring_bytes, r->hello.flags,
-            r->hello.boot_ticks, r->hello.drain_us, r->hello.dropped_total, a);
+            r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a);
         break;
     case AIOPROF_REC_TASK_NEW:
     case AIOPROF_REC_TASK_INFO:
