@@ -16,12 +16,9 @@
 #define MIN_RING 128u
 
 /* The rare half of each entry point lives out of line, so that the common half needs few registers
- * and no stack frame of its own. AIOPROF_SMALL=1 builds for code size first: no separate common
- * path (every call takes the general one, which does the same in more instructions), and the CRC
- * computed without its tables. */
-#ifndef AIOPROF_SMALL
-#define AIOPROF_SMALL 0
-#endif
+ * and no stack frame of its own. AIOPROF_SMALL=1 (aioprof_frame_writer.h) builds for code size
+ * first: no separate common path (every call takes the general one, which does the same in more
+ * instructions), and the CRC computed without its tables. */
 #define PROF_FAST_PATH (!AIOPROF_SMALL)
 
 #if defined(__GNUC__) && PROF_FAST_PATH
@@ -78,10 +75,8 @@ AIOPROF_INLINE uint32_t prof_now(const aioprof_t *p)
 }
 
 #ifdef AIOPROF_PORT_TICKS
-#define PROF_HAS_TICKS(port) 1
 #define PROF_BOUND 1
 #else
-#define PROF_HAS_TICKS(port) ((port)->ticks != NULL)
 #define PROF_BOUND 0
 #endif
 
@@ -232,7 +227,7 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     p->port = PROF_BOUND && port ? port : &prof_off_port;
     p->pending = AIOPROF_PENDING_OFF;
     p->mask = 0xFFFFFFFFu;
-    if (!port || !PROF_HAS_TICKS(port) || !port->write || !ring || ring_size < MIN_RING ||
+    if (!port || !(PROF_BOUND || port->ticks) || !port->write || !ring || ring_size < MIN_RING ||
         ring_size > AIOPROF_FW_RING_MAX || port->tick_bits < 8 || port->tick_bits > 32) {
         return -1;
     }
@@ -293,12 +288,35 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
 
-/* An ENTER (what = PROF_ENTER) or an EXIT (what = its enum aioprof_exit_kind) at now, inside the
- * critical section s, which it leaves. The general path: sends what must go first (HELLO,
- * DROPPED, the task's name), closes or opens frames, counts a drop when there is no room. The
- * common case of aioprof_enter and aioprof_exit is inlined there (unless AIOPROF_SMALL). */
+/* An ENTER (what = PROF_ENTER) or an EXIT (what = its enum aioprof_exit_kind). */
 #define PROF_ENTER 4u
 
+/* Writes the event's record at now into the open frame, which has room for it. */
+AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now)
+{
+    aioprof_fw_t *w = &p->fw;
+    uint32_t dt = prof_wrap(p, now - p->last);
+    aioprof_fw_advance(w, what == PROF_ENTER ? aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, dt)
+                                             : aioprof_fw_encode_exit(aioprof_fw_at(w), what, dt));
+    p->last = now;
+}
+
+/* The running task: t from an ENTER on, the task it interrupted again after its EXIT. */
+AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
+{
+    if (what == PROF_ENTER) {
+        t->outer = p->current;
+        p->current = t;
+    } else {
+        p->current = t->outer;
+        t->outer = NULL;
+    }
+}
+
+/* The general path of an event at now, inside the critical section s, which it leaves: sends what
+ * must go first (HELLO, DROPPED, the task's name), closes or opens frames, counts a drop when there
+ * is no room. The common case of aioprof_enter and aioprof_exit is inlined there (unless
+ * AIOPROF_SMALL). */
 static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t now, uint32_t s)
 {
     if (!(p->pending & AIOPROF_PENDING_OFF)) {
@@ -315,31 +333,9 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
                 write_task(p, AIOPROF_OP_TASK_INFO, t);
                 t->announced = p->period;
             }
-            /* one encoder for both: ENTER's tag carries the id (or 0 and a varint after), an
-             * EXIT's its kind */
-            uint32_t id = enter && t->id <= AIOPROF_ENTER_ID_INLINE_MAX ? t->id : 0u;
-            uint8_t tag = enter ? (uint8_t)(AIOPROF_TAG_ENTER | (id << AIOPROF_ENTER_ID_SHIFT))
-                : what == AIOPROF_EXIT_YIELD ? AIOPROF_TAG_EXIT_YIELD
-                                             : (uint8_t)(AIOPROF_TAG_EXIT_RETURN + ((what - 1u) << 4));
-            unsigned bits = enter ? AIOPROF_ENTER_DT_BITS
-                : what == AIOPROF_EXIT_YIELD ? AIOPROF_YIELD_DT_BITS
-                                             : AIOPROF_END_DT_BITS;
-            aioprof_fw_t *w = &p->fw;
-            uint8_t *at = aioprof_fw_at(w);
-            uint32_t len = aioprof_fw_encode_event(at, tag, bits, prof_wrap(p, now - p->last));
-            if (enter && id == 0) {
-                len += (uint32_t)aioprof_varint_put(at + len, t->id);
-            }
-            aioprof_fw_advance(w, len);
-            p->last = now;
+            prof_put(p, t, what, now);
         }
-        if (enter) {
-            t->outer = p->current;
-            p->current = t;
-        } else {
-            p->current = t->outer;
-            t->outer = NULL;
-        }
+        prof_switch(p, t, what);
     }
     prof_unlock(p, s);
 }
@@ -354,11 +350,8 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
         record(p, t, PROF_ENTER, now, s);
         return;
     }
-    aioprof_fw_t *w = &p->fw;
-    aioprof_fw_advance(w, aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, prof_wrap(p, now - p->last)));
-    p->last = now;
-    t->outer = p->current;
-    p->current = t;
+    prof_put(p, t, PROF_ENTER, now);
+    prof_switch(p, t, PROF_ENTER);
     prof_unlock(p, s);
 }
 
@@ -371,11 +364,8 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
         record(p, t, kind, now, s);
         return;
     }
-    aioprof_fw_t *w = &p->fw;
-    aioprof_fw_advance(w, aioprof_fw_encode_exit(aioprof_fw_at(w), kind, prof_wrap(p, now - p->last)));
-    p->last = now;
-    p->current = t->outer;
-    t->outer = NULL;
+    prof_put(p, t, kind, now);
+    prof_switch(p, t, kind);
     prof_unlock(p, s);
 }
 

@@ -7,14 +7,10 @@
 
 /* One CRC byte for closing frames: through the 512-byte table, or (AIOPROF_SMALL=1, for code size
  * first) from the polynomial in a few more instructions. */
-#ifndef AIOPROF_SMALL
-#define AIOPROF_SMALL 0
-#endif
-#define AIOPROF_CRC16_TABLE (!AIOPROF_SMALL)
-#if AIOPROF_CRC16_TABLE
-#define AIOPROF_FW_CRC_STEP(crc, b) (((crc) << 8) ^ aioprof_crc16_table[(((crc) >> 8) ^ (b)) & 0xFFu])
-#else
+#if AIOPROF_SMALL
 #define AIOPROF_FW_CRC_STEP(crc, b) aioprof_crc16_byte((uint16_t)(crc), (b))
+#else
+#define AIOPROF_FW_CRC_STEP(crc, b) (((crc) << 8) ^ aioprof_crc16_table[(((crc) >> 8) ^ (b)) & 0xFFu])
 #endif
 
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size)
@@ -77,6 +73,18 @@ static inline int fw_has_zero(fw_word_t v)
 }
 #endif
 
+/* One body byte through the CRC and the in-place COBS: a zero becomes the code byte of the run
+ * after it, and the code byte before it gets the distance to it. Returns the CRC. */
+AIOPROF_INLINE uint32_t fw_close_byte(uint32_t crc, uint8_t *q, uint8_t **code_at)
+{
+    crc = AIOPROF_FW_CRC_STEP(crc, *q);
+    if (*q == 0) {
+        **code_at = (uint8_t)(q - *code_at);
+        *code_at = q;
+    }
+    return crc;
+}
+
 void aioprof_fw_close(aioprof_fw_t *w)
 {
     uint8_t *buf = w->buf;
@@ -93,30 +101,20 @@ void aioprof_fw_close(aioprof_fw_t *w)
         if (!fw_has_zero(v)) {
             crc = aioprof_crc16_step2((uint16_t)crc, q[0], q[1]);
             crc = aioprof_crc16_step2((uint16_t)crc, q[2], q[3]);
-            if (sizeof(fw_word_t) == 8) {
-                crc = aioprof_crc16_step2((uint16_t)crc, q[4 % sizeof(fw_word_t)], q[5 % sizeof(fw_word_t)]);
-                crc = aioprof_crc16_step2((uint16_t)crc, q[6 % sizeof(fw_word_t)], q[7 % sizeof(fw_word_t)]);
+            if (sizeof v == 8) {
+                crc = aioprof_crc16_step2((uint16_t)crc, q[4], q[5]);
+                crc = aioprof_crc16_step2((uint16_t)crc, q[6], q[7]);
             }
             continue;
         }
-        for (unsigned i = 0; i < sizeof(fw_word_t); i++) {
-            crc = AIOPROF_FW_CRC_STEP(crc, q[i]);
-            if (q[i] == 0) {
-                *code_at = (uint8_t)(q + i - code_at);
-                code_at = q + i;
-            }
+        for (unsigned i = 0; i < sizeof v; i++) {
+            crc = fw_close_byte(crc, q + i, &code_at);
         }
     }
 #endif
-    /* one pass over the rest: the CRC of each byte, then COBS in place: a zero becomes the code
-     * byte of the run after it, and the code byte before it gets the distance to it */
+    /* the rest, a byte at a time */
     for (; q < end; q++) {
-        uint8_t b = *q;
-        crc = AIOPROF_FW_CRC_STEP(crc, b);
-        if (b == 0) {
-            *code_at = (uint8_t)(q - code_at);
-            code_at = q;
-        }
+        crc = fw_close_byte(crc, q, &code_at);
     }
     /* the CRC may wrap around the ring's end */
     unsigned code = (unsigned)(end - code_at);

@@ -98,23 +98,28 @@ AIOPROF_INLINE void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 /* n body bytes into the open frame. */
 void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n);
 
+/* A varint of v at rec[n]. Returns n past it. (aioprof_varint_put, inlined on the event path.) */
+AIOPROF_INLINE uint32_t aioprof_fw_encode_varint(uint8_t *rec, uint32_t n, uint32_t v)
+{
+    while (v >= 0x80u) {
+        rec[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    rec[n++] = (uint8_t)v;
+    return n;
+}
+
 /* Encodes an event tag with dt split into rec: `bits` low bits of dt in the tag, the rest (if
  * any) as a varint; the continuation bit sits just above them. Returns the bytes used. */
 AIOPROF_INLINE uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsigned bits, uint32_t dt)
 {
     uint32_t rest = dt >> bits;
-    uint32_t n = 1;
     rec[0] = (uint8_t)(tag | (dt & ((1u << bits) - 1u)));
     if (rest == 0) {
         return 1;
     }
     rec[0] |= (uint8_t)(1u << bits);
-    while (rest >= 0x80u) {
-        rec[n++] = (uint8_t)(rest | 0x80u);
-        rest >>= 7;
-    }
-    rec[n++] = (uint8_t)rest;
-    return n;
+    return aioprof_fw_encode_varint(rec, 1, rest);
 }
 
 /* Encodes an ENTER record into rec (room for 11 bytes). */
@@ -123,14 +128,7 @@ AIOPROF_INLINE uint32_t aioprof_fw_encode_enter(uint8_t *rec, uint32_t id, uint3
     uint32_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? id : 0u;
     uint32_t n = aioprof_fw_encode_event(rec, (uint8_t)(AIOPROF_TAG_ENTER | (inline_id << AIOPROF_ENTER_ID_SHIFT)),
         AIOPROF_ENTER_DT_BITS, dt);
-    if (inline_id == 0) {
-        while (id >= 0x80u) {
-            rec[n++] = (uint8_t)(id | 0x80u);
-            id >>= 7;
-        }
-        rec[n++] = (uint8_t)id;
-    }
-    return n;
+    return inline_id != 0 ? n : aioprof_fw_encode_varint(rec, n, id);
 }
 
 /* Encodes an EXIT record of kind (enum aioprof_exit_kind) into rec (room for 6 bytes). */
