@@ -69,53 +69,41 @@ static cJSON *json_stream(const stats_t *s)
     return o;
 }
 
-static cJSON *json_tasks(const stats_t *s, stats_sort_t sort)
+/* One row of "tasks": a name (or an instance row standing for itself). */
+static int json_task(cJSON *o, const stats_t *s, const stats_row_t *r)
 {
-    size_t n = 0;
-    stats_row_t *rows = stats_rows(s, 0, sort, &n);
-    cJSON *a = cJSON_CreateArray();
-    if (!a || (!rows && n)) {
-        goto fail;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const stats_row_t *r = &rows[i];
-        static const char *kinds[] = {"name", "other", "unnamed"};
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(a, o) || !cJSON_AddStringToObject(o, "name", r->name) ||
-            !cJSON_AddStringToObject(o, "kind", r->inst ? "instance" : kinds[r->kind]) ||
-            !add_num(o, "instances", (double)r->instances) || !add_figures(o, r, s->elapsed_us)) {
-            goto fail;
-        }
-        if (r->inst && !add_num(o, "id", r->inst->id)) {
-            goto fail;
-        }
-    }
-    free(rows);
-    return a;
-fail:
-    cJSON_Delete(a);
-    free(rows);
-    return NULL;
+    static const char *kinds[] = {"name", "other", "unnamed"};
+    return cJSON_AddStringToObject(o, "name", r->name) &&
+           cJSON_AddStringToObject(o, "kind", r->inst ? "instance" : kinds[r->kind]) &&
+           add_num(o, "instances", (double)r->instances) && add_figures(o, r, s->elapsed_us) &&
+           (!r->inst || add_num(o, "id", r->inst->id));
 }
 
-static cJSON *json_instances(const stats_t *s, stats_sort_t sort)
+/* One row of "instances". */
+static int json_instance(cJSON *o, const stats_t *s, const stats_row_t *r)
+{
+    const stats_instance_t *in = r->inst;
+    return add_num(o, "id", in->id) && add_num(o, "epoch", in->epoch) &&
+           (in->name >= 0 ? cJSON_AddStringToObject(o, "name", r->name) : cJSON_AddNullToObject(o, "name")) &&
+           cJSON_AddStringToObject(o, "label", in->label) && add_num(o, "parent", in->parent) &&
+           (r->parent_name ? cJSON_AddStringToObject(o, "parent_name", r->parent_name)
+                           : cJSON_AddNullToObject(o, "parent_name")) &&
+           cJSON_AddStringToObject(o, "end", stats_end_name(s, in)) && add_figures(o, r, s->elapsed_us);
+}
+
+/* The rows by name (by_instance 0) or by instance, sorted, as an array of objects. */
+static cJSON *json_rows(const stats_t *s, int by_instance, stats_sort_t sort,
+    int (*fill)(cJSON *, const stats_t *, const stats_row_t *))
 {
     size_t n = 0;
-    stats_row_t *rows = stats_rows(s, 1, sort, &n);
+    stats_row_t *rows = stats_rows(s, by_instance, sort, &n);
     cJSON *a = cJSON_CreateArray();
     if (!a || (!rows && n)) {
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
-        const stats_row_t *r = &rows[i];
-        const stats_instance_t *in = r->inst;
         cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(a, o) || !add_num(o, "id", in->id) || !add_num(o, "epoch", in->epoch) ||
-            !(in->name >= 0 ? cJSON_AddStringToObject(o, "name", r->name) : cJSON_AddNullToObject(o, "name")) ||
-            !cJSON_AddStringToObject(o, "label", in->label) || !add_num(o, "parent", in->parent) ||
-            !(r->parent_name ? cJSON_AddStringToObject(o, "parent_name", r->parent_name)
-                             : cJSON_AddNullToObject(o, "parent_name")) ||
-            !cJSON_AddStringToObject(o, "end", stats_end_name(s, in)) || !add_figures(o, r, s->elapsed_us)) {
+        if (!o || !cJSON_AddItemToArray(a, o) || !fill(o, s, &rows[i])) {
             goto fail;
         }
     }
@@ -150,12 +138,12 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
     }
     if (!(o && o->source ? cJSON_AddStringToObject(root, "source", o->source) : cJSON_AddNullToObject(root, "source")) ||
         !attach(root, "device", json_device(s)) || !add_num(root, "elapsed_us", (double)s->elapsed_us) ||
-        !attach(root, "stream", json_stream(s)) || !attach(root, "tasks", json_tasks(s, sort)) ||
+        !attach(root, "stream", json_stream(s)) || !attach(root, "tasks", json_rows(s, 0, sort, json_task)) ||
         !add_num(root, "outside_us", (double)s->outside_us) ||
         !add_num(root, "outside_share", s->elapsed_us ? (double)s->outside_us / (double)s->elapsed_us : 0.0) ||
         !add_num(root, "epochs", (double)s->epoch + 1) ||
         !add_num(root, "folded_instances", (double)s->folded_instances) ||
-        !attach(root, "instances", json_instances(s, sort))) {
+        !attach(root, "instances", json_rows(s, 1, sort, json_instance))) {
         goto out;
     }
     text = cJSON_Print(root);
