@@ -68,8 +68,6 @@ source_t *source_device_open(const char *path, int baud, int verbose, char *err,
  * with one sentence in err. */
 source_t *source_file_open(const char *path, double speed, int verbose, char *err, size_t errlen);
 
-/* The metadata of a recording (its JSON text), or NULL for a raw capture or a device. */
-const char *source_file_metadata(const source_t *s);
 int source_file_is_raw(const source_t *s);
 
 /* Replay control for the live table: a new pace (0 as fast as possible) from where the replay is,

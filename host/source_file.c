@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "aioprof_frame_reader.h"
+#include "escape.h"
 #include "recording.h"
 
 #define FILE_BUFFER (256u * 1024u)
@@ -32,7 +33,6 @@ typedef struct file_source {
     int raw;
     int verbose;
     double speed;
-    char *metadata;
     uint64_t origin_us;     /* monotonic time at open: raw captures' times, pacing's start */
     int paced;              /* pacing has its first chunk */
     uint64_t pace_first_us; /* the recorded time of that chunk */
@@ -231,12 +231,21 @@ static int file_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
     return SOURCE_BACK;
 }
 
+/* A string of a recording's metadata for a message: escaped, or "?" when it is not a string. */
+static void file_meta_text(char *out, size_t size, const cJSON *item)
+{
+    if (!cJSON_IsString(item)) {
+        snprintf(out, size, "?");
+        return;
+    }
+    escape_bytes(out, size, (const uint8_t *)item->valuestring, strlen(item->valuestring), 0);
+}
+
 static void file_close(source_t *s)
 {
     file_source_t *f = (file_source_t *)s;
     if (f->fd >= 0)
         close(f->fd);
-    free(f->metadata);
     free(f->path);
     free(f);
 }
@@ -286,23 +295,18 @@ static int file_open_recording(file_source_t *f, char *err, size_t errlen)
         snprintf(err, errlen, "%s is an aioprof recording cut off inside its header.", f->path);
         return -1;
     }
-    f->metadata = malloc(meta_len + 1u);
-    if (f->metadata == NULL) {
-        snprintf(err, errlen, "out of memory.");
-        return -1;
-    }
-    memcpy(f->metadata, f->buf + RECORDING_HEADER_FIXED, meta_len);
-    f->metadata[meta_len] = '\0';
     f->pos = RECORDING_HEADER_FIXED + meta_len;
     f->offset = f->pos;
     snprintf(f->base.how, sizeof f->base.how, "recording v%u", version);
     if (f->verbose) {
-        cJSON *m = cJSON_Parse(f->metadata);
+        /* the file's words, not ours: shown escaped */
+        cJSON *m = cJSON_ParseWithLength((const char *)f->buf + RECORDING_HEADER_FIXED, meta_len);
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(m, "source");
         const cJSON *started = cJSON_GetObjectItemCaseSensitive(m, "started_utc");
-        fprintf(stderr, "aioprof-top: %s: recording of %s started %s\n", f->path,
-                cJSON_IsString(src) ? src->valuestring : "?",
-                cJSON_IsString(started) ? started->valuestring : "?");
+        char src_text[128], started_text[64];
+        file_meta_text(src_text, sizeof src_text, src);
+        file_meta_text(started_text, sizeof started_text, started);
+        fprintf(stderr, "aioprof-top: %s: recording of %s started %s\n", f->path, src_text, started_text);
         cJSON_Delete(m);
     }
     return 0;
@@ -359,11 +363,6 @@ source_t *source_file_open(const char *path, double speed, int verbose, char *er
 error:
     file_close(&f->base);
     return NULL;
-}
-
-const char *source_file_metadata(const source_t *s)
-{
-    return s->is_file ? ((const file_source_t *)s)->metadata : NULL;
 }
 
 int source_file_is_raw(const source_t *s)

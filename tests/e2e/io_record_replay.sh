@@ -70,4 +70,16 @@ rc=0
 same_figures "$WORK/raw.json" "$WORK/small.json"
 "$TOP" --replay "$WORK/small.aiop" --json > /dev/null 2> "$WORK/small-replay.err" \
     || fail "the cut recording does not replay"
+# 5. a recording's metadata is the file's word, not ours: --verbose shows it escaped
+python3 - "$WORK/raw.aiop" "$WORK/hostile.aiop" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b'"source":"') + len(b'"source":"')
+data[at:at + 7] = b"\\u001b["  # ESC [ written in JSON: seven bytes for seven
+open(sys.argv[2], "wb").write(data)
+PY
+"$TOP" --replay "$WORK/hostile.aiop" --verbose --report > /dev/null 2> "$WORK/hostile.err" \
+    || fail "the recording with a hostile source does not replay: $(cat "$WORK/hostile.err")"
+grep -q 'recording of \\e\[' "$WORK/hostile.err" || fail "--verbose did not show the source escaped: $(cat "$WORK/hostile.err")"
+if LC_ALL=C grep -q $'\x1b' "$WORK/hostile.err"; then fail "an escape byte from the recording reached stderr"; fi
 echo "io_record_replay: all checks passed"
