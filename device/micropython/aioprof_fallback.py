@@ -296,7 +296,14 @@ class Recorder:
     def label(self, t, label):
         label = label.encode() if isinstance(label, str) else bytes(label)
         t.label = label[: _NAME_MAX - len(t.name)]
-        t.announced = (self.period - 1) & 0xFFFF  # sent with its name at the next enter
+        if not self.on:
+            return
+        # sent now (a task may never run again after it was labelled), else at its next enter
+        now = self.ticks() & self.mask
+        t.announced = (self.period - 1) & 0xFFFF
+        if self._write_pending(now) and self._frame_room(now, _TASK_ROOM):
+            self._write_task(_OP_TASK_INFO, t)
+            t.announced = self.period
 
     def enter(self, t):
         if not self.on:
