@@ -12,14 +12,20 @@ struct pipeline {
     events_t events;
     stats_t stats;
     int link_down;
-    uint64_t marked_crc, marked_malformed; /* damage already told to the observer */
+    uint64_t marked_crc, marked_malformed; /* damage already taken as a loss */
 };
 
-/* Damage is counted when a bad segment ends: before the next good frame is placed, the time line
- * still stands where the damage happened. */
-static void pipeline_mark_damage(pipeline_t *p)
+/* Damage (a frame with a bad CRC, a malformed one) is a loss as soon as the reader has counted it,
+ * when the bad segment ends: before the next good frame is placed. So the time line still stands
+ * where it happened for the observer's mark, and tasks first seen after it are not taken as seen
+ * across it, however the bytes were cut into reads. */
+static void pipeline_damage(pipeline_t *p)
 {
     const aioprof_reader_stats_t *r = &p->reader.stats;
+    if (r->crc_errors == p->marked_crc && r->malformed == p->marked_malformed) {
+        return;
+    }
+    stats_loss(&p->stats);
     if (r->crc_errors != p->marked_crc) {
         events_mark(&p->events, PIPELINE_MARK_CRC, r->crc_errors - p->marked_crc);
         p->marked_crc = r->crc_errors;
@@ -33,9 +39,7 @@ static void pipeline_mark_damage(pipeline_t *p)
 static void pipeline_frame(void *user, const aioprof_frame_info_t *frame)
 {
     pipeline_t *p = user;
-    if (p->events.obs) {
-        pipeline_mark_damage(p);
-    }
+    pipeline_damage(p);
     events_frame(&p->events, frame);
 }
 
@@ -95,15 +99,8 @@ static void pipeline_sync_counters(pipeline_t *p)
 void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len, uint64_t host_us)
 {
     (void)host_us;
-    uint64_t crc_before = p->reader.stats.crc_errors + p->reader.stats.malformed;
     aioprof_reader_feed(&p->reader, data, len);
-    if (p->reader.stats.crc_errors + p->reader.stats.malformed != crc_before) {
-        /* damage is a loss even before the next frame's sequence number shows it */
-        stats_loss(&p->stats);
-        if (p->events.obs) {
-            pipeline_mark_damage(p);
-        }
-    }
+    pipeline_damage(p); /* a loss even before the next frame's sequence number shows it */
     pipeline_sync_counters(p);
 }
 
@@ -136,9 +133,7 @@ void pipeline_finish(pipeline_t *p, uint64_t host_us)
 {
     (void)host_us;
     aioprof_reader_finish(&p->reader);
-    if (p->events.obs) {
-        pipeline_mark_damage(p);
-    }
+    pipeline_damage(p);
     events_finish(&p->events);
     pipeline_sync_counters(p);
 }

@@ -232,6 +232,44 @@ static void test_drain_ticks_converted(void **state)
     free(f.out);
 }
 
+/* A damaged frame is a loss for the tasks seen before it, not for one first seen after it, whether
+ * the bytes come in one read or one at a time. */
+static void test_damage_taints_only_what_came_before(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 1000, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 1000, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "a", NULL);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5);
+    fb_close(&f);
+    size_t damaged = f.len;
+    fb_open(&f, 2000, 0);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5);
+    fb_close(&f);
+    f.out[damaged + 5] ^= 0x40; /* inside the second frame: its CRC fails */
+    fb_open(&f, 3000, 0);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "b", NULL);
+    fb_enter(&f, 2, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 7);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5);
+    fb_close(&f);
+    for (size_t piece = 0; piece <= 1; piece++) {
+        pipeline_t *p = run(&f, piece); /* 0: the whole stream in one read */
+        const stats_t *s = pipeline_stats(p);
+        assert_int_equal(s->stream.crc_errors, 1);
+        assert_int_equal(row(p, "b")->f.total_us, 7);
+        assert_int_equal(row_lower(p, "b"), 0);
+        assert_int_equal(row_lower(p, "a"), 1);
+        pipeline_free(p);
+    }
+    free(f.out);
+}
+
 /* A long run across several wraps: slices start before a wrap and end after it, frames are a
  * second apart, and some frames carry events whose offsets pass the wrap on their own. */
 static void wraps(unsigned bits, uint64_t start)
@@ -683,6 +721,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simple_slices),
         cmocka_unit_test(test_drain_ticks_converted),
+        cmocka_unit_test(test_damage_taints_only_what_came_before),
         cmocka_unit_test(test_wrap_30),
         cmocka_unit_test(test_wrap_32),
         cmocka_unit_test(test_frame_beyond_wrap),
