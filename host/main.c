@@ -29,7 +29,6 @@
 #include "top_view.h"
 
 #define READ_TIMEOUT_MS 50      /* how often the loop looks at signals, the clock, the recorder */
-#define RECONNECT_POLL_MS 200
 #define MAIN_STOP (-1)          /* main_link_lost(): end the session normally */
 #define SPEED_MAX 64.0          /* replay speed keys: halving and doubling within [1/64, 64] */
 
@@ -226,7 +225,7 @@ static int main_link_lost(session_t *s, uint64_t start_us)
             if (top_view_poll(s->view, s->p, &s->status, source_monotonic_us()) == TOP_QUIT)
                 return MAIN_STOP;
         }
-        int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : RECONNECT_POLL_MS, &host_us);
+        int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : SOURCE_RECONNECT_POLL_MS, &host_us);
         if (r == SOURCE_BACK) {
             s->status.link = TOP_LINK_CONNECTED;
             s->last_us = host_us;
@@ -378,7 +377,6 @@ static int main_view_open(session_t *s)
     const options_t *o = s->o;
     const char *no_colour = getenv("NO_COLOR");
     top_view_options_t vo = {
-        .slow_us = (uint64_t)(o->slow_ms * 1000.0),
         .unicode = main_utf8(),
         .colour = no_colour == NULL || no_colour[0] == '\0',
         .sort = (int)o->sort,

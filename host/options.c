@@ -196,7 +196,8 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
                 return OPTIONS_BAD;
             break;
         case OPT_SLOW:
-            if (options_number("--slow", optarg, 0, 1e7, &o->slow_ms) < 0)
+            /* at least a microsecond: the pipeline takes 0 for its default */
+            if (options_number("--slow", optarg, 0.001, 1e7, &o->slow_ms) < 0)
                 return OPTIONS_BAD;
             break;
         case OPT_INSTANCES: o->instances = 1; break;

@@ -45,6 +45,9 @@ static inline long source_read(source_t *s, uint8_t *buf, size_t len, int timeou
     return s->ops->read(s, buf, len, timeout_ms, host_us);
 }
 
+/* How often a port that went away is looked for again (and an idle one checked for presence). */
+#define SOURCE_RECONNECT_POLL_MS 200
+
 /* After SOURCE_GONE: waits up to timeout_ms for the link to come back. Returns SOURCE_BACK when
  * it is back (*host_us: when), SOURCE_TIMEOUT while it is not, SOURCE_EOF or SOURCE_ERROR. */
 static inline int source_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)

@@ -16,8 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RECONNECT_POLL_MS 200
-
 typedef struct device_source {
     source_t base;
     char *path;             /* as given: a by-id link stays valid across replugs */
@@ -141,7 +139,7 @@ static long device_read(source_t *s, uint8_t *buf, size_t len, int timeout_ms, u
     }
     /* An unplugged USB port does not always fail its reads; its node vanishing is the sure sign.
      * Checked once a quiet 200 ms, not on every read. */
-    if (n == SOURCE_TIMEOUT && now - d->idle_since_us >= RECONNECT_POLL_MS * 1000u) {
+    if (n == SOURCE_TIMEOUT && now - d->idle_since_us >= SOURCE_RECONNECT_POLL_MS * 1000u) {
         d->idle_since_us = now;
         if (access(d->path, F_OK) < 0)
             n = SOURCE_GONE;
@@ -175,7 +173,7 @@ static int device_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
         }
         if (waited >= timeout_ms)
             break;
-        int step = timeout_ms - waited < RECONNECT_POLL_MS ? timeout_ms - waited : RECONNECT_POLL_MS;
+        int step = timeout_ms - waited < SOURCE_RECONNECT_POLL_MS ? timeout_ms - waited : SOURCE_RECONNECT_POLL_MS;
         device_sleep_ms(step);
         waited += step;
     }

@@ -46,7 +46,6 @@ typedef struct top_rows {
     size_t n, cap;
     char *pool;
     size_t pool_len, pool_cap;
-    int valid;
 } top_rows_t;
 
 typedef struct top_snap_entry {
@@ -75,7 +74,7 @@ typedef struct top_head {
     uint64_t win_elapsed_us, win_outside_us; /* over the window */
     double events_per_s, bytes_per_s;        /* per second of device time, over the window */
     double overhead;                         /* < 0: not known */
-    uint64_t folded;
+    uint64_t slow_us;                        /* the statistics' threshold */
     int any_lower;
 } top_head_t;
 
@@ -144,6 +143,19 @@ int top_table_select(top_view_t *v);
 const stats_figures_t *top_table_figures(const top_view_t *v, const top_row_t *r);
 const top_row_t *top_table_row(const top_view_t *v, size_t i);
 /* The text of a cell (number cells fit `width`), and how loud it is. */
+/* The mark that ends a cut text. */
+static inline const char *top_cut_mark(const top_view_t *v)
+{
+    return v->unicode ? "\xE2\x80\xA6" : "~";
+}
+
+/* The way the rows go: numbers sort largest first and text A to Z, unless inverted. */
+static inline const char *top_sort_mark(const top_view_t *v)
+{
+    int descending = (top_format_col(v->sort)->left == 0) != (v->invert != 0);
+    return descending ? (v->unicode ? "\xE2\x96\xBC" : "v") : (v->unicode ? "\xE2\x96\xB2" : "^");
+}
+
 void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int width, char *out, size_t size,
     top_class_t *cls);
 /* The name cell: name, #id and [label] for instances. */

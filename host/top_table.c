@@ -197,7 +197,6 @@ int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_h
     size_t n = 0;
     stats_row_t *rows = stats_rows(s, by_instance, STATS_SORT_NAME, &n);
     if (rows == NULL && n == 0 && (s->n_names > 0 || s->inst_used > 0)) {
-        r->valid = 0;
         return -1;
     }
     const top_snap_t *base = history_base(h, s->elapsed_us);
@@ -205,7 +204,6 @@ int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_h
         top_row_t *nr = realloc(r->rows, n * sizeof *nr);
         if (!nr) {
             free(rows);
-            r->valid = 0;
             return -1;
         }
         r->rows = nr;
@@ -252,7 +250,6 @@ int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_h
         window_figures(t, snap_find(base, t->key, t->by_inst));
     }
     r->n = n;
-    r->valid = rc == 0;
     free(rows);
     return rc;
 }
@@ -265,7 +262,7 @@ void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h)
     hd->elapsed_us = s->elapsed_us;
     hd->outside_us = s->outside_us;
     hd->overhead = stats_overhead(s);
-    hd->folded = s->folded_instances;
+    hd->slow_us = s->slow_us;
     hd->win_elapsed_us = s->elapsed_us;
     hd->win_outside_us = s->outside_us;
     hd->events_per_s = hd->bytes_per_s = 0;
@@ -339,7 +336,7 @@ static void table_name_fit(const top_view_t *v, const top_row_t *r, int width, c
     if (head_w < TOP_NAME_KEEP) {
         head_w = TOP_NAME_KEEP; /* the label is cut at the end when drawn instead */
     }
-    top_format_fit(head, sizeof head, top_rows_str(rs, r->name), head_w, v->unicode ? "\xE2\x80\xA6" : "~");
+    top_format_fit(head, sizeof head, top_rows_str(rs, r->name), head_w, top_cut_mark(v));
     snprintf(out, size, "%s%s", head, suffix);
 }
 
@@ -461,7 +458,7 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
     const char *mark = r->lower_bound && !v->window ? (v->unicode ? "\xE2\x89\xA5" : ">") : "";
     int mw = *mark ? 1 : 0;
     uint64_t el = v->window ? v->head.win_elapsed_us : v->head.elapsed_us;
-    uint64_t slow_us = v->opt.slow_us;
+    uint64_t slow_us = v->head.slow_us;
     char num[64];
     *cls = TOP_CLASS_SMALL;
     num[0] = '\0';

@@ -89,11 +89,6 @@ static attr_t view_pair(const top_view_t *v, int pair, attr_t mono)
     return v->colour ? COLOR_PAIR(pair) : mono;
 }
 
-static const char *view_cut(const top_view_t *v)
-{
-    return v->unicode ? "\xE2\x80\xA6" : "~";
-}
-
 static const char *view_sep(const top_view_t *v)
 {
     return v->unicode ? " \xC2\xB7 " : " | ";
@@ -110,7 +105,7 @@ static int draw_cell(const top_view_t *v, int y, int x, int width, const char *s
     if (x + width > v->width) {
         width = v->width - x;
     }
-    int w = top_format_fit(buf, sizeof buf, s, width, view_cut(v));
+    int w = top_format_fit(buf, sizeof buf, s, width, top_cut_mark(v));
     attrset(attr);
     move(y, x);
     if (right) {
@@ -135,7 +130,7 @@ static int draw_seg(const top_view_t *v, int y, int x, const char *s, attr_t att
     if (x >= v->width) {
         return x;
     }
-    int w = top_format_fit(buf, sizeof buf, s, v->width - x, view_cut(v));
+    int w = top_format_fit(buf, sizeof buf, s, v->width - x, top_cut_mark(v));
     attrset(attr);
     mvaddstr(y, x, buf);
     attrset(A_NORMAL);
@@ -173,12 +168,7 @@ static int head_link(const top_view_t *v, int y, int x)
         } else {
             snprintf(speed, sizeof speed, "max speed");
         }
-        if (st->replay_length_s > 0) {
-            snprintf(buf, sizeof buf, "%s%s, %.1f / %.1f s", view_sep(v), speed, st->replay_position_s,
-                st->replay_length_s);
-        } else {
-            snprintf(buf, sizeof buf, "%s%s, %.1f s", view_sep(v), speed, st->replay_position_s);
-        }
+        snprintf(buf, sizeof buf, "%s%s, %.1f s", view_sep(v), speed, st->replay_position_s);
         x = draw_seg(v, y, x, buf, A_NORMAL);
         if (st->replay_paused) {
             x = draw_seg(v, y, x, view_sep(v), A_NORMAL);
@@ -253,9 +243,7 @@ static int head_mode(const top_view_t *v, int y, int x)
         snprintf(buf, sizeof buf, "%scumulative", view_sep(v));
     }
     x = draw_seg(v, y, x, buf, A_NORMAL);
-    int descending = (top_format_col(v->sort)->left == 0) != (v->invert != 0);
-    snprintf(buf, sizeof buf, "%ssort %s %s", view_sep(v), top_format_col(v->sort)->head,
-        descending ? (v->unicode ? "\xE2\x96\xBC" : "v") : (v->unicode ? "\xE2\x96\xB2" : "^"));
+    snprintf(buf, sizeof buf, "%ssort %s %s", view_sep(v), top_format_col(v->sort)->head, top_sort_mark(v));
     x = draw_seg(v, y, x, buf, A_NORMAL);
     if (v->filter[0] || v->filter_edit) {
         x = draw_seg(v, y, x, view_sep(v), A_NORMAL);
@@ -293,9 +281,7 @@ static void draw_table_head(const top_view_t *v)
     const top_layout_t *l = &v->lay;
     attr_t head = view_pair(v, PAIR_THEAD, A_REVERSE);
     attr_t sorted = view_pair(v, PAIR_SORTED, A_REVERSE) | A_BOLD;
-    /* numbers sort largest first, text A to Z: the arrow says which way the rows go */
-    int descending = (top_format_col(v->sort)->left == 0) != (v->invert != 0);
-    const char *mark = descending ? (v->unicode ? "\xE2\x96\xBC" : "v") : (v->unicode ? "\xE2\x96\xB2" : "^");
+    const char *mark = top_sort_mark(v);
     char buf[64];
     int x = 0;
     for (size_t i = 0; i < l->ncols; i++) {
@@ -552,8 +538,7 @@ top_view_t *top_view_open(const top_view_options_t *o)
     nodelay(stdscr, TRUE);
     set_escdelay(25); /* Esc leaves the filter at once, not after a second */
     curs_set(0);
-    const char *no_color = getenv("NO_COLOR");
-    v->colour = o->colour && !(no_color && no_color[0]) && has_colors();
+    v->colour = o->colour && has_colors();
     if (v->colour) {
         start_color();
         short bg = use_default_colors() == OK ? -1 : COLOR_BLACK;

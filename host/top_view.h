@@ -25,7 +25,7 @@ typedef struct top_status {
     int replay;
     double replay_speed;         /* 0: as fast as possible */
     int replay_paused;
-    double replay_position_s, replay_length_s; /* length 0: not known */
+    double replay_position_s;
 } top_status_t;
 
 typedef enum top_action {
@@ -37,7 +37,6 @@ typedef enum top_action {
 } top_action_t;
 
 typedef struct top_view_options {
-    uint64_t slow_us;   /* slices longer than this are slow (as given to the pipeline) */
     int unicode;        /* a UTF-8 locale: box drawing and arrows; otherwise ASCII only */
     int colour;         /* colours allowed (0 when NO_COLOR is set); monochrome terminals are detected */
     int sort;           /* the initial sort: a report_sort_t (total, count, max, mean, name) */

@@ -19,6 +19,7 @@ expect 2 "--speed needs a number" -- --replay x --speed fast
 expect 2 "--speed only applies to --replay" -- --speed 2 /dev/null
 expect 2 "one input" -- --demo --replay x
 expect 2 "--sort takes" -- --sort fastest --replay x
+expect 2 "--slow needs a number from 0.001" -- --replay x --slow 0
 expect 2 "one port only" -- /dev/a /dev/b
 expect 2 "--report or --json" -- --report --json --replay x
 
