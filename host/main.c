@@ -56,6 +56,8 @@ typedef struct session {
     size_t err_len;
     char err_last[512];  /* the last whole line, said again when the table closes */
     uint64_t last_us;    /* the latest host time seen */
+    uint64_t deadline_us; /* --duration: when the session ends (monotonic), or 0 */
+    int ended;           /* the input ended (a replay's end, a raw capture's) */
     uint64_t bytes;
     char label[600];     /* the report's "source" */
 } session_t;
@@ -197,58 +199,6 @@ static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_u
     s->bytes += (uint64_t)n;
 }
 
-/* The port went away: keep everything, say so once, and wait for the same path to return (or,
- * for a recording, read on to where it returned). Returns 0 when the link is back, MAIN_STOP to
- * end the session normally, or an exit code. */
-static int main_link_lost(session_t *s, uint64_t start_us)
-{
-    const options_t *o = s->o;
-    int live = !s->src->is_file;
-    uint64_t host_us = s->last_us;
-
-    pipeline_link_down(s->p, s->last_us);
-    recorder_link(s->rec, 0, s->last_us);
-    if (live && s->demo != NULL) {
-        fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
-        return EXIT_FAILURE_RUNTIME;
-    }
-    if (live && o->no_reconnect) {
-        fprintf(stderr, "aioprof-top: %s went away (--no-reconnect: stopping).\n", s->src->name);
-        return EXIT_FAILURE_RUNTIME;
-    }
-    if (live)
-        fprintf(stderr, "aioprof-top: %s went away; waiting for it to come back (Ctrl-C to stop).\n", s->src->name);
-    s->status.link = TOP_LINK_WAITING;
-    while (!main_stop) {
-        if (s->view != NULL) {
-            main_drain_stderr(s);
-            if (top_view_poll(s->view, s->p, &s->status, source_monotonic_us()) == TOP_QUIT)
-                return MAIN_STOP;
-        }
-        int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : SOURCE_RECONNECT_POLL_MS, &host_us);
-        if (r == SOURCE_BACK) {
-            s->status.link = TOP_LINK_CONNECTED;
-            s->last_us = host_us;
-            pipeline_link_up(s->p, host_us);
-            recorder_link(s->rec, 1, host_us);
-            if (live)
-                fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
-            return 0;
-        }
-        if (r == SOURCE_EOF)
-            return MAIN_STOP;
-        if (r == SOURCE_ERROR) {
-            fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
-            return EXIT_FAILURE_RUNTIME;
-        }
-        recorder_tick(s->rec);
-        export_trace_tick(s->trace);
-        if (o->duration_s > 0 && source_monotonic_us() - start_us >= (uint64_t)(o->duration_s * 1e6))
-            return MAIN_STOP;
-    }
-    return MAIN_STOP;
-}
-
 /* The live table's keys that main acts on. Returns 1 to quit. */
 static int main_view_action(session_t *s, top_action_t a)
 {
@@ -291,11 +241,11 @@ static int main_view_turn(session_t *s)
     return main_view_action(s, top_view_poll(s->view, s->p, &s->status, source_monotonic_us()));
 }
 
-/* The end of a replay in the live table: the table stays until the user quits. */
+/* The end of a replay in the live table, the pipeline finished: the table stays until the user
+ * quits. */
 static void main_view_hold(session_t *s)
 {
     s->status.link = TOP_LINK_ENDED;
-    pipeline_finish(s->p, s->last_us);
     while (!main_stop && !main_view_turn(s)) {
         export_trace_tick(s->trace);
         struct pollfd pfd = {.fd = top_view_fd(s->view), .events = POLLIN};
@@ -303,19 +253,74 @@ static void main_view_hold(session_t *s)
     }
 }
 
+/* Is --duration over? */
+static int main_time_up(const session_t *s)
+{
+    return s->deadline_us != 0 && source_monotonic_us() >= s->deadline_us;
+}
+
+/* The port went away: keep everything, say so once, and wait for the same path to return (or,
+ * for a recording, read on to where it returned). Returns 0 when the link is back, MAIN_STOP to
+ * end the session normally, or an exit code. */
+static int main_link_lost(session_t *s)
+{
+    const options_t *o = s->o;
+    int live = !s->src->is_file;
+    uint64_t host_us = s->last_us;
+
+    pipeline_link_down(s->p, s->last_us);
+    recorder_link(s->rec, 0, s->last_us);
+    if (live && s->demo != NULL) {
+        fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
+        return EXIT_FAILURE_RUNTIME;
+    }
+    if (live && o->no_reconnect) {
+        fprintf(stderr, "aioprof-top: %s went away (--no-reconnect: stopping).\n", s->src->name);
+        return EXIT_FAILURE_RUNTIME;
+    }
+    if (live)
+        fprintf(stderr, "aioprof-top: %s went away; waiting for it to come back (Ctrl-C to stop).\n", s->src->name);
+    s->status.link = TOP_LINK_WAITING;
+    while (!main_stop) {
+        if (main_view_turn(s))
+            return MAIN_STOP;
+        int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : SOURCE_RECONNECT_POLL_MS, &host_us);
+        if (r == SOURCE_BACK) {
+            s->status.link = TOP_LINK_CONNECTED;
+            s->last_us = host_us;
+            pipeline_link_up(s->p, host_us);
+            recorder_link(s->rec, 1, host_us);
+            if (live)
+                fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
+            return 0;
+        }
+        if (r == SOURCE_EOF)
+            return MAIN_STOP;
+        if (r == SOURCE_ERROR) {
+            fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
+            return EXIT_FAILURE_RUNTIME;
+        }
+        recorder_tick(s->rec);
+        export_trace_tick(s->trace);
+        if (main_time_up(s))
+            return MAIN_STOP;
+    }
+    return MAIN_STOP;
+}
+
 /* The pump. Returns an exit code. */
 static int main_run(session_t *s)
 {
     const options_t *o = s->o;
     uint8_t buf[4096];
-    uint64_t start_us = source_monotonic_us();
-    uint64_t duration_us = (uint64_t)(o->duration_s * 1e6);
+    if (o->duration_s > 0)
+        s->deadline_us = source_monotonic_us() + (uint64_t)(o->duration_s * 1e6);
 
     while (!main_stop) {
         uint64_t host_us = s->last_us;
         if (main_view_turn(s))
             break;
-        if (duration_us > 0 && source_monotonic_us() - start_us >= duration_us)
+        if (main_time_up(s))
             break;
         if (s->paused) {
             struct pollfd pfd = {.fd = top_view_fd(s->view), .events = POLLIN};
@@ -327,12 +332,11 @@ static int main_run(session_t *s)
             s->last_us = host_us;
             main_take(s, buf, n, host_us);
         } else if (n == SOURCE_EOF) {
-            if (s->view != NULL)
-                main_view_hold(s);
+            s->ended = 1;
             break;
         } else if (n == SOURCE_GONE) {
             s->last_us = host_us;
-            int r = main_link_lost(s, start_us);
+            int r = main_link_lost(s);
             if (r == MAIN_STOP)
                 break;
             if (r != 0)
@@ -447,6 +451,8 @@ static int main_session(const options_t *o)
     }
     rc = main_run(&s);
     pipeline_finish(s.p, s.last_us);
+    if (rc == EXIT_OK && s.ended && s.view != NULL)
+        main_view_hold(&s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
     if (s.trace != NULL) {
         uint64_t events = export_trace_events(s.trace);
