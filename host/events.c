@@ -161,7 +161,7 @@ static uint32_t stack_innermost_id(const events_t *e)
 void events_frame(void *user, const aioprof_frame_info_t *f)
 {
     events_t *e = user;
-    unsigned bits = f->tick_bits >= 1 && f->tick_bits <= 32 ? f->tick_bits : 32;
+    unsigned bits = f->tick_bits; /* 1..32: the format byte's five bits plus one */
     e->frames_seen++;
     e->frame_base_raw = f->base;
     e->frame_running = f->running;
@@ -243,9 +243,7 @@ static inline void on_exit(events_t *e, uint64_t t, unsigned kind)
     } else {
         e->stats->stream.unmatched++;
     }
-    if (kind != AIOPROF_EXIT_YIELD) {
-        stats_instance_end(e->stats, o->inst, kind);
-    }
+    stats_instance_end(e->stats, o->inst, kind); /* it ignores a yield */
     if (e->depth > 0) {
         e->stack[e->depth - 1].resume_us = e->now_us;
     }
@@ -280,12 +278,11 @@ static void on_hello(events_t *e, const aioprof_hello_t *h)
 {
     stats_device_t *d = &e->stats->device;
     int boot = (h->flags & AIOPROF_HELLO_FLAG_BOOT) != 0;
-    if ((boot && e->frames_seen > 1) || (!boot && e->have_hello && h->boot_ticks != e->boot_ticks)) {
+    /* d still holds the previous HELLO's figures here */
+    if ((boot && e->frames_seen > 1) || (!boot && d->have_hello && h->boot_ticks != d->boot_ticks)) {
         device_reset(e);
     }
-    e->have_hello = 1;
-    e->boot_ticks = h->boot_ticks;
-    if (h->tick_hz != 0 && h->tick_hz != e->tick_hz) {
+    if (h->tick_hz != e->tick_hz) { /* never 0: the reader refuses such a HELLO */
         time_reorigin(e);
         e->tick_hz = h->tick_hz;
     }

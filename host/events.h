@@ -62,8 +62,6 @@ typedef struct events {
     int known_bottom;       /* nothing runs below the stack: idle time there is outside tasks */
 
     /* HELLOs: device resets and the drain overhead */
-    int have_hello;
-    uint32_t boot_ticks;
     int drain_ok;           /* the previous HELLO is of this boot and this gapless stretch */
     uint32_t drain_prev;
     uint64_t drain_prev_us;

@@ -64,7 +64,6 @@ struct export_trace {
     cJSON *s_num[SLICE_NUMBERS];          /* raw items: ts, dur, pid, tid, self_us */
     char digits[SLICE_NUMBERS][24];       /* their text */
     char name[EXPORT_NAME_MAX];
-    char creator[EXPORT_NAME_MAX];
 
     export_track_t tracks[EXPORT_TRACKS];
     size_t used;

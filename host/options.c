@@ -109,11 +109,11 @@ static int options_number(const char *name, const char *text, double min, double
     return 0;
 }
 
-static int options_sort(const char *text, report_sort_t *out)
+static int options_sort(const char *text, stats_sort_t *out)
 {
-    static const struct { const char *name; report_sort_t sort; } keys[] = {
-        {"total", REPORT_SORT_TOTAL}, {"count", REPORT_SORT_COUNT}, {"max", REPORT_SORT_MAX},
-        {"mean", REPORT_SORT_MEAN}, {"name", REPORT_SORT_NAME},
+    static const struct { const char *name; stats_sort_t sort; } keys[] = {
+        {"total", STATS_SORT_TOTAL}, {"count", STATS_SORT_COUNT}, {"max", STATS_SORT_MAX},
+        {"mean", STATS_SORT_MEAN}, {"name", STATS_SORT_NAME},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strcmp(text, keys[i].name) == 0) {
@@ -160,7 +160,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     o->baud = 115200;
     o->slow_ms = 20;
-    o->sort = REPORT_SORT_TOTAL;
+    o->sort = STATS_SORT_TOTAL;
 
     opterr = 0;
     for (;;) {

@@ -25,7 +25,7 @@ typedef struct options {
     const char *workload;   /* --demo: the simulator's workload */
     view_kind_t view;
     double duration_s;      /* 0: until the end or Ctrl-C */
-    report_sort_t sort;
+    stats_sort_t sort;
     double slow_ms;
     int instances;
     int no_reconnect;

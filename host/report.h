@@ -5,11 +5,10 @@
 #include <stdio.h>
 
 #include "pipeline.h"
-
-typedef enum report_sort { REPORT_SORT_TOTAL, REPORT_SORT_COUNT, REPORT_SORT_MAX, REPORT_SORT_MEAN, REPORT_SORT_NAME } report_sort_t;
+#include "stats.h"
 
 typedef struct report_options {
-    report_sort_t sort;
+    stats_sort_t sort;
     int unicode;          /* box drawing (a UTF-8 locale) or plain ASCII */
     int by_instance;      /* one row per task instance instead of per name */
     const char *source;   /* what was read: "/dev/ttyACM0 @ 115200", "session.aiop" */

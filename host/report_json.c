@@ -7,11 +7,6 @@
 #include "report.h"
 #include "stats.h"
 
-/* report_sort_t is passed on as stats_sort_t: the two lists must stay in the same order */
-_Static_assert((int)REPORT_SORT_TOTAL == (int)STATS_SORT_TOTAL && (int)REPORT_SORT_COUNT == (int)STATS_SORT_COUNT &&
-        (int)REPORT_SORT_MAX == (int)STATS_SORT_MAX && (int)REPORT_SORT_MEAN == (int)STATS_SORT_MEAN &&
-        (int)REPORT_SORT_NAME == (int)STATS_SORT_NAME,
-    "report_sort_t and stats_sort_t differ");
 
 #ifndef AIOPROF_VERSION
 #define AIOPROF_VERSION "0.1.0"
@@ -127,7 +122,7 @@ static int attach(cJSON *root, const char *key, cJSON *item)
 int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
 {
     const stats_t *s = pipeline_stats(p);
-    stats_sort_t sort = (stats_sort_t)(o ? o->sort : REPORT_SORT_TOTAL);
+    stats_sort_t sort = o ? o->sort : STATS_SORT_TOTAL;
     int rc = -1;
     char *text = NULL;
     cJSON *root = cJSON_CreateObject();

@@ -8,11 +8,6 @@
 #include "report.h"
 #include "stats.h"
 
-/* report_sort_t is passed on as stats_sort_t: the two lists must stay in the same order */
-_Static_assert((int)REPORT_SORT_TOTAL == (int)STATS_SORT_TOTAL && (int)REPORT_SORT_COUNT == (int)STATS_SORT_COUNT &&
-        (int)REPORT_SORT_MAX == (int)STATS_SORT_MAX && (int)REPORT_SORT_MEAN == (int)STATS_SORT_MEAN &&
-        (int)REPORT_SORT_NAME == (int)STATS_SORT_NAME,
-    "report_sort_t and stats_sort_t differ");
 
 #define COLS_MAX 11
 #define CELL_MAX (STATS_TEXT_MAX * 2 + 64)
@@ -211,7 +206,7 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
     const glyphs_t *g = o && o->unicode ? &box_utf8 : &box_ascii;
     size_t n = 0;
     int rc = -1;
-    stats_row_t *rows = stats_rows(s, by_instance, (stats_sort_t)(o ? o->sort : REPORT_SORT_TOTAL), &n);
+    stats_row_t *rows = stats_rows(s, by_instance, o ? o->sort : STATS_SORT_TOTAL, &n);
     table_t t;
     memset(&t, 0, sizeof t);
     t.ncols = by_instance ? 10 : 9;

@@ -39,7 +39,7 @@ typedef enum top_action {
 typedef struct top_view_options {
     int unicode;        /* a UTF-8 locale: box drawing and arrows; otherwise ASCII only */
     int colour;         /* colours allowed (0 when NO_COLOR is set); monochrome terminals are detected */
-    int sort;           /* the initial sort: a report_sort_t (total, count, max, mean, name) */
+    int sort;           /* the initial sort: a stats_sort_t (total, count, max, mean, name) */
     int by_instance;    /* start with one row per task instance (--instances) */
 } top_view_options_t;
 

@@ -133,7 +133,7 @@ static void fuzz_reports(const pipeline_t *p)
     size_t len = 0;
     for (int json = 0; json <= 1; json++) {
         for (int by_instance = 0; by_instance <= 1; by_instance++) {
-            report_options_t o = { REPORT_SORT_TOTAL, 0, by_instance, "fuzz" };
+            report_options_t o = { STATS_SORT_TOTAL, 0, by_instance, "fuzz" };
             FILE *out = open_memstream(&buf, &len);
             if (!out) {
                 return;

@@ -78,7 +78,7 @@ static pipeline_t *feed(fake_device_t *d)
     return p;
 }
 
-static char *render(const pipeline_t *p, int json, report_sort_t sort, int unicode, int by_instance, size_t *len)
+static char *render(const pipeline_t *p, int json, stats_sort_t sort, int unicode, int by_instance, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -106,7 +106,7 @@ static void test_text_report(void **state)
     fake_device_t *d = workload(&tr, 0);
     pipeline_t *p = feed(d);
     size_t len;
-    char *out = render(p, 0, REPORT_SORT_TOTAL, 1, 0, &len);
+    char *out = render(p, 0, STATS_SORT_TOTAL, 1, 0, &len);
     assert_no_controls(out, len);
     assert_non_null(strstr(out, "┌"));
     assert_non_null(strstr(out, "(outside tasks)"));
@@ -132,7 +132,7 @@ static void test_text_report(void **state)
     free(out);
 
     /* ASCII: not a byte above 0x7F */
-    out = render(p, 0, REPORT_SORT_NAME, 0, 0, &len);
+    out = render(p, 0, STATS_SORT_NAME, 0, 0, &len);
     for (size_t i = 0; i < len; i++) {
         assert_true((uint8_t)out[i] < 0x80);
     }
@@ -143,7 +143,7 @@ static void test_text_report(void **state)
     free(out);
 
     /* per instance: ids, the label, the creator, how it ended */
-    out = render(p, 0, REPORT_SORT_TOTAL, 1, 1, &len);
+    out = render(p, 0, STATS_SORT_TOTAL, 1, 1, &len);
     assert_no_controls(out, len);
     assert_non_null(strstr(out, "worker #3 [left]"));
     assert_non_null(strstr(out, "main #1"));
@@ -181,7 +181,7 @@ static void test_json_report(void **state)
     fake_device_t *d = workload(&tr, 0);
     pipeline_t *p = feed(d);
     size_t len;
-    char *out = render(p, 1, REPORT_SORT_COUNT, 1, 0, &len);
+    char *out = render(p, 1, STATS_SORT_COUNT, 1, 0, &len);
     assert_no_controls(out, len);
     cJSON *root = cJSON_Parse(out);
     assert_non_null(root);
@@ -254,11 +254,11 @@ static void test_lower_bounds(void **state)
     const stats_t *s = pipeline_stats(p);
     assert_true(s->stream.dropped_events > 0);
     size_t len;
-    char *out = render(p, 0, REPORT_SORT_TOTAL, 1, 0, &len);
+    char *out = render(p, 0, STATS_SORT_TOTAL, 1, 0, &len);
     assert_non_null(strstr(out, "≥"));
     assert_non_null(strstr(out, "dropped events"));
     free(out);
-    out = render(p, 1, REPORT_SORT_TOTAL, 1, 0, &len);
+    out = render(p, 1, STATS_SORT_TOTAL, 1, 0, &len);
     cJSON *root = cJSON_Parse(out);
     assert_non_null(root);
     cJSON *w = task_named(cJSON_GetObjectItem(root, "tasks"), "worker");
@@ -280,10 +280,10 @@ static void test_empty_stream(void **state)
     pipeline_t *p = pipeline_new(&cfg);
     pipeline_finish(p, 0);
     size_t len;
-    char *out = render(p, 0, REPORT_SORT_TOTAL, 1, 0, &len);
+    char *out = render(p, 0, STATS_SORT_TOTAL, 1, 0, &len);
     assert_non_null(strstr(out, "no HELLO"));
     free(out);
-    out = render(p, 1, REPORT_SORT_MEAN, 0, 1, &len);
+    out = render(p, 1, STATS_SORT_MEAN, 0, 1, &len);
     cJSON *root = cJSON_Parse(out);
     assert_non_null(root);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(root, "device")));
