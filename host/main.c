@@ -195,7 +195,7 @@ error:
 static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_us)
 {
     recorder_data(s->rec, host_us, data, (size_t)n);
-    pipeline_feed(s->p, data, (size_t)n, host_us);
+    pipeline_feed(s->p, data, (size_t)n);
     s->bytes += (uint64_t)n;
 }
 
@@ -268,7 +268,7 @@ static int main_link_lost(session_t *s)
     int live = !s->src->is_file;
     uint64_t host_us = s->last_us;
 
-    pipeline_link_down(s->p, s->last_us);
+    pipeline_link_down(s->p);
     recorder_link(s->rec, 0, s->last_us);
     if (live && s->demo != NULL) {
         fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
@@ -288,7 +288,7 @@ static int main_link_lost(session_t *s)
         if (r == SOURCE_BACK) {
             s->status.link = TOP_LINK_CONNECTED;
             s->last_us = host_us;
-            pipeline_link_up(s->p, host_us);
+            pipeline_link_up(s->p);
             recorder_link(s->rec, 1, host_us);
             if (live)
                 fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
@@ -450,7 +450,7 @@ static int main_session(const options_t *o)
             fprintf(stderr, "aioprof-top: recording to %s\n", o->write);
     }
     rc = main_run(&s);
-    pipeline_finish(s.p, s.last_us);
+    pipeline_finish(s.p);
     if (rc == EXIT_OK && s.ended && s.view != NULL)
         main_view_hold(&s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */

@@ -96,17 +96,15 @@ static void pipeline_sync_counters(pipeline_t *p)
     s->unsupported = r->unsupported;
 }
 
-void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len, uint64_t host_us)
+void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len)
 {
-    (void)host_us;
     aioprof_reader_feed(&p->reader, data, len);
     pipeline_damage(p); /* a loss even before the next frame's sequence number shows it */
     pipeline_sync_counters(p);
 }
 
-void pipeline_link_down(pipeline_t *p, uint64_t host_us)
+void pipeline_link_down(pipeline_t *p)
 {
-    (void)host_us;
     if (p->link_down) {
         return;
     }
@@ -119,9 +117,8 @@ void pipeline_link_down(pipeline_t *p, uint64_t host_us)
     pipeline_sync_counters(p);
 }
 
-void pipeline_link_up(pipeline_t *p, uint64_t host_us)
+void pipeline_link_up(pipeline_t *p)
 {
-    (void)host_us;
     if (!p->link_down) {
         return;
     }
@@ -129,9 +126,8 @@ void pipeline_link_up(pipeline_t *p, uint64_t host_us)
     p->stats.stream.reconnects++;
 }
 
-void pipeline_finish(pipeline_t *p, uint64_t host_us)
+void pipeline_finish(pipeline_t *p)
 {
-    (void)host_us;
     aioprof_reader_finish(&p->reader);
     pipeline_damage(p);
     events_finish(&p->events);

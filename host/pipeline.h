@@ -73,17 +73,17 @@ typedef struct pipeline_config {
 pipeline_t *pipeline_new(const pipeline_config_t *config);
 void pipeline_free(pipeline_t *p);
 
-/* Bytes as received; host_us is the host's receive time (monotonic, microseconds). */
-void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len, uint64_t host_us);
+/* Bytes as received. (Timing is the device's: the host's receive time is the recorder's business.) */
+void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len);
 
 /* The link went away (unplugged) or came back: the reader resyncs at the next delimiter, the time
  * line starts a new epoch if needed. Totals are kept. */
-void pipeline_link_down(pipeline_t *p, uint64_t host_us);
-void pipeline_link_up(pipeline_t *p, uint64_t host_us);
+void pipeline_link_down(pipeline_t *p);
+void pipeline_link_up(pipeline_t *p);
 
 /* The stream ended (end of file, end of session): finishes a buffered segment and closes any open
  * slice as cut off (not counted). */
-void pipeline_finish(pipeline_t *p, uint64_t host_us);
+void pipeline_finish(pipeline_t *p);
 
 /* Resets the statistics (the live table's `r` key); stream counters are kept. */
 void pipeline_reset_stats(pipeline_t *p);

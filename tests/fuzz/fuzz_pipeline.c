@@ -179,7 +179,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!p) {
         return 0;
     }
-    uint64_t host_us = 1000000u;
     size_t at = 0;
     unsigned piece_no = 0;
     while (at < size) {
@@ -188,16 +187,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seed ^= seed << 5;
         size_t piece = 1u + seed % max;
         piece = piece < size - at ? piece : size - at;
-        pipeline_feed(p, data + at, piece, host_us);
+        pipeline_feed(p, data + at, piece);
         at += piece;
-        host_us += 1u + (seed >> 8) % 50000u;
         if (link_every != 0 && ++piece_no % link_every == 0) {
-            pipeline_link_down(p, host_us);
-            host_us += 2000000u;
-            pipeline_link_up(p, host_us);
+            pipeline_link_down(p);
+            pipeline_link_up(p);
         }
     }
-    pipeline_finish(p, host_us);
+    pipeline_finish(p);
     fuzz_check_stats(pipeline_stats(p), size);
 #ifdef FUZZ_WITH_REPORT
     fuzz_reports(p);

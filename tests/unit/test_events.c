@@ -139,9 +139,9 @@ static pipeline_t *run(fb_t *f, size_t piece)
         piece = f->len ? f->len : 1;
     }
     for (size_t i = 0; i < f->len; i += piece) {
-        pipeline_feed(p, f->out + i, f->len - i < piece ? f->len - i : piece, 0);
+        pipeline_feed(p, f->out + i, f->len - i < piece ? f->len - i : piece);
     }
-    pipeline_finish(p, 0);
+    pipeline_finish(p);
     return p;
 }
 
@@ -668,13 +668,13 @@ static void test_link_gap(void **state)
     fb_close(&f);
     pipeline_config_t cfg = {0};
     pipeline_t *p = pipeline_new(&cfg);
-    pipeline_feed(p, f.out, cut, 0);
-    pipeline_link_down(p, 0);
-    pipeline_link_up(p, 0);
+    pipeline_feed(p, f.out, cut);
+    pipeline_link_down(p);
+    pipeline_link_up(p);
     /* after the link came back, the rest of the cut frame arrives: skipped, not damage */
-    pipeline_feed(p, f.out + cut, f.len - cut, 0);
+    pipeline_feed(p, f.out + cut, f.len - cut);
     (void)half;
-    pipeline_finish(p, 0);
+    pipeline_finish(p);
     const stats_t *s = pipeline_stats(p);
     assert_int_equal(s->stream.reconnects, 1);
     assert_int_equal(s->stream.crc_errors, 0);

@@ -123,8 +123,8 @@ static void feed(fake_device_t *d, export_trace_t *x)
     cfg.observer_user = x;
     pipeline_t *p = pipeline_new(&cfg);
     assert_non_null(p);
-    pipeline_feed(p, d->out, d->out_len, 0);
-    pipeline_finish(p, 0);
+    pipeline_feed(p, d->out, d->out_len);
+    pipeline_finish(p);
     pipeline_free(p);
 }
 

@@ -73,8 +73,8 @@ static pipeline_t *feed(fake_device_t *d)
     cfg.slow_us = 20000;
     pipeline_t *p = pipeline_new(&cfg);
     assert_non_null(p);
-    pipeline_feed(p, d->out, d->out_len, 0);
-    pipeline_finish(p, 0);
+    pipeline_feed(p, d->out, d->out_len);
+    pipeline_finish(p);
     return p;
 }
 
@@ -278,7 +278,7 @@ static void test_empty_stream(void **state)
     (void)state;
     pipeline_config_t cfg = {0};
     pipeline_t *p = pipeline_new(&cfg);
-    pipeline_finish(p, 0);
+    pipeline_finish(p);
     size_t len;
     char *out = render(p, 0, STATS_SORT_TOTAL, 1, 0, &len);
     assert_non_null(strstr(out, "no HELLO"));

@@ -32,7 +32,7 @@ static void gen_flush(gen_t *g)
         return;
     }
     uint8_t enc[AIOPROF_COBS_MAX(AIOPROF_BODY_MAX + 2) + 2];
-    pipeline_feed(g->p, enc, put_frame(enc, g->body, g->body_len), 0);
+    pipeline_feed(g->p, enc, put_frame(enc, g->body, g->body_len));
     g->open = 0;
 }
 
@@ -114,7 +114,7 @@ static void test_million_instances(void **state)
         want_err[k] += kind == AIOPROF_EXIT_RAISE;
     }
     gen_flush(g);
-    pipeline_finish(g->p, 0);
+    pipeline_finish(g->p);
     const stats_t *s = pipeline_stats(g->p);
     for (unsigned k = 0; k < NAMES; k++) {
         const stats_name_t *r = row(s, names[k]);
