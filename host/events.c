@@ -45,13 +45,7 @@ static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us,
         .self_us = self_us,
         .exit_kind = kind,
     };
-    int32_t pn = in->parent_name;
-    if (pn < 0 && in->parent != 0 && in->epoch == s->epoch) {
-        /* the creator was unnamed when this one was described: it may have its name now */
-        int32_t p = stats_instance_find(s, in->parent);
-        pn = p >= 0 ? s->inst[p].name : -1;
-    }
-    sl.task.parent_name = pn >= 0 ? s->names[pn].name : NULL;
+    sl.task.parent_name = stats_parent_name(s, in);
     e->obs->slice(e->obs_user, &sl);
 }
 

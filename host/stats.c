@@ -135,9 +135,10 @@ static int32_t name_row(stats_t *s, const char *name)
 
 /* ---- the instance table ---- */
 
-int32_t stats_instance_find(const stats_t *s, uint32_t id)
+/* The row of task id in epoch, or -1. */
+static int32_t instance_find(const stats_t *s, uint32_t epoch, uint32_t id)
 {
-    uint64_t key = (uint64_t)s->epoch << 32 | id;
+    uint64_t key = (uint64_t)epoch << 32 | id;
     for (size_t i = key_home(s, key);; i = (i + 1) & s->table_mask) {
         const stats_slot_t *slot = &s->table[i];
         if (slot->idx < 0) {
@@ -147,6 +148,22 @@ int32_t stats_instance_find(const stats_t *s, uint32_t id)
             return slot->idx;
         }
     }
+}
+
+int32_t stats_instance_find(const stats_t *s, uint32_t id)
+{
+    return instance_find(s, s->epoch, id);
+}
+
+const char *stats_parent_name(const stats_t *s, const stats_instance_t *in)
+{
+    int32_t pn = in->parent_name;
+    if (pn < 0 && in->parent != 0) {
+        /* the creator was unnamed when this one was described: it may have its name now */
+        int32_t p = instance_find(s, in->epoch, in->parent);
+        pn = p >= 0 ? s->inst[p].name : -1;
+    }
+    return pn >= 0 ? s->names[pn].name : NULL;
 }
 
 /* Linear probing removal by shifting the following entries back (no tombstones: the table stays
@@ -436,18 +453,7 @@ static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_
         snprintf(own, ROW_OWN_NAME, "task #%lu", (unsigned long)in->id);
         r->name = own;
     }
-    int32_t pn = in->parent_name;
-    if (pn < 0 && in->parent != 0) {
-        /* the creator was unnamed when this one was described: it may have its name now */
-        uint64_t key = (uint64_t)in->epoch << 32 | in->parent;
-        for (size_t i = key_home(s, key); s->table[i].idx >= 0; i = (i + 1) & s->table_mask) {
-            if (s->table[i].key == key) {
-                pn = s->inst[s->table[i].idx].name;
-                break;
-            }
-        }
-    }
-    r->parent_name = pn >= 0 ? s->names[pn].name : NULL;
+    r->parent_name = stats_parent_name(s, in);
 }
 
 stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, size_t *n)

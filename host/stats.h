@@ -146,6 +146,10 @@ static inline int32_t stats_instance_lookup(stats_t *s, uint32_t id)
 /* The row of task id in the current epoch, or -1. */
 int32_t stats_instance_find(const stats_t *s, uint32_t id);
 
+/* The name of in's creator: the one it had when in was described, or the one it has now. NULL
+ * when it has none (or in was not created by a task). */
+const char *stats_parent_name(const stats_t *s, const stats_instance_t *in);
+
 /* A TASK_NEW (created = 1) or TASK_INFO: names the instance (raw untrusted bytes). */
 void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_t name_len, const uint8_t *label,
     size_t label_len, uint32_t parent, int created);
