@@ -150,6 +150,20 @@ class Recorder:
         self.head += n
         self.budget -= n
 
+    def _put_varint(self, v):
+        # a varint straight into the open frame (no object made: this is on every event's path)
+        buf = self.buf
+        head = self.head
+        start = head
+        while v >= 0x80:
+            buf[head] = (v & 0x7F) | 0x80
+            head += 1
+            v >>= 7
+        buf[head] = v
+        head += 1
+        self.budget -= head - start
+        self.head = head
+
     def _fw_open(self, n, running):
         for _ in range(self._skip(n)):
             self._raw(0)
@@ -200,9 +214,10 @@ class Recorder:
             self.head += 1
             self.budget -= 1
             return
-        rec = bytearray((tag | (dt & ((1 << bits) - 1)) | (1 << bits),))
-        _varint(rec, rest)
-        self._put(rec)
+        self.buf[self.head] = tag | (dt & ((1 << bits) - 1)) | (1 << bits)
+        self.head += 1
+        self.budget -= 1
+        self._put_varint(rest)
 
     def _control(self, op, body):
         head = bytearray((0x70 | op,))
@@ -223,10 +238,13 @@ class Recorder:
             self._frame_close()
         if not self._fits_new(n):
             return False
+        self._frame_open(now, n)
+        return True
+
+    def _frame_open(self, now, n):
         self.last = now
         self._fw_open(n, self.current.id if self.current else 0)
         self.seq = (self.seq + 1) & 0xFF
-        return True
 
     def _write_task(self, op, t):
         head = bytearray()
@@ -325,9 +343,7 @@ class Recorder:
                 self._event(0x80 | (i << 3), 2, dt)
             else:
                 self._event(0x80, 2, dt)
-                rec = bytearray()
-                _varint(rec, i)
-                self._put(rec)
+                self._put_varint(i)
             self.last = now
         t.outer = self.current
         self.current = t
@@ -361,9 +377,7 @@ class Recorder:
         if self.open:
             self._frame_close()
         elif not self.sent and self._fits_new(0):
-            self.last = now
-            self._fw_open(0, self.current.id if self.current else 0)
-            self.seq = (self.seq + 1) & 0xFF
+            self._frame_open(now, 0)
             self._frame_close()
         self.sent = False
 
