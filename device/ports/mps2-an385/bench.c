@@ -38,23 +38,11 @@ static size_t bench_write(void *user, const uint8_t *data, size_t len)
     return uart_write(data, len);
 }
 
-static uint32_t bench_lock(void *user)
-{
-    (void)user;
-    return critical_enter();
-}
-
-static void bench_unlock(void *user, uint32_t state)
-{
-    (void)user;
-    critical_exit(state);
-}
-
 static const aioprof_port_t bench_port = {
     .ticks = bench_ticks,
     .write = bench_write,
-    .lock = bench_lock,
-    .unlock = bench_unlock,
+    .lock = critical_lock,
+    .unlock = critical_unlock,
     .tick_hz = 1000000u,
     .tick_bits = TIMER_US_BITS,
     .platform = "mps2-an385 (qemu) bench",

@@ -52,15 +52,40 @@ int uart_read(void);
 
 /* Starts timer 0 so that the microsecond clock reads `start_us` now. */
 void timer_init(uint32_t start_us);
-/* Microseconds, modulo 2^TIMER_US_BITS. */
-uint32_t timer_us(void);
+
 /* The raw 25 MHz counter, counting up (modulo its period): 40 ns, one per 40 instructions under
- * QEMU's -icount shift=0. */
+ * QEMU's -icount shift=0. Inline, for port_bound.h; timer.c has the callable ones. */
+static inline uint32_t board_timer_raw(void)
+{
+    return TIMER_RELOAD_VALUE - TIMER_VALUE;
+}
+
+/* Microseconds, modulo 2^TIMER_US_BITS. */
+static inline uint32_t board_timer_us(void)
+{
+    return board_timer_raw() / TIMER_TICKS_PER_US;
+}
+
+uint32_t timer_us(void);
 uint32_t timer_raw(void);
 
-/* PRIMASK: returns the previous state, which critical_exit restores (so the pair nests). */
-uint32_t critical_enter(void);
-void critical_exit(uint32_t state);
+/* PRIMASK masks every configurable interrupt. Returns the previous state, which
+ * board_primask_restore puts back, so sections nest. Inline, for port_bound.h. */
+static inline uint32_t board_primask_disable(void)
+{
+    uint32_t primask;
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
+    return primask;
+}
+
+static inline void board_primask_restore(uint32_t state)
+{
+    __asm__ volatile("msr primask, %0" : : "r"(state) : "memory");
+}
+
+/* The critical section as the port's lock and unlock (critical.c). */
+uint32_t critical_lock(void *user);
+void critical_unlock(void *user, uint32_t state);
 
 /* Ends the program under QEMU (-semihosting-config enable=on,target=native) with `status` as
  * QEMU's exit code. Without a debugger or QEMU it stops the core in a breakpoint. */

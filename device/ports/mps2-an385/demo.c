@@ -60,23 +60,11 @@ static size_t demo_write(void *user, const uint8_t *data, size_t len)
     return n;
 }
 
-static uint32_t demo_lock(void *user)
-{
-    (void)user;
-    return critical_enter();
-}
-
-static void demo_unlock(void *user, uint32_t state)
-{
-    (void)user;
-    critical_exit(state);
-}
-
 static const aioprof_port_t demo_port = {
     .ticks = sched_ticks, /* timer_us(), remembered for the account */
     .write = demo_write,   /* uart_write(), paced in the 's' run */
-    .lock = demo_lock,
-    .unlock = demo_unlock,
+    .lock = critical_lock,
+    .unlock = critical_unlock,
     .user = &demo_sched,
     .tick_hz = 1000000u,
     .tick_bits = TIMER_US_BITS,

@@ -8,25 +8,8 @@
 
 #include "board.h"
 
-static inline uint32_t port_bound_ticks(void)
-{
-    return (TIMER_RELOAD_VALUE - TIMER_VALUE) / TIMER_TICKS_PER_US;
-}
-
-static inline uint32_t port_bound_lock(void)
-{
-    uint32_t primask;
-    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
-    return primask;
-}
-
-static inline void port_bound_unlock(uint32_t state)
-{
-    __asm__ volatile("msr primask, %0" : : "r"(state) : "memory");
-}
-
-#define AIOPROF_PORT_TICKS(user) ((void)(user), port_bound_ticks())
-#define AIOPROF_PORT_LOCK(user) ((void)(user), port_bound_lock())
-#define AIOPROF_PORT_UNLOCK(user, state) ((void)(user), port_bound_unlock(state))
+#define AIOPROF_PORT_TICKS(user) ((void)(user), board_timer_us())
+#define AIOPROF_PORT_LOCK(user) ((void)(user), board_primask_disable())
+#define AIOPROF_PORT_UNLOCK(user, state) ((void)(user), board_primask_restore(state))
 
 #endif

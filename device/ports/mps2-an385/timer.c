@@ -16,10 +16,10 @@ void timer_init(uint32_t start_us)
 
 uint32_t timer_raw(void)
 {
-    return TIMER_RELOAD_VALUE - TIMER_VALUE;
+    return board_timer_raw();
 }
 
 uint32_t timer_us(void)
 {
-    return (TIMER_RELOAD_VALUE - TIMER_VALUE) / TIMER_TICKS_PER_US;
+    return board_timer_us();
 }
