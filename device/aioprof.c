@@ -107,13 +107,12 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
 
 static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 {
-    uint8_t head[CONTROL_HEAD_MAX + 3u * AIOPROF_VARINT_MAX];
-    uint32_t n = 2;
+    uint8_t head[3u * AIOPROF_VARINT_MAX];
+    uint32_t n = 0;
     n += (uint32_t)aioprof_varint_put(head + n, t->id);
     n += (uint32_t)aioprof_varint_put(head + n, t->parent);
     head[n++] = t->name_len;
-    head[0] = (uint8_t)(AIOPROF_TAG_CONTROL | op);
-    head[1] = (uint8_t)(n - 2u + t->name_len + t->label_len);
+    aioprof_fw_control_head(&p->fw, op, n + t->name_len + t->label_len);
     aioprof_fw_write(&p->fw, head, n);
     aioprof_fw_write(&p->fw, (const uint8_t *)t->name, t->name_len);
     aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
@@ -380,7 +379,7 @@ void aioprof_flush(aioprof_t *p)
 
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); names are announced
- * again from now on; every tenth period a HELLO. */
+ * again from now on; every eighth period a HELLO. */
 static void period_end(aioprof_t *p, uint32_t now)
 {
     p->deadline = now + period_length(p);
@@ -411,21 +410,21 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         period_end(p, start);
     }
     for (;;) {
-        const uint8_t *span[2];
-        size_t span_len[2];
-        if (aioprof_fw_pending(&p->fw, span, span_len) == 0) {
+        const uint8_t *span;
+        size_t len = aioprof_fw_pending(&p->fw, &span);
+        if (len == 0) {
             break;
         }
         /* the committed bytes do not move while we write them: records are added at the head */
         prof_unlock(p, s);
-        size_t n = port->write(port->user, span[0], span_len[0]);
+        size_t n = port->write(port->user, span, len);
         s = prof_lock(p);
-        if (n > span_len[0]) {
-            n = span_len[0];
+        if (n > len) {
+            n = len;
         }
         aioprof_fw_consume(&p->fw, n);
         total += n;
-        if (n < span_len[0]) {
+        if (n < len) {
             break;
         }
     }
@@ -456,8 +455,6 @@ int aioprof_idle(const aioprof_t *p)
 
 size_t aioprof_pending(const aioprof_t *p)
 {
-    const uint8_t *span[2];
-    size_t span_len[2];
-    unsigned n = aioprof_fw_pending(&p->fw, span, span_len);
-    return (n > 0 ? span_len[0] : 0) + (n > 1 ? span_len[1] : 0);
+    const aioprof_fw_t *w = &p->fw;
+    return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail + w->commit);
 }

@@ -146,31 +146,23 @@ void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n)
     aioprof_fw_advance(w, n);
 }
 
-void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)
+void aioprof_fw_control_head(aioprof_fw_t *w, unsigned op, size_t len)
 {
     uint8_t head[1 + AIOPROF_VARINT_MAX];
     head[0] = (uint8_t)(AIOPROF_TAG_CONTROL | (op & 0x0Fu));
     aioprof_fw_write(w, head, (uint32_t)(1 + aioprof_varint_put(head + 1, (uint32_t)len)));
+}
+
+void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)
+{
+    aioprof_fw_control_head(w, op, len);
     aioprof_fw_write(w, body, (uint32_t)len);
 }
 
-unsigned aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t *span[2], size_t span_len[2])
+size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span)
 {
-    if (w->commit == w->tail) {
-        return 0;
-    }
-    span[0] = w->buf + w->tail;
-    if (w->commit > w->tail) {
-        span_len[0] = w->commit - w->tail;
-        return 1;
-    }
-    span_len[0] = w->size - w->tail;
-    if (w->commit == 0) {
-        return 1;
-    }
-    span[1] = w->buf;
-    span_len[1] = w->commit;
-    return 2;
+    *span = w->buf + w->tail;
+    return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail);
 }
 
 void aioprof_fw_consume(aioprof_fw_t *w, size_t n)

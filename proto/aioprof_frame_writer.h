@@ -150,12 +150,14 @@ void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, u
 void aioprof_fw_close(aioprof_fw_t *w);
 
 /* A control record (tag 0x70|op, length, body), for paths that are not per event. The caller
- * checked for room. */
+ * checked for room. aioprof_fw_control_head writes the tag and length only, for a body the caller
+ * then writes in pieces. */
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len);
+void aioprof_fw_control_head(aioprof_fw_t *w, unsigned op, size_t len);
 
-/* The committed bytes waiting to be sent, as up to two spans (the ring may wrap). Returns the
- * number of spans (0, 1 or 2). */
-unsigned aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t *span[2], size_t span_len[2]);
+/* The committed bytes waiting to be sent that lie in one piece from the tail (the rest, if the
+ * ring wraps, comes once these are consumed): *span and the count, 0 when nothing waits. */
+size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span);
 
 /* Marks n committed bytes as sent; the open frame's budget grows with the room. */
 void aioprof_fw_consume(aioprof_fw_t *w, size_t n);

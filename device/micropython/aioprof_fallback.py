@@ -219,10 +219,13 @@ class Recorder:
         self.budget -= 1
         self._put_varint(rest)
 
-    def _control(self, op, body):
+    def _control_head(self, op, n):
         head = bytearray((0x70 | op,))
-        _varint(head, len(body))
+        _varint(head, n)
         self._put(head)
+
+    def _control(self, op, body):
+        self._control_head(op, len(body))
         self._put(body)
 
     # ---- the profiler (device/aioprof.c) ----
@@ -251,7 +254,7 @@ class Recorder:
         _varint(head, t.id)
         _varint(head, t.parent)
         head.append(len(t.name))
-        self._put(bytes((0x70 | op, len(head) + len(t.name) + len(t.label))))
+        self._control_head(op, len(head) + len(t.name) + len(t.label))
         self._put(head)
         self._put(t.name)
         self._put(t.label)
