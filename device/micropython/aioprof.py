@@ -162,10 +162,8 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
         platform = "%s %s %d.%d.%d" % (sys.platform, impl_name, v[0], v[1], v[2])
     s = _State()
     s.kind = kind
-    s.cancelled = _core.CancelledError
     s.orig_create_task = _core.create_task
     s.orig_asyncio_create_task = asyncio.create_task
-    s.period_ms = period_ms
     s.exits = 0
     # drain every so many exits: a drain sends only closed frames (a frame closes when its body
     # is full or its period ended), so most drains find nothing to write
@@ -173,7 +171,7 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     s.drainer = None
     if kind == "firmware":
         # write=None: the C module writes raw bytes with mp_hal_stdout_tx_strn
-        mod.start(write, ring, period_ms, platform, s.cancelled)
+        mod.start(write, ring, period_ms, platform, _core.CancelledError)
         s.eng = mod
         wrap = mod.wrap
     else:
@@ -200,8 +198,6 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
             label_coro(w, name)
         return orig(w)
 
-    s.wrap = wrap
-    s.create_task = create_task
     _state = s
     _core.create_task = create_task
     asyncio.create_task = create_task

@@ -164,7 +164,7 @@ static int parse_seconds(const char *s, uint64_t *us)
 int sim_options_parse(sim_options_t *o, int argc, char **argv)
 {
     uint64_t v;
-    int text_given = 0, start_given = 0;
+    int text_given = 0;
 
     memset(o, 0, sizeof *o);
     o->workload = "seed";
@@ -226,7 +226,6 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             if (parse_u64(optarg, 0, UINT32_MAX, &v) != 0)
                 return fail("--start-tick wants a tick count below 2^32, not '%s'", optarg);
             o->start_tick = (uint32_t)v;
-            start_given = 1;
             break;
         case OPT_RING:
             if (parse_u64(optarg, 128, RING_MAX, &v) != 0)
@@ -285,7 +284,7 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
         return fail("--pty-link only makes sense with --pty");
     if (o->hostile_text && !text_given)
         o->text_every = DEFAULT_TEXT_EVERY;
-    if (start_given && o->tick_bits == 30 && o->start_tick >= (1u << 30))
+    if (o->tick_bits == 30 && o->start_tick >= (1u << 30))
         return fail("--start-tick %" PRIu32 " does not fit a 30-bit tick counter (use --tick-bits 32)",
                     o->start_tick);
     if (o->duration_us == 0 && o->max_events == 0 && o->clock == SIM_CLOCK_VIRTUAL)
