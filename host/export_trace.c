@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "aioprof_wire.h"
+#include "file_out.h"
 #include "source.h"
 #include "stats.h"
 
@@ -47,11 +48,9 @@ typedef struct export_track {
 } export_track_t;
 
 struct export_trace {
-    int fd;
-    int failed;
+    file_out_t out;
     char *path;
     char *source;
-    uint64_t oldest_us; /* when the oldest byte in buf was put there */
     uint64_t written;   /* events */
     uint64_t slices;
     uint64_t marks;
@@ -66,91 +65,40 @@ struct export_trace {
     char name[EXPORT_NAME_MAX];
 
     export_track_t tracks[EXPORT_TRACKS];
-    size_t used;
     char buf[EXPORT_BUFFER];
 };
 
 /* ---- the file ---- */
 
-static void export_fail(export_trace_t *x, int errnum)
+static void export_on_fail(void *user, int errnum)
 {
-    if (x->failed) {
-        return;
-    }
-    x->failed = 1;
+    export_trace_t *x = user;
     fprintf(stderr, "aioprof-top: the trace export to %s stopped: %s; the rest of the session is not in it.\n",
         x->path, strerror(errnum));
-    x->used = 0;
-}
-
-static void export_write(export_trace_t *x, const char *data, size_t len)
-{
-    while (len > 0 && !x->failed) {
-        ssize_t n = write(x->fd, data, len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            export_fail(x, n < 0 ? errno : ENOSPC);
-            return;
-        }
-        data += n;
-        len -= (size_t)n;
-    }
-}
-
-/* The buffer holds whole events only: what reached the file ends after one. */
-static void export_flush(export_trace_t *x)
-{
-    if (x->used > 0) {
-        export_write(x, x->buf, x->used);
-    }
-    x->used = 0;
-}
-
-static void export_append(export_trace_t *x, const char *text, size_t len)
-{
-    if (x->used + len > EXPORT_BUFFER) {
-        export_flush(x);
-    }
-    if (len > EXPORT_BUFFER) {
-        export_write(x, text, len);
-        return;
-    }
-    if (x->used == 0) {
-        x->oldest_us = source_monotonic_us();
-    }
-    memcpy(x->buf + x->used, text, len);
-    x->used += len;
 }
 
 /* One event: printed straight into the buffer behind its separator. */
 static void export_emit(export_trace_t *x, cJSON *event)
 {
-    if (x->failed) {
+    /* the buffer holds whole events only: what reached the file ends after one */
+    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    if (at == NULL) {
         return;
-    }
-    if (EXPORT_BUFFER - x->used < EXPORT_EVENT_MAX) {
-        export_flush(x);
-    }
-    if (x->used == 0) {
-        x->oldest_us = source_monotonic_us();
     }
     /* the opening ends with "[": the first event needs no comma */
     size_t sep = x->written > 0 ? 2 : 0;
-    char *at = x->buf + x->used;
-    if (cJSON_PrintPreallocated(event, at + sep, (int)(EXPORT_BUFFER - x->used - sep), 0)) {
+    if (cJSON_PrintPreallocated(event, at + sep, (int)(x->out.size - x->out.used - sep), 0)) {
         memcpy(at, ",\n", sep);
-        x->used += sep + strlen(at + sep);
+        file_out_commit(&x->out, sep + strlen(at + sep));
     } else {
         /* longer than any event we make; printed the slow way all the same */
         char *text = cJSON_PrintUnformatted(event);
         if (text == NULL) {
-            export_fail(x, ENOMEM);
+            file_out_fail(&x->out, ENOMEM);
             return;
         }
-        export_append(x, ",\n", sep);
-        export_append(x, text, strlen(text));
+        file_out_append(&x->out, ",\n", sep);
+        file_out_append(&x->out, text, strlen(text));
         cJSON_free(text);
     }
     x->written++;
@@ -173,7 +121,7 @@ static cJSON *event_new(const char *ph, const char *name, int pid, int tid)
 static void event_put(export_trace_t *x, cJSON *e, int ok)
 {
     if (e == NULL || !ok) {
-        export_fail(x, ENOMEM);
+        file_out_fail(&x->out, ENOMEM);
     } else {
         export_emit(x, e);
     }
@@ -316,7 +264,7 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
         shown = x->name;
     }
     track_name(x, t);
-    if (x->failed) {
+    if (x->out.failed) {
         return;
     }
     ref_set(x->s_name, shown);
@@ -449,8 +397,9 @@ export_trace_t *export_trace_open(const char *path, int force, const char *input
         snprintf(err, errlen, "--export-trace %s is the recording being read; name another file.", path);
         goto error_free;
     }
-    x->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
-    if (x->fd < 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+    file_out_init(&x->out, fd, x->buf, sizeof x->buf, export_on_fail, x);
+    if (fd < 0) {
         if (errno == EEXIST) {
             snprintf(err, errlen, "%s exists; add --force to overwrite it.", path);
         } else {
@@ -459,21 +408,21 @@ export_trace_t *export_trace_open(const char *path, int force, const char *input
         goto error_free;
     }
     static const char opening[] = "{\"traceEvents\":[\n";
-    export_append(x, opening, sizeof opening - 1);
+    file_out_append(&x->out, opening, sizeof opening - 1);
     meta_put(x, "process_name", PID_STREAM, -1, "name", "aioprof stream", 0);
     meta_put(x, "process_sort_index", PID_STREAM, -1, "sort_index", NULL, PID_STREAM);
     meta_put(x, "thread_name", PID_STREAM, TID_TEXT, "name", "device text", 0);
     meta_put(x, "thread_name", PID_STREAM, TID_MARKS, "name", "gaps and losses", 0);
     /* the opening goes out at once and must: an export that cannot start is an error, not a note */
-    export_flush(x);
-    if (x->failed) {
+    file_out_flush(&x->out);
+    if (x->out.failed) {
         snprintf(err, errlen, "cannot write the trace %s.", path);
         goto error_close;
     }
     return x;
 
 error_close:
-    close(x->fd);
+    close(x->out.fd);
     unlink(path);
 error_free:
     if (x != NULL) {
@@ -484,11 +433,8 @@ error_free:
 
 void export_trace_tick(export_trace_t *x)
 {
-    if (x == NULL || x->failed || x->used == 0) {
-        return;
-    }
-    if (source_monotonic_us() - x->oldest_us >= EXPORT_TRACE_FLUSH_MS * 1000u) {
-        export_flush(x);
+    if (x != NULL && file_out_due(&x->out, source_monotonic_us(), EXPORT_TRACE_FLUSH_MS * 1000u)) {
+        file_out_flush(&x->out);
     }
 }
 
@@ -507,9 +453,9 @@ static void export_closing(export_trace_t *x)
     }
     cJSON_Delete(o);
     static const char end[] = "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":";
-    export_append(x, end, sizeof end - 1);
-    export_append(x, text ? text : "{}", text ? strlen(text) : 2);
-    export_append(x, "}\n", 2);
+    file_out_append(&x->out, end, sizeof end - 1);
+    file_out_append(&x->out, text ? text : "{}", text ? strlen(text) : 2);
+    file_out_append(&x->out, "}\n", 2);
     cJSON_free(text);
 }
 
@@ -521,14 +467,14 @@ int export_trace_close(export_trace_t *x)
     if (x->in_second > 0) {
         counter_put(x, x->second, x->in_second);
     }
-    if (!x->failed) {
+    if (!x->out.failed) {
         export_closing(x);
     }
-    export_flush(x);
-    if (close(x->fd) < 0) {
-        export_fail(x, errno);
+    file_out_flush(&x->out);
+    if (close(x->out.fd) < 0) {
+        file_out_fail(&x->out, errno);
     }
-    int rc = x->failed ? -1 : 0;
+    int rc = x->out.failed ? -1 : 0;
     export_free(x);
     return rc;
 }
@@ -538,7 +484,7 @@ void export_trace_discard(export_trace_t *x)
     if (x == NULL) {
         return;
     }
-    close(x->fd);
+    close(x->out.fd);
     unlink(x->path);
     export_free(x);
 }

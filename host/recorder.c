@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file_out.h"
 #include "recording.h"
 #include "source.h"
 
@@ -24,73 +25,30 @@
 #define RECORDER_BUFFER (64u * 1024u)
 
 struct recorder {
-    int fd;
-    int failed;
     char *path;
-    size_t used;
-    uint64_t written;    /* bytes in the file */
-    uint64_t oldest_us;  /* monotonic time of the oldest byte not yet written */
-    uint8_t buf[RECORDER_BUFFER];
+    file_out_t out;
+    char buf[RECORDER_BUFFER];
 };
 
-static void recorder_fail(recorder_t *r, int errnum)
+static void recorder_on_fail(void *user, int errnum)
 {
-    if (r->failed)
-        return;
-    r->failed = 1;
+    recorder_t *r = user;
     fprintf(stderr, "aioprof-top: recording to %s stopped: %s; the rest of the session is not recorded.\n",
             r->path, strerror(errnum));
-    close(r->fd);
-    r->fd = -1;
-    r->used = 0;
-}
-
-static void recorder_write(recorder_t *r, const uint8_t *data, size_t len)
-{
-    while (len > 0 && !r->failed) {
-        ssize_t n = write(r->fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            recorder_fail(r, n < 0 ? errno : ENOSPC);
-            return;
-        }
-        data += n;
-        len -= (size_t)n;
-        r->written += (uint64_t)n;
-    }
-}
-
-static void recorder_flush(recorder_t *r)
-{
-    if (r->used > 0)
-        recorder_write(r, r->buf, r->used);
-    r->used = 0;
-}
-
-static void recorder_append(recorder_t *r, const uint8_t *data, size_t len)
-{
-    if (r->used == 0)
-        r->oldest_us = source_monotonic_us();
-    if (r->used + len > RECORDER_BUFFER)
-        recorder_flush(r);
-    if (len > RECORDER_BUFFER) {
-        recorder_write(r, data, len);
-        return;
-    }
-    memcpy(r->buf + r->used, data, len);
-    r->used += len;
+    if (r->out.fd >= 0)
+        close(r->out.fd);
+    r->out.fd = -1;
 }
 
 static void recorder_chunk(recorder_t *r, recording_chunk_type_t type, uint64_t host_us,
                            const uint8_t *data, size_t len)
 {
     uint8_t head[RECORDING_CHUNK_HEAD_MAX];
-    if (r == NULL || r->failed)
+    if (r == NULL || r->out.failed)
         return;
-    recorder_append(r, head, recording_chunk_head(head, type, host_us, len));
+    file_out_append(&r->out, head, recording_chunk_head(head, type, host_us, len));
     if (len > 0)
-        recorder_append(r, data, len);
+        file_out_append(&r->out, data, len);
 }
 
 /* The start as UTC ISO 8601, what a reader of the metadata expects. */
@@ -135,8 +93,9 @@ recorder_t *recorder_open(const char *path, int force, const char *source, int b
         snprintf(err, errlen, "out of memory.");
         goto error_free;
     }
-    r->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
-    if (r->fd < 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+    file_out_init(&r->out, fd, r->buf, sizeof r->buf, recorder_on_fail, r);
+    if (fd < 0) {
         if (errno == EEXIST)
             snprintf(err, errlen, "%s exists; add --force to overwrite it.", path);
         else
@@ -151,9 +110,8 @@ recorder_t *recorder_open(const char *path, int force, const char *source, int b
         fixed[10 + i] = (uint8_t)(meta_len >> (8 * i));
     /* the header goes out at once and must: a recording that cannot start is an error, not a note */
     errno = 0;
-    r->written = sizeof fixed + meta_len;
-    if (write(r->fd, fixed, sizeof fixed) != (ssize_t)sizeof fixed ||
-        write(r->fd, meta, meta_len) != (ssize_t)meta_len) {
+    r->out.written = sizeof fixed + meta_len;
+    if (write(fd, fixed, sizeof fixed) != (ssize_t)sizeof fixed || write(fd, meta, meta_len) != (ssize_t)meta_len) {
         snprintf(err, errlen, "cannot write the recording %s: %s.", path, strerror(errno ? errno : ENOSPC));
         goto error_close;
     }
@@ -161,7 +119,7 @@ recorder_t *recorder_open(const char *path, int force, const char *source, int b
     return r;
 
 error_close:
-    close(r->fd);
+    close(fd);
 error_free:
     free(meta);
     if (r != NULL)
@@ -179,16 +137,14 @@ void recorder_link(recorder_t *r, int up, uint64_t host_us)
 {
     recorder_chunk(r, up ? RECORDING_CHUNK_LINK_UP : RECORDING_CHUNK_LINK_DOWN, host_us, NULL, 0);
     /* a disconnect is worth having on disk at once */
-    if (r != NULL && !r->failed)
-        recorder_flush(r);
+    if (r != NULL)
+        file_out_flush(&r->out);
 }
 
 void recorder_tick(recorder_t *r)
 {
-    if (r == NULL || r->failed || r->used == 0)
-        return;
-    if (source_monotonic_us() - r->oldest_us >= RECORDER_FLUSH_MS * 1000u)
-        recorder_flush(r);
+    if (r != NULL && file_out_due(&r->out, source_monotonic_us(), RECORDER_FLUSH_MS * 1000u))
+        file_out_flush(&r->out);
 }
 
 int recorder_close(recorder_t *r, uint64_t host_us)
@@ -197,12 +153,16 @@ int recorder_close(recorder_t *r, uint64_t host_us)
     if (r == NULL)
         return 0;
     recorder_chunk(r, RECORDING_CHUNK_END, host_us, NULL, 0);
-    recorder_flush(r);
-    if (!r->failed && (fsync(r->fd) < 0 && errno != EINVAL && errno != EROFS))
-        recorder_fail(r, errno);
-    if (!r->failed && close(r->fd) < 0)
-        recorder_fail(r, errno);
-    rc = r->failed ? -1 : 0;
+    file_out_flush(&r->out);
+    if (!r->out.failed && (fsync(r->out.fd) < 0 && errno != EINVAL && errno != EROFS))
+        file_out_fail(&r->out, errno);
+    if (!r->out.failed) {
+        int fd = r->out.fd;
+        r->out.fd = -1; /* closed here, whatever close says */
+        if (close(fd) < 0)
+            file_out_fail(&r->out, errno);
+    }
+    rc = r->out.failed ? -1 : 0;
     free(r->path);
     free(r);
     return rc;
@@ -210,5 +170,5 @@ int recorder_close(recorder_t *r, uint64_t host_us)
 
 uint64_t recorder_bytes(const recorder_t *r)
 {
-    return r ? r->written + r->used : 0;
+    return r ? r->out.written + r->out.used : 0;
 }

@@ -71,4 +71,17 @@ elif python3 "$here/trace_check.py" "$tmp/$name.trace.json" --repair &&
 else
     echo "FAIL $name"; status=1
 fi
+
+# a write error (a 64 KiB file size limit) stops the export, said once; the session still reports
+name=write-error
+"$SIM" -w busy --clock virtual --duration 30 -o "$tmp/busy.bin" 2> /dev/null
+rc=0
+bash -c 'ulimit -f 64; exec "$@"' limit "$TOP" -r "$tmp/busy.bin" --export-trace "$tmp/$name.trace.json" --report \
+    > "$tmp/$name.out" 2> "$tmp/$name.err" || rc=$?
+if [ "$rc" = 1 ] && [ "$(grep -c "trace export to $tmp/$name.trace.json stopped" "$tmp/$name.err")" = 1 ] &&
+    grep -q "aioprof-top" "$tmp/$name.out"; then
+    echo "ok   $name (reported once, exit 1, the report still printed)"
+else
+    echo "FAIL $name: exit $rc, $(cat "$tmp/$name.err")"; status=1
+fi
 exit $status
