@@ -83,7 +83,7 @@ void pipeline_free(pipeline_t *p)
     free(p);
 }
 
-/* The reader's counters are the stream's; a reader reset must not lose them. */
+/* The reader's counters are the stream's: copied into the statistics, which is all the views see. */
 static void pipeline_sync_counters(pipeline_t *p)
 {
     const aioprof_reader_stats_t *r = &p->reader.stats;
