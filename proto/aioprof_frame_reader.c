@@ -101,7 +101,7 @@ static int parse_task(cursor_t *c, aioprof_record_t *rec)
     return 0;
 }
 
-static int parse_control(cursor_t *body, unsigned op, aioprof_record_t *rec)
+static int parse_control(aioprof_reader_t *r, cursor_t *body, unsigned op, aioprof_record_t *rec)
 {
     uint32_t len = cur_varint(body);
     if (body->bad || len > (size_t)(body->end - body->p)) {
@@ -122,6 +122,7 @@ static int parse_control(cursor_t *body, unsigned op, aioprof_record_t *rec)
         rec->count = cur_varint(&c);
         return c.bad ? -1 : 0;
     default:
+        (void)r;
         return 1; /* an operation of a later version: skipped */
     }
 }
@@ -151,7 +152,7 @@ static int starts_with_boot_hello(const uint8_t *p, const uint8_t *end)
     cursor_t c = {p + 1, end, 0};
     aioprof_record_t rec;
     memset(&rec, 0, sizeof rec);
-    return parse_control(&c, AIOPROF_OP_HELLO, &rec) == 0 && (rec.hello.flags & AIOPROF_HELLO_FLAG_BOOT);
+    return parse_control(NULL, &c, AIOPROF_OP_HELLO, &rec) == 0 && (rec.hello.flags & AIOPROF_HELLO_FLAG_BOOT);
 }
 
 int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
@@ -203,7 +204,7 @@ int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
             rec.exit_kind = AIOPROF_EXIT_RETURN + ((tag - AIOPROF_TAG_EXIT_RETURN) >> 4);
             rc = parse_dt(&c, tag, AIOPROF_END_DT_BITS, &offset);
         } else {
-            rc = parse_control(&c, tag & 0x0Fu, &rec);
+            rc = parse_control(r, &c, tag & 0x0Fu, &rec);
         }
         if (rc < 0) {
             r->stats.malformed++;
