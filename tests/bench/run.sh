@@ -128,6 +128,11 @@ else
         [ -n "$n" ] && [ "$n" -gt 0 ] && mine=$(awk -v s="$size" -v n="$n" 'BEGIN { printf "%.2f bytes/event, ", s / n }')
         printf '  %-12s %s%s B/s of link (%s bytes)%s\n' "$w:" "$mine" "$((size / 60))" "$size" \
             "${line:+; by the simulator: $line}"
+        # The same bytes by record kind (docs/protocol.md, "Size").
+        if command -v python3 >/dev/null; then
+            parts=$(python3 "$src/tests/bench/wire_bytes.py" "$tmp/w.aiop" 60 2>&1 | sed 's/^[0-9.]* B\/event, //')
+            printf '  %-12s %s\n' "" "$parts"
+        fi
         rm -f "$tmp/w.aiop"
     done
 fi
