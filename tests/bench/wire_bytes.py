@@ -13,42 +13,25 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'e2e'))
-from wire import cobs_decode, crc16, varint  # noqa: E402
+from wire import frame_body, records, varint  # noqa: E402
 
 CONTROL = {0: 'HELLO', 1: 'TASK_NEW', 2: 'TASK_INFO', 3: 'DROPPED'}
 ORDER = ['ENTER', 'EXIT', 'TASK_NEW', 'TASK_INFO', 'HELLO', 'DROPPED', 'control?', 'frame',
          'other']
 
 
-def dt_bits(tag):
-    """How many bits of dt an event tag holds (section 3 of docs/protocol.md)."""
-    if tag >= 0x80:
-        return 2
-    return 5 if tag < 0x40 else 3
-
-
 def split_body(body, parts):
     """Adds the bytes of one frame body to parts; returns its number of events."""
-    parts['frame'] += 8  # seq, format, base, CRC; the varint `running` is added below
-    _, i = varint(body, 6)
-    parts['frame'] += i - 6
-    end = len(body) - 2
+    _, header_end = varint(body, 6)
+    parts['frame'] += header_end + 2  # seq, format, base, running; the CRC
     events = 0
-    while i < end:
-        tag = body[i]
-        if 0x70 <= tag < 0x80:
-            length, k = varint(body, i + 1)
-            parts[CONTROL.get(tag & 15, 'control?')] += k + length - i
-            i = k + length
-            continue
-        k = i + 1
-        if tag & (1 << dt_bits(tag)):
-            _, k = varint(body, k)
-        if tag >= 0x80 and (tag >> 3) & 15 == 0:
-            _, k = varint(body, k)
-        parts['ENTER' if tag >= 0x80 else 'EXIT'] += k - i
-        events += 1
-        i = k
+    for tag, start, end, _, _, payload in records(body):
+        if payload is not None:
+            kind = CONTROL.get(tag & 15, 'control?')
+        else:
+            kind = 'ENTER' if tag >= 0x80 else 'EXIT'
+            events += 1
+        parts[kind] += end - start
     return events
 
 
@@ -63,8 +46,8 @@ def main():
     for seg in data.split(b'\0'):
         if not seg:
             continue
-        body = cobs_decode(seg)
-        if body is None or len(body) < 9 or crc16(body[:-2]) != int.from_bytes(body[-2:], 'little'):
+        body = frame_body(seg)
+        if body is None:
             parts['other'] += len(seg)
             continue
         frames += 1

@@ -12,7 +12,7 @@ cat > "$tmp/decode.py" <<'PY'
 import json, os, sys
 
 sys.path.insert(0, os.environ["E2E_DIR"])
-from wire import cobs_decode, crc16, varint
+from wire import frame_body, records, varint
 
 TEXTLIKE = set(range(0x20, 0x100)) | {7, 8, 9, 10, 13, 27}
 
@@ -25,8 +25,8 @@ def decode(stream):
     for seg in segs:
         if not seg:
             continue
-        body = cobs_decode(seg)
-        if body is None or len(body) < 9 or crc16(body[:-2]) != int.from_bytes(body[-2:], "little"):
+        body = frame_body(seg)
+        if body is None:
             if all(c in TEXTLIKE for c in seg):
                 st["text"] += seg
                 st["text_lines"] += seg.count(b"\n")
@@ -42,22 +42,12 @@ def decode(stream):
         prev_seq = seq
         base = int.from_bytes(body[2:6], "little")
         tl = base if tl is None else tl + ((base - tl) % (1 << width))
-        _, i = varint(body, 6)
-        end, t = len(body) - 2, tl
-        while i < end:
-            tag = body[i]; i += 1
-            if tag >= 0x80 or tag < 0x70:
-                bits = 2 if tag >= 0x80 else 5 if tag < 0x40 else 3
-                dt = tag & ((1 << bits) - 1)
-                if tag & (1 << bits):
-                    rest, i = varint(body, i)
-                    dt |= rest << bits
+        t = tl
+        for tag, _, _, dt, tid, payload in records(body):
+            if payload is None:
                 t += dt
                 st["events"] += 1
-                if tag >= 0x80:
-                    tid = (tag >> 3) & 0xF
-                    if tid == 0:
-                        tid, i = varint(body, i)
+                if tid is not None:
                     if stack:
                         excl[stack[-1]] += t - start[stack[-1]]
                     stack.append(tid); start[tid] = t; excl[tid] = 0
@@ -67,15 +57,10 @@ def decode(stream):
                     st["ends"][tid] = ["running", "return", "raise", "cancel"][0 if tag < 0x40 else (tag >> 4) - 3]
                     if stack:
                         start[stack[-1]] = t
-            else:
-                n, i = varint(body, i)
-                op, cb = tag & 0xF, body[i:i + n]
-                i += n
-                if op == 1:
-                    st["task_new"] += 1
-                elif op == 3:
-                    st["dropped"] += varint(cb, 0)[0]
-        assert i == end, "records overran the frame"
+            elif tag & 0xF == 1:
+                st["task_new"] += 1
+            elif tag & 0xF == 3:
+                st["dropped"] += varint(payload, 0)[0]
     return st
 
 stream = open(sys.argv[1], "rb").read()

@@ -18,7 +18,7 @@ Prints one line per problem and exits 1 if there was any."""
 import json
 import sys
 
-from wire import cobs_decode, crc16, varint
+from wire import frame_body, records
 
 END = {"running": "live", "return": "returned", "raise": "raised", "cancel": "cancelled"}
 # A frame body holds at most 512 bytes: at most 503 one-byte records, so at most 503 slice ends.
@@ -29,27 +29,11 @@ def max_exits_per_frame(capture):
     """The most slice ends any valid frame of a clean capture holds (docs/protocol.md 2-3)."""
     best = 0
     for seg in capture.split(b"\0"):
-        body = cobs_decode(seg) if seg else None
-        if not body or len(body) < 9 or crc16(body[:-2]) != int.from_bytes(body[-2:], "little"):
-            continue
-        _, i = varint(body, 6)
-        end, exits = len(body) - 2, 0
-        while i < end:
-            tag = body[i]
-            i += 1
-            if tag >= 0x80:  # ENTER 1iiiicdd
-                if tag & 0x04:
-                    _, i = varint(body, i)
-                if ((tag >> 3) & 0x0F) == 0:
-                    _, i = varint(body, i)
-            elif tag >= 0x70:
-                n, i = varint(body, i)
-                i += n
-            else:  # EXIT 00cddddd or 01kkcddd
-                exits += 1
-                if tag & (0x20 if tag < 0x40 else 0x08):
-                    _, i = varint(body, i)
-        best = max(best, exits)
+        body = frame_body(seg) if seg else None
+        if body is not None:
+            exits = sum(1 for tag, _, _, _, _, payload in records(body)
+                        if payload is None and tag < 0x80)
+            best = max(best, exits)
     return best
 
 

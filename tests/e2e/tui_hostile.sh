@@ -12,24 +12,17 @@ E2E_DIR=$(cd "$(dirname "$0")" && pwd) python3 - "$TUI_WORK/seed.bin" "$TUI_WORK
 import os, sys
 
 sys.path.insert(0, os.environ["E2E_DIR"])
-from wire import cobs_decode, cobs_encode, crc16
+from wire import cobs_encode, crc16, frame_body
 
 data = open(sys.argv[1], 'rb').read()
 segs = data.split(b'\x00')
 renamed = 0
 for k, seg in enumerate(segs):
-    body = cobs_decode(seg) if seg else None
-    if not body or len(body) < 9:
-        continue
-    stored = body[-2:]
-    c = crc16(body[:-2])
-    if stored not in (c.to_bytes(2, 'big'), c.to_bytes(2, 'little')):
-        continue
-    order = 'big' if stored == c.to_bytes(2, 'big') else 'little'
-    if b'\x04slow' not in body[:-2]:
+    body = frame_body(seg) if seg else None
+    if body is None or b'\x04slow' not in body[:-2]:
         continue
     nb = body[:-2].replace(b'\x04slow', b'\x04\x1b[2J', 1)
-    segs[k] = cobs_encode(nb + crc16(nb).to_bytes(2, order))
+    segs[k] = cobs_encode(nb + crc16(nb).to_bytes(2, 'little'))
     renamed += 1
 if renamed < 1:
     sys.exit('no frame names slow (%d)' % renamed)

@@ -1,5 +1,6 @@
 """The wire format's building blocks in plain Python, written from docs/protocol.md (not from the
-C code), for the end-to-end tests that take captures apart: CRC-16/CCITT-FALSE, COBS, varints."""
+C code), for the end-to-end tests and benchmarks that take captures apart: CRC-16/CCITT-FALSE,
+COBS, varints, and a walk over a frame's records."""
 
 
 def crc16(data):
@@ -58,3 +59,42 @@ def varint(b, i):
         if not b[i - 1] & 0x80:
             return v, i
     raise ValueError("varint too long")
+
+
+def frame_body(seg):
+    """The frame body of one segment (no 0x00 in it), or None when the segment is not a valid frame:
+    device text or damage (docs/protocol.md sections 1 and 2)."""
+    body = cobs_decode(seg)
+    if body is None or len(body) < 9 or crc16(body[:-2]) != int.from_bytes(body[-2:], "little"):
+        return None
+    return body
+
+
+def records(body):
+    """The records of a valid frame body in order (docs/protocol.md section 3), each as
+    (tag, start, end, dt, task, payload): body[start:end] is the whole record; dt the event's ticks
+    (None for a control record); task the id an ENTER names (None otherwise); payload a control
+    record's body (None for an event). Raises ValueError when the records overrun the frame."""
+    _, i = varint(body, 6)
+    end = len(body) - 2
+    while i < end:
+        start, tag = i, body[i]
+        i += 1
+        if 0x70 <= tag < 0x80:
+            n, i = varint(body, i)
+            yield tag, start, i + n, None, None, body[i:i + n]
+            i += n
+            continue
+        bits = 2 if tag >= 0x80 else 5 if tag < 0x40 else 3
+        dt = tag & ((1 << bits) - 1)
+        if tag & (1 << bits):
+            rest, i = varint(body, i)
+            dt |= rest << bits
+        task = None
+        if tag >= 0x80:
+            task = (tag >> 3) & 0x0F
+            if task == 0:
+                task, i = varint(body, i)
+        yield tag, start, i, dt, task, None
+    if i != end:
+        raise ValueError("records overran the frame")
