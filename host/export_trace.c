@@ -28,10 +28,6 @@
 #include "source.h"
 #include "stats.h"
 
-#ifndef AIOPROF_VERSION
-#define AIOPROF_VERSION "0.0.0"
-#endif
-
 #define EXPORT_BUFFER (256u * 1024u)
 /* One printed event at most: a device text line (2 KB escaped) JSON-escaped, doubling backslashes. */
 #define EXPORT_EVENT_MAX (8u * 1024u)

@@ -18,10 +18,6 @@
 #include "recording.h"
 #include "source.h"
 
-#ifndef AIOPROF_VERSION
-#define AIOPROF_VERSION "0.0.0"
-#endif
-
 #define RECORDER_BUFFER (64u * 1024u)
 
 struct recorder {

@@ -7,11 +7,6 @@
 #include "report.h"
 #include "stats.h"
 
-
-#ifndef AIOPROF_VERSION
-#define AIOPROF_VERSION "0.1.0"
-#endif
-
 /* JSON numbers are doubles: exact up to 2^53 microseconds (285 years). */
 static int add_num(cJSON *obj, const char *key, double v)
 {
