@@ -25,6 +25,7 @@
 
 #define FILE_BUFFER (256u * 1024u)
 #define FILE_SNIFF (64u * 1024u)   /* a raw capture must show a valid frame this early */
+#define FILE_PACE_MAX_US 1e15      /* 30 years: the furthest a paced chunk is ever due */
 
 typedef struct file_source {
     source_t base;
@@ -152,7 +153,10 @@ static int file_pace(file_source_t *f, int timeout_ms)
         return 1;
     }
     uint64_t rec = f->time_us > f->pace_first_us ? f->time_us - f->pace_first_us : 0;
-    uint64_t due = f->origin_us + (uint64_t)((double)rec / f->speed);
+    /* the times are the file's word: a pace that would land past any session is clamped before
+     * the cast, which would overflow */
+    double wait_us = (double)rec / f->speed;
+    uint64_t due = f->origin_us + (wait_us < FILE_PACE_MAX_US ? (uint64_t)wait_us : (uint64_t)FILE_PACE_MAX_US);
     if (now >= due) {
         f->last_us = f->time_us;
         return 1;
