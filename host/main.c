@@ -486,7 +486,8 @@ cleanup:
     s.view = NULL;
     main_release_stderr(&s);
     recorder_close(s.rec, s.last_us);
-    export_trace_close(s.trace);
+    /* still open here only when the session never started: a trace this run made goes */
+    export_trace_discard(s.trace);
     source_close(s.src);
     demo_stop(s.demo);
     pipeline_free(s.p);
