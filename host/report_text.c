@@ -1,4 +1,6 @@
-/* The text report: one table, box-drawn in UTF-8 or plain ASCII, with the stream's health around it. */
+/* The text report: one table, box-drawn in UTF-8 or plain ASCII, with the stream's health around it.
+ * Cells are measured in terminal columns (escape_width), so wide and zero-width characters in
+ * names keep the borders straight, as in the live table. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +71,10 @@ static void table_print_row(FILE *out, const table_t *t, const glyphs_t *g, cons
         size_t w = escape_width(s);
         size_t bytes = strlen(s);
         if (w > t->width[c]) {
-            /* only the name column is ever cut: keep whole characters, mark the cut */
-            bytes = escape_prefix(s, t->width[c] - 1);
-            w = t->width[c];
+            /* only the name column is ever cut: keep whole characters, mark the cut (one column);
+             * a wide glyph that would straddle the edge goes, and padding fills its place */
+            bytes = escape_prefix(s, t->width[c] - 1, &w);
+            w++;
         }
         size_t pad = t->width[c] - w;
         fputc(' ', out);
