@@ -157,10 +157,7 @@ static int main_open_input(session_t *s)
         s->src = source_file_open(o->replay, speed, o->verbose, err, sizeof err);
         if (s->src == NULL)
             goto error;
-        if (source_file_is_raw(s->src) && speed > 0)
-            fprintf(stderr, "aioprof-top: note: %s is a raw capture without receive times; it is read "
-                    "as fast as possible.\n", o->replay);
-        snprintf(s->label, sizeof s->label, "%s", o->replay);
+        snprintf(s->label, sizeof s->label, "%s", s->src->name);
         return 0;
     }
     const char *path = o->port;
@@ -341,6 +338,8 @@ static int main_run(session_t *s)
                 break;
             if (r != 0)
                 return r;
+        } else if (n == SOURCE_HOLE) {
+            pipeline_input_damaged(s->p);
         } else if (n == SOURCE_ERROR) {
             fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
             return EXIT_FAILURE_RUNTIME;

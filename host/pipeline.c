@@ -126,6 +126,12 @@ void pipeline_link_up(pipeline_t *p)
     p->stats.stream.reconnects++;
 }
 
+void pipeline_input_damaged(pipeline_t *p)
+{
+    stats_loss(&p->stats);
+    events_mark(&p->events, PIPELINE_MARK_INPUT_DAMAGED, 1);
+}
+
 void pipeline_finish(pipeline_t *p)
 {
     aioprof_reader_finish(&p->reader);

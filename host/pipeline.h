@@ -46,6 +46,7 @@ typedef enum pipeline_mark {
     PIPELINE_MARK_MALFORMED, /* count frames whose records did not parse */
     PIPELINE_MARK_LOST,      /* count frames missing (sequence gap) */
     PIPELINE_MARK_LINK_DOWN, /* the link went away (count 1); the time line resumes when it is back */
+    PIPELINE_MARK_INPUT_DAMAGED, /* part of a recording could not be read here (count 1) */
 } pipeline_mark_t;
 
 /* Any member may be NULL. */
@@ -80,6 +81,11 @@ void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len);
  * line starts a new epoch if needed. Totals are kept. */
 void pipeline_link_down(pipeline_t *p);
 void pipeline_link_up(pipeline_t *p);
+
+/* Part of the input could not be read here (a damaged recording): what follows may not continue
+ * what came before, so the figures from here on are marked as possibly low. The bytes themselves
+ * still go through pipeline_feed, whose decoder counts what it cannot read. */
+void pipeline_input_damaged(pipeline_t *p);
 
 /* The stream ended (end of file, end of session): finishes a buffered segment and closes any open
  * slice as cut off (not counted). */

@@ -20,6 +20,8 @@ typedef enum source_status {
     SOURCE_EOF = -1,     /* the end of a file, or of the stream */
     SOURCE_GONE = -2,    /* the port vanished (unplugged) or the recording says it did */
     SOURCE_ERROR = -3,   /* anything else; source_error() says what */
+    SOURCE_HOLE = -4,    /* part of the input could not be read here (a damaged recording): the
+                          * bytes that follow do not continue those before; the source said so */
 } source_status_t;
 
 typedef struct source source_t;
@@ -66,9 +68,10 @@ void source_close(source_t *s);
  * verbose: say which. Returns NULL with one sentence in err. */
 source_t *source_device_open(const char *path, int baud, int verbose, char *err, size_t errlen);
 
-/* Opens a recording or a raw capture. speed: 1 as recorded, 0 as fast as possible (recordings
- * only; a raw capture has no receive times and is always read as fast as possible). Returns NULL
- * with one sentence in err. */
+/* Opens a recording or a raw capture: a file, a FIFO or a pipe, "-" for standard input (a FIFO
+ * with no writer yet is not waited for: reads time out until bytes come). speed: 1 as recorded, 0
+ * as fast as possible (recordings only; a raw capture has no receive times and is always read as
+ * fast as possible, with a note when speed > 0). Returns NULL with one sentence in err. */
 source_t *source_file_open(const char *path, double speed, int verbose, char *err, size_t errlen);
 
 int source_file_is_raw(const source_t *s);
