@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 typedef enum source_status {
     SOURCE_BACK = 1,     /* source_reconnect(): the link is back */
@@ -92,6 +93,13 @@ char *source_pick_port(int verbose, char *err, size_t errlen);
 uint64_t source_monotonic_us(void);
 void source_describe_errno(char *err, size_t errlen, const char *path, int errnum);
 int source_lock_exclusive(int fd, const char *path, char *err, size_t errlen);
+
+/* Is the terminal with device number rdev some session's controlling terminal (a shell's, a
+ * login's)? Reading it would take that session's keystrokes. Linux answers only for the caller's
+ * own terminal (TIOCGSID), so /proc/<pid>/stat's tty_nr of every process is looked at. Returns 1
+ * with who filled in ("bash, session 1234", escaped), 0 when no process has it, or -1 when it
+ * cannot be told (no /proc: only this program's own terminal is recognised then). */
+int source_tty_owner(dev_t rdev, char *who, size_t wholen);
 
 /* The termios back-end (source_pty.c): returns an fd set to raw 8N1, or -1 with err set. */
 int source_pty_open(const char *path, int baud, char *err, size_t errlen);
