@@ -297,6 +297,41 @@ static void test_empty_stream(void **state)
     pipeline_free(p);
 }
 
+/* pipeline_restart: a pipeline that read another stream (hostile names, drops, many instances),
+ * once restarted, reads a stream to exactly the reports of a new pipeline. */
+static void test_restart_is_fresh(void **state)
+{
+    (void)state;
+    truth_t tr;
+    fake_device_t *d = workload(&tr, 0);
+    fake_device_t *other = workload(&tr, 1);
+    pipeline_t *fresh = feed(d);
+    pipeline_config_t cfg = {0};
+    cfg.slow_us = 20000;
+    pipeline_t *p = pipeline_new(&cfg);
+    assert_non_null(p);
+    pipeline_feed(p, other->out, other->out_len);
+    pipeline_link_down(p);
+    pipeline_feed(p, d->out, d->out_len / 2);
+    pipeline_restart(p);
+    pipeline_feed(p, d->out, d->out_len);
+    pipeline_finish(p);
+    for (int json = 0; json <= 1; json++) {
+        for (int by_instance = 0; by_instance <= 1; by_instance++) {
+            size_t a_len, b_len;
+            char *a = render(fresh, json, STATS_SORT_TOTAL, 1, by_instance, &a_len);
+            char *b = render(p, json, STATS_SORT_TOTAL, 1, by_instance, &b_len);
+            assert_string_equal(a, b);
+            free(a);
+            free(b);
+        }
+    }
+    pipeline_free(p);
+    pipeline_free(fresh);
+    fake_free(other);
+    fake_free(d);
+}
+
 /* The display width of a line as a terminal shows it (wcswidth under the UTF-8 locale). */
 static int line_columns(const char *line, size_t len)
 {
@@ -379,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_lower_bounds),
         cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_text_report_columns),
+        cmocka_unit_test(test_restart_is_fresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
