@@ -6,7 +6,7 @@
 #   make bench      the benchmark figures (tests/bench/run.sh)
 #   make arm        cross build of the device hook for Cortex-M0+ and Cortex-M4, code size
 #   make sanitize   the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make fuzz       the libFuzzer targets for FUZZ_SECONDS seconds each (clang)
+#   make fuzz       the libFuzzer targets, FUZZ_SECONDS seconds in all (clang)
 #   make clean      removes the build trees
 
 BUILD        ?= build
@@ -15,7 +15,7 @@ FUZZ_BUILD   ?= build-fuzz
 ARM_BUILD    ?= build-arm
 BUILD_TYPE   ?= RelWithDebInfo
 JOBS         ?= 2
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 120
 # Per test, for tests that do not set their own; the whole run is capped by TEST_TIMEOUT too.
 CTEST_TIMEOUT ?= 300
 TEST_TIMEOUT  ?= 1800
