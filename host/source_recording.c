@@ -38,6 +38,12 @@ static size_t min_size(uint64_t a, size_t b)
     return a < b ? (size_t)a : b;
 }
 
+/* Times are the file's word: a sum that would wrap stays at the largest instead, never going back. */
+static uint64_t add_time(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* The recording magic at w[pos]? */
 static int magic_at(const uint8_t *w, size_t len, size_t pos, int eof, int full)
 {
@@ -105,7 +111,8 @@ static int chain_at(const uint8_t *w, size_t len, size_t pos, int eof, int full,
 }
 
 /* The first place at or after `from` where a recording header or an intact chain begins: found
- * (YES, *at), MORE (the search resumes there later), or NO (none in the window). */
+ * (YES, *at), MORE (the search resumes where it stopped when more bytes come), or NO (none in a
+ * window that will not grow). */
 static int search(recording_reader_t *r, const uint8_t *w, size_t len, size_t from, int eof, int full,
     uint64_t t_min, size_t *at)
 {
@@ -123,8 +130,9 @@ static int search(recording_reader_t *r, const uint8_t *w, size_t len, size_t fr
             return MORE;
         }
     }
+    /* none so far: while more can come, the search goes on from here with it */
     r->search_at = len;
-    return NO;
+    return more_or(eof, full, NO);
 }
 
 static recording_step_t step_of(recording_step_kind_t kind, size_t used)
@@ -167,9 +175,6 @@ static recording_step_t damage(recording_reader_t *r, const uint8_t *w, size_t l
     }
     int longer = 0;
     if (found == NO) {
-        if (!eof && !full) {
-            return step_of(RECORDING_STEP_MORE, 0);
-        }
         q = len;
         if (!eof && len > start + RECORDING_SEARCH_KEEP) {
             /* the stretch goes on past the window: give most of it, look again from there */
@@ -187,7 +192,7 @@ static recording_step_t damage(recording_reader_t *r, const uint8_t *w, size_t l
     }
     r->continuing = longer;
     r->damaged_bytes += q - start;
-    r->chunk_us = r->base_us + r->last_us; /* no time of its own: no pacing jump either */
+    r->chunk_us = add_time(r->base_us, r->last_us); /* no time of its own: no pacing jump either */
     recording_step_t st = give_first(r, len, start, q - start, 1, max);
     st.first = fresh;
     return st;
@@ -243,7 +248,7 @@ static recording_step_t chunk_step(recording_reader_t *r, const uint8_t *w, size
     }
     r->continuing = 0;
     r->last_us = h.time_us;
-    r->chunk_us = r->base_us + h.time_us;
+    r->chunk_us = add_time(r->base_us, h.time_us);
     recording_step_t st;
     switch (h.type) {
     case RECORDING_CHUNK_DATA:
@@ -356,7 +361,7 @@ static recording_step_t header_step(recording_reader_t *r, const uint8_t *w, siz
     st.data_len = data_len;
     st.concatenated = !first;
     /* a concatenated recording's times start again at 0: they follow on from where the last ended */
-    r->base_us += r->last_us;
+    r->base_us = add_time(r->base_us, r->last_us);
     r->last_us = 0;
     r->chunk_us = r->base_us;
     st.time_us = r->base_us;
