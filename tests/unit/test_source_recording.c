@@ -19,8 +19,10 @@ typedef struct buf {
 
 static void put(buf_t *o, const void *p, size_t n)
 {
-    memcpy(o->b + o->n, p, n);
-    o->n += n;
+    if (n > 0) {
+        memcpy(o->b + o->n, p, n);
+        o->n += n;
+    }
 }
 
 static void header(buf_t *o, uint32_t meta_len_said)
