@@ -126,15 +126,24 @@ static char *fuzz_slurp(const char *path, size_t *len)
     return buf;
 }
 
+static char scratch_dir[64], path[256];
+
+/* The scratch folder goes when the fuzzer ends its run (after a crash it stays, with the trace). */
+static void fuzz_scratch_remove(void)
+{
+    unlink(path);
+    rmdir(scratch_dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[256];
     if (path[0] == '\0') {
-        char dir[] = "/tmp/fuzz_trace.XXXXXX";
-        if (mkdtemp(dir) == NULL) {
+        snprintf(scratch_dir, sizeof scratch_dir, "/tmp/fuzz_trace.XXXXXX");
+        if (mkdtemp(scratch_dir) == NULL) {
             fuzz_fail("no scratch folder", NULL);
         }
-        snprintf(path, sizeof path, "%s/trace.json", dir);
+        snprintf(path, sizeof path, "%s/trace.json", scratch_dir);
+        atexit(fuzz_scratch_remove);
     }
     if (size < 3) {
         return 0;
