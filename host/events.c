@@ -12,6 +12,7 @@ void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, cons
     e->text_line = text_line;
     e->user = user;
     e->tick_hz = 1000000u; /* until a HELLO says otherwise */
+    e->period_ticks = e->tick_hz;
 }
 
 void events_observe(events_t *e, const pipeline_observer_t *obs, void *user)
@@ -67,12 +68,11 @@ static void time_reorigin(events_t *e)
     e->origin_us = e->now_us;
 }
 
-/* Moves time to t (ticks); the step is device time seen when `counting`, and outside any task
- * when nothing is known to run. */
+/* Moves time to t (ticks): device time seen, and outside any task when nothing is known to run. */
 static inline void time_advance(events_t *e, uint64_t t)
 {
     if (t < e->last_ticks) {
-        t = e->last_ticks; /* a hostile or damaged stream never moves time back */
+        t = e->last_ticks; /* a clock that stepped back, or a hostile stream: time never goes back */
     }
     uint64_t us = e->origin_us + ticks_to_us(t - e->origin_ticks, e->tick_hz);
     uint64_t dt = us - e->now_us;
@@ -84,28 +84,36 @@ static inline void time_advance(events_t *e, uint64_t t)
     e->last_ticks = t;
 }
 
-/* The first base of a segment: nothing before it can be related to it. */
+/* The first base of a segment: nothing before it can be related to it. (It sits one wrap up the
+ * line, so that the clock may step back from it.) */
 static void time_start(events_t *e, uint32_t base, unsigned bits)
 {
     e->have_time = 1;
     e->tick_bits = bits;
     e->wrap = 1ull << bits;
-    e->prev_base = e->last_ticks = base;
+    e->half = e->wrap / 2u;
+    e->pos = e->last_ticks = e->wrap + base;
     time_reorigin(e);
     e->drain_ok = 0;
 }
 
-/* docs/protocol.md section 4: t = t_prev + ((base - t_prev) mod 2^width). */
-static uint64_t time_unwrap(events_t *e, uint32_t base)
+/* The device's clock went back by `back` ticks from pos: counted. Time stands still until the
+ * clock is past the latest time point again; after a step of more than a period it goes on from
+ * the latest time point at once (a clock set back, not one that glitched). */
+static uint64_t time_back(events_t *e, uint64_t back)
 {
-    uint64_t t = e->prev_base + (((uint64_t)base - e->prev_base) & (e->wrap - 1u));
-    /* the previous frame's events may have run past a wrap beyond this base: place the base after
-     * them (within half a wrap), never before */
-    uint64_t half = e->wrap / 2u;
-    if (e->last_ticks > t + half) {
-        t += ((e->last_ticks - half - t) / e->wrap + 1u) * e->wrap;
+    e->stats->stream.clock_steps_back++;
+    if (back > e->period_ticks || e->pos + e->period_ticks < e->last_ticks + back) {
+        return e->last_ticks;
     }
-    return t;
+    return e->pos - back;
+}
+
+/* The next event's dt: a difference in the upper half of the tick range is a step back. */
+static inline void time_step(events_t *e, uint32_t dt)
+{
+    uint64_t d = dt & (e->wrap - 1u);
+    e->pos = d < e->half ? e->pos + d : time_back(e, e->wrap - d);
 }
 
 /* ---- the running stack ---- */
@@ -152,6 +160,26 @@ static uint32_t stack_innermost_id(const events_t *e)
 
 /* ---- records ---- */
 
+/* Where the frame's base lies: after the device's clock (within half a wrap), or, in the upper
+ * half, a step back. Sets *silence to the ticks since the previous frame's last time point. */
+static uint64_t time_place(events_t *e, uint32_t base, uint64_t *silence)
+{
+    uint64_t d = ((uint64_t)base - e->pos) & (e->wrap - 1u);
+    *silence = d < e->half ? d : 0;
+    return d < e->half ? e->pos + d : time_back(e, e->wrap - d);
+}
+
+/* Is the silence before a frame longer than the device allows without losing frames? It sends a
+ * frame at least once a period, and two periods and two drain intervals (at most a period each)
+ * bound the time from any frame's last event to the next frame's base. Not when the frame says
+ * why: its device restarted, it dropped events (its ring was full, no frame could go), or the
+ * task that ran before the silence still runs (one long slice). */
+static int silence_is_loss(const events_t *e, const aioprof_frame_info_t *f, uint64_t silence)
+{
+    return silence > (uint64_t)e->period_ticks * EVENTS_SILENCE_PERIODS && !f->boot && !f->drops_first &&
+        !(f->running != 0 && f->running == stack_innermost_id(e));
+}
+
 void events_frame(void *user, const aioprof_frame_info_t *f)
 {
     events_t *e = user;
@@ -163,25 +191,33 @@ void events_frame(void *user, const aioprof_frame_info_t *f)
     e->frame_before_us = e->now_us;
     uint64_t elapsed0 = e->stats->elapsed_us, outside0 = e->stats->outside_us;
 
-    int lost = f->lost_before > 0;
+    uint64_t lost = f->lost_before;
     if (!e->have_time || bits != e->tick_bits) {
         time_start(e, f->base, bits);
     } else {
-        uint64_t t = time_unwrap(e, f->base);
+        uint64_t silence;
+        uint64_t t = time_place(e, f->base, &silence);
+        if (lost == 0 && silence_is_loss(e, f, silence)) {
+            /* the sequence number wrapped: at least 256 frames are missing */
+            lost = 256;
+            e->frames_unseen += lost;
+        }
         if (lost) {
             /* the time line still holds across lost frames, but what happened in them was not seen */
-            e->last_ticks = t;
+            if (t > e->last_ticks) {
+                e->last_ticks = t;
+            }
             time_reorigin(e);
             e->drain_ok = 0;
         }
         time_advance(e, t);
-        e->prev_base = t;
+        e->pos = t;
     }
     e->frame_elapsed_us = e->stats->elapsed_us - elapsed0;
     e->frame_outside_us = e->stats->outside_us - outside0;
 
     if (lost) {
-        events_mark(e, PIPELINE_MARK_LOST, f->lost_before);
+        events_mark(e, PIPELINE_MARK_LOST, lost);
         stats_loss(e->stats);
         stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
@@ -283,6 +319,8 @@ static void on_hello(events_t *e, const aioprof_hello_t *h)
         time_reorigin(e);
         e->tick_hz = h->tick_hz;
     }
+    /* a device older than the period field has the default: a second */
+    e->period_ticks = h->period_ticks ? h->period_ticks : h->tick_hz;
     /* the device counts its drain time in its own ticks (modulo 2^32): converted here, exactly */
     if (e->drain_ok) {
         d->drain_sum_us += ticks_to_us((uint32_t)(h->drain_ticks - e->drain_prev), e->tick_hz);
@@ -323,11 +361,13 @@ void events_record(void *user, const aioprof_record_t *r)
     events_t *e = user;
     switch (r->kind) {
     case AIOPROF_REC_ENTER:
-        on_enter(e, e->prev_base + r->offset, r->id);
+        time_step(e, r->dt);
+        on_enter(e, e->pos, r->id);
         e->frame_events++;
         break;
     case AIOPROF_REC_EXIT:
-        on_exit(e, e->prev_base + r->offset, r->exit_kind);
+        time_step(e, r->dt);
+        on_exit(e, e->pos, r->exit_kind);
         e->frame_events++;
         break;
     case AIOPROF_REC_HELLO:

@@ -91,9 +91,11 @@ static void pipeline_sync_counters(pipeline_t *p)
     s->bytes = r->bytes;
     s->frames = r->frames;
     s->crc_errors = r->crc_errors;
-    s->lost_frames = r->lost_frames;
+    s->lost_frames = r->lost_frames + p->events.frames_unseen;
     s->malformed = r->malformed;
     s->unsupported = r->unsupported;
+    s->duplicates = r->duplicates;
+    s->skipped_bytes = r->skipped_bytes;
 }
 
 void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len)

@@ -52,7 +52,10 @@ static cJSON *json_stream(const stats_t *s)
         !add_num(o, "lost_frames", (double)t->lost_frames) || !add_num(o, "dropped_events", (double)t->dropped_events) ||
         !add_num(o, "text_lines", (double)t->text_lines) || !add_num(o, "resets", (double)t->resets) ||
         !add_num(o, "reconnects", (double)t->reconnects) || !add_num(o, "malformed", (double)t->malformed) ||
-        !add_num(o, "unsupported", (double)t->unsupported) || !add_num(o, "unmatched", (double)t->unmatched)) {
+        !add_num(o, "unsupported", (double)t->unsupported) || !add_num(o, "unmatched", (double)t->unmatched) ||
+        !add_num(o, "duplicates", (double)t->duplicates) ||
+        !add_num(o, "clock_steps_back", (double)t->clock_steps_back) ||
+        !add_num(o, "skipped_bytes", (double)t->skipped_bytes)) {
         cJSON_Delete(o);
         return NULL;
     }

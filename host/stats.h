@@ -73,9 +73,10 @@ typedef struct stats_instance {
     char label[STATS_TEXT_MAX]; /* escaped; empty for none */
 } stats_instance_t;
 
+/* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
 typedef struct stats_stream {
     uint64_t bytes, frames, events, crc_errors, lost_frames, dropped_events, text_lines, resets,
-        reconnects, malformed, unsupported, unmatched;
+        reconnects, malformed, unsupported, unmatched, duplicates, clock_steps_back, skipped_bytes;
 } stats_stream_t;
 
 typedef struct stats_device {
