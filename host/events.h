@@ -40,6 +40,7 @@ typedef struct events_open {
 typedef struct events {
     stats_t *stats;
     void (*text_line)(void *user, const char *line);
+    void (*note)(void *user, const char *sentence);
     void *user;
     const pipeline_observer_t *obs; /* NULL: nobody watches (the hot path only tests it) */
     void *obs_user;
@@ -72,6 +73,11 @@ typedef struct events {
     int known_bottom;       /* nothing runs below the stack: idle time there is outside tasks */
 
     /* HELLOs: device resets and the drain overhead */
+    int stopped;            /* the last frame ended with a HELLO saying the device stopped */
+    int relinked;           /* the link came back: the next frame starts an epoch (its ids may be
+                               another device's), and the next HELLO says whose they are */
+    int check_device;       /* the next HELLO is compared with the device seen before the link went */
+    int frame_new_epoch;    /* this frame started the epoch: a reset in it needs no other */
     int drain_ok;           /* the previous HELLO is of this boot and this gapless stretch */
     uint32_t drain_prev;
     uint64_t drain_prev_us;
@@ -86,6 +92,10 @@ typedef struct events {
 /* Never fails; stats must outlive e. text_line may be NULL. */
 void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user);
 
+/* Who is told, in one sentence, of another device on the link (user is the one of events_init).
+ * NULL: nobody. */
+void events_on_note(events_t *e, void (*note)(void *user, const char *sentence));
+
 /* Lets an observer see the slices, marks and text lines from now on (NULL: none). */
 void events_observe(events_t *e, const pipeline_observer_t *obs, void *user);
 
@@ -99,6 +109,9 @@ void events_text(void *user, const uint8_t *text, size_t len);
 
 /* The link went down: open slices are dropped, the time line ends (the gap cannot be measured). */
 void events_gap(events_t *e);
+
+/* The link is back: what comes next may be another device (docs/usage.md, "Health counters"). */
+void events_link_up(events_t *e);
 
 /* The stream ended: open slices are dropped as cut off, a partial text line is shown. */
 void events_finish(events_t *e);

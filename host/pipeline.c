@@ -67,6 +67,7 @@ pipeline_t *pipeline_new(const pipeline_config_t *config)
         return NULL;
     }
     events_init(&p->events, &p->stats, config ? config->text_line : NULL, config ? config->user : NULL);
+    events_on_note(&p->events, config ? config->note : NULL);
     if (config && config->observer) {
         events_observe(&p->events, config->observer, config->observer_user);
     }
@@ -126,6 +127,7 @@ void pipeline_link_up(pipeline_t *p)
     }
     p->link_down = 0;
     p->stats.stream.reconnects++;
+    events_link_up(&p->events);
 }
 
 void pipeline_finish(pipeline_t *p)
@@ -134,6 +136,15 @@ void pipeline_finish(pipeline_t *p)
     pipeline_damage(p);
     events_finish(&p->events);
     pipeline_sync_counters(p);
+}
+
+void pipeline_end_of_input(pipeline_t *p)
+{
+    pipeline_finish(p);
+    if (p->events.frames_seen > 0 && !p->events.stopped && !p->stats.stream.ended_before_stop) {
+        stats_loss(&p->stats);
+        p->stats.stream.ended_before_stop = 1;
+    }
 }
 
 void pipeline_reset_stats(pipeline_t *p)

@@ -192,9 +192,13 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
     }
+    if (t->ended_before_stop) {
+        fputs("the input ended before the device said it stopped: its last events may still have been in its ring\n",
+            out);
+    }
     if (any_lower) {
-        fprintf(out, "%s marks figures that may be low: events were dropped or frames lost while those tasks ran\n",
-            g->ge);
+        fprintf(out, "%s marks figures that may be low: events were dropped or frames lost while those tasks ran%s\n",
+            g->ge, t->ended_before_stop ? ", or they still ran at the end" : "");
     }
 }
 

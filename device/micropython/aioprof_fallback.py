@@ -34,9 +34,10 @@ _CLOSE_COST = const(3)  # CRC (2), 00
 _ENTER_MAX = const(11)
 _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
-_HELLO_ROOM = const(67)  # control head (2) + HELLO body
+_HELLO_ROOM = const(72)  # control head (2) + HELLO body (7 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
 _HELLO_EVERY = const(8)
+_FLAG_STOPPED = const(2)
 
 YIELD = const(0)
 RETURN = const(1)
@@ -116,6 +117,7 @@ class Recorder:
         self.deadline = (now + self.period_len) & self.mask
         self.hello_due = 2  # 1 + the boot flag
         self.on = True
+        self.stopped = False  # close() was called: record nothing, send the rest
 
     # ---- the frame writer (proto/aioprof_frame_writer.c) ----
 
@@ -271,7 +273,14 @@ class Recorder:
         _varint(body, self.dropped_total)
         body.append(len(self.platform))
         body.extend(self.platform)
+        _varint(body, self.period_len)
         self._control(_OP_HELLO, body)
+
+    def _write_dropped(self):
+        body = bytearray()
+        _varint(body, self.dropped)
+        self._control(_OP_DROPPED, body)
+        self.dropped = 0
 
     def _write_pending(self, now):
         # HELLO and DROPPED go before any event; while one waits, events are dropped too
@@ -284,11 +293,21 @@ class Recorder:
             # once dropping, wait for a quarter of the ring (as the C library does)
             if self._room() < self.size // 4 or not self._frame_room(now, _DROPPED_ROOM):
                 return False
-            body = bytearray()
-            _varint(body, self.dropped)
-            self._control(_OP_DROPPED, body)
-            self.dropped = 0
+            self._write_dropped()
         return True
+
+    def _write_final(self, now):
+        # after close(): the drop count owed, then the HELLO that says the hook stopped, each as
+        # soon as it fits (an empty ring starts again at its beginning); then the frame closes
+        if not self.open and self.tail == self.head:
+            self.head = self.tail = self.commit = 0
+        if self.dropped and self._frame_room(now, _DROPPED_ROOM):
+            self._write_dropped()
+        if not self.dropped and self.hello_due and self._frame_room(now, _HELLO_ROOM):
+            self._write_hello(_FLAG_STOPPED | (self.hello_due - 1))
+            self.hello_due = 0
+        if self.open:
+            self._frame_close()
 
     def _drop(self):
         self.dropped += 1
@@ -297,7 +316,7 @@ class Recorder:
     def task(self, name, label=None):
         """A task was created by the task running now: returns its record."""
         t = TaskRec()
-        if not self.on:
+        if not self.on or self.stopped:
             return t
         now = self.ticks() & self.mask
         self.next_id = (self.next_id + 1) & 0xFFFFFFFF or 1
@@ -317,7 +336,7 @@ class Recorder:
     def label(self, t, label):
         label = label.encode() if isinstance(label, str) else bytes(label)
         t.label = label[: _NAME_MAX - len(t.name)]
-        if not self.on:
+        if not self.on or self.stopped:
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
         now = self.ticks() & self.mask
@@ -327,7 +346,7 @@ class Recorder:
             t.announced = self.period
 
     def enter(self, t):
-        if not self.on:
+        if not self.on or self.stopped:
             return
         now = self.ticks() & self.mask
         n = _ENTER_MAX
@@ -352,7 +371,7 @@ class Recorder:
         self.current = t
 
     def exit(self, t, kind):
-        if not self.on:
+        if not self.on or self.stopped:
             return
         now = self.ticks() & self.mask
         if (self.hello_due or self.dropped) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
@@ -371,6 +390,16 @@ class Recorder:
         if self.open:
             self._frame_close()
 
+    def close(self):
+        """The hook stops (aioprof_close): the drop count owed and a last HELLO with the flag
+        "stopped" go into the ring and the frame is closed; from here on nothing is recorded and
+        no period ends. drain() sends what is left."""
+        if not self.on or self.stopped:
+            return
+        self.stopped = True
+        self.hello_due = self.hello_due or 1
+        self._write_final(self.ticks() & self.mask)
+
     def _period_end(self, now):
         self.deadline = (now + self.period_len) & self.mask
         self.period = (self.period + 1) & 0xFFFF
@@ -379,9 +408,14 @@ class Recorder:
         self._write_pending(now)
         if self.open:
             self._frame_close()
-        elif not self.sent and self._fits_new(0):
-            self._frame_open(now, 0)
-            self._frame_close()
+        elif not self.sent:
+            # a heartbeat after drops carries their count, before a quarter of the ring is free
+            n = _DROPPED_ROOM if self.dropped else 0
+            if self._fits_new(n):
+                self._frame_open(now, n)
+                if n:
+                    self._write_dropped()
+                self._frame_close()
         self.sent = False
 
     def pending(self):
@@ -396,8 +430,11 @@ class Recorder:
             return 0
         mask = self.mask
         start = self.ticks() & mask
+        if self.stopped:
+            if self.hello_due or self.dropped:
+                self._write_final(start)
         # over once the deadline is behind: less than half the wrap past it
-        if (start - self.deadline) & mask <= mask // 2:
+        elif (start - self.deadline) & mask <= mask // 2:
             self._period_end(start)
         total = 0
         while self.commit != self.tail:
@@ -412,6 +449,8 @@ class Recorder:
             total += n
             if n < want:
                 break
+        if self.stopped and total and (self.hello_due or self.dropped):
+            self._write_final(start)  # what did not fit: the next drain sends it
         if total:
             self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
         return total

@@ -34,6 +34,7 @@ enum {
     OPT_WRITE_CHUNK,
     OPT_BAUD,
     OPT_SLOW,
+    OPT_PLATFORM,
 };
 
 static const struct option long_options[] = {
@@ -54,6 +55,7 @@ static const struct option long_options[] = {
     {"write-chunk", required_argument, NULL, OPT_WRITE_CHUNK},
     {"baud", required_argument, NULL, OPT_BAUD},
     {"slow", required_argument, NULL, OPT_SLOW},
+    {"platform", required_argument, NULL, OPT_PLATFORM},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -90,6 +92,8 @@ static void print_help(void)
            "Device:\n"
            "      --tick-bits 30|32  tick counter width (default 30, as time.ticks_us())\n"
            "      --start-tick T     tick counter at the start, e.g. just before a wrap\n"
+           "      --platform NAME    the platform the device names in its HELLO (default\n"
+           "                         \"aioprof-sim WORKLOAD\"; at most 32 bytes are sent)\n"
            "      --ring BYTES       the hook's ring size (default %u, at least 128)\n"
            "      --text N           print() a line of device text every N slices\n"
            "      --hostile-text     every other line carries escape sequences, bells, bad UTF-8\n"
@@ -259,6 +263,9 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             if (parse_u64(optarg, 1, 3600000u, &v) != 0)
                 return fail("--slow wants a positive number of milliseconds, not '%s'", optarg);
             o->slow_us = v * 1000u;
+            break;
+        case OPT_PLATFORM:
+            o->platform = optarg;
             break;
         case 'q':
             o->quiet = 1;

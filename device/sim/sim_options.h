@@ -18,6 +18,7 @@ typedef struct sim_options {
     const char *pty_link;
     unsigned tick_bits;
     uint32_t start_tick;
+    const char *platform;  /* the HELLO's platform string; NULL: "aioprof-sim WORKLOAD" */
     uint32_t ring_bytes;
     unsigned text_every;   /* a print() line every this many slices; 0: none */
     int hostile_text;

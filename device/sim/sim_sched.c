@@ -52,7 +52,10 @@ int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
         fprintf(stderr, "aioprof-sim: out of memory for a %u-byte ring.\n", (unsigned)opt->ring_bytes);
         return -1;
     }
-    snprintf(platform, sizeof platform, "aioprof-sim %s", opt->workload);
+    if (opt->platform != NULL)
+        snprintf(platform, sizeof platform, "%s", opt->platform);
+    else
+        snprintf(platform, sizeof platform, "aioprof-sim %s", opt->workload);
     s->port.ticks = port_ticks;
     s->port.write = port_write;
     s->port.user = s;
@@ -342,6 +345,8 @@ static int all_sent(const sim_t *s)
 void sim_finish(sim_t *s)
 {
     uint64_t virtual_limit = s->clock.now + 3600u * 1000000u;
+    /* the device says it stopped: the host then knows nothing was left behind in the ring */
+    aioprof_close(&s->prof);
     for (;;) {
         /* a DROPPED or HELLO the drain writes opens a frame again: close it on the next turn */
         aioprof_flush(&s->prof);

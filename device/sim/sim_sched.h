@@ -87,8 +87,8 @@ void sim_free(sim_t *s);
 /* Runs until the duration or event limit, a stop request or the consumer leaving. */
 void sim_run(sim_t *s, volatile sig_atomic_t *stop);
 
-/* Closes the open frame and drains until everything is sent (a pty gives up after 2 s of no
- * reader). */
+/* Stops the hook (aioprof_close: its last HELLO says so) and drains until everything is sent (a
+ * pty gives up after 2 s of no reader). */
 void sim_finish(sim_t *s);
 
 /* For workloads, inside a slice (or before the run for the first task). */

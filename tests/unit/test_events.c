@@ -792,7 +792,9 @@ static void test_text_lines(void **state)
     free(f.out);
 }
 
-/* Link down and up: the gap is not elapsed time, slices open across it are not counted. */
+/* Link down and up: the gap is not elapsed time, slices open across it are not counted; the ids
+ * after it are counted apart (a new epoch: they may be another device's) until the device says
+ * who it is, and named by its announcements. */
 static void test_link_gap(void **state)
 {
     (void)state;
@@ -811,6 +813,7 @@ static void test_link_gap(void **state)
     size_t cut = f.len - 4;
     fb_open(&f, 900000000, 1);  /* long after: a base that would unwrap to anything */
     fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_task(&f, AIOPROF_OP_TASK_INFO, 1, 0, "t", NULL);
     fb_enter(&f, 1, 10);
     fb_exit(&f, AIOPROF_EXIT_YIELD, 15);
     fb_close(&f);
@@ -832,6 +835,8 @@ static void test_link_gap(void **state)
     assert_int_equal(row(p, "t")->f.total_us, 25);
     assert_int_equal(s->elapsed_us, 30 + 35);
     assert_int_equal(row_lower(p, "t"), 1);
+    assert_int_equal(s->epoch, 1);
+    assert_int_equal(row(p, "t")->instances, 2);
     pipeline_free(p);
     free(f.out);
 }
