@@ -35,6 +35,7 @@ enum {
     OPT_BAUD,
     OPT_SLOW,
     OPT_PLATFORM,
+    OPT_CLOCK_BACK,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
     {"baud", required_argument, NULL, OPT_BAUD},
     {"slow", required_argument, NULL, OPT_SLOW},
     {"platform", required_argument, NULL, OPT_PLATFORM},
+    {"clock-back", required_argument, NULL, OPT_CLOCK_BACK},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -94,6 +96,9 @@ static void print_help(void)
            "      --start-tick T     tick counter at the start, e.g. just before a wrap\n"
            "      --platform NAME    the platform the device names in its HELLO (default\n"
            "                         \"aioprof-sim WORKLOAD\"; at most 32 bytes are sent)\n"
+           "      --clock-back N     every Nth slice ends with the clock read 1 ms early, as the\n"
+           "                         clock of MicroPython's qemu port does now and then: it steps\n"
+           "                         back (the truth counts the steps and applies the host's rule)\n"
            "      --ring BYTES       the hook's ring size (default %u, at least 128)\n"
            "      --text N           print() a line of device text every N slices\n"
            "      --hostile-text     every other line carries escape sequences, bells, bad UTF-8\n"
@@ -266,6 +271,11 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             break;
         case OPT_PLATFORM:
             o->platform = optarg;
+            break;
+        case OPT_CLOCK_BACK:
+            if (parse_u64(optarg, 1, 1000000000u, &v) != 0)
+                return fail("--clock-back wants a positive number of slices, not '%s'", optarg);
+            o->clock_back = (unsigned)v;
             break;
         case 'q':
             o->quiet = 1;

@@ -19,6 +19,7 @@ typedef struct sim_options {
     unsigned tick_bits;
     uint32_t start_tick;
     const char *platform;  /* the HELLO's platform string; NULL: "aioprof-sim WORKLOAD" */
+    unsigned clock_back;   /* every this many slices, the end is stamped SIM_CLOCK_BACK_US early; 0: never */
     uint32_t ring_bytes;
     unsigned text_every;   /* a print() line every this many slices; 0: none */
     int hostile_text;

@@ -25,7 +25,7 @@
 static uint32_t port_ticks(void *user)
 {
     sim_t *s = user;
-    return sim_clock_ticks(&s->clock);
+    return sim_clock_ticks(&s->clock) - s->clock_off;
 }
 
 static size_t port_write(void *user, const uint8_t *data, size_t len)
@@ -119,6 +119,7 @@ sim_task_t *sim_spawn(sim_t *s, const char *name, sim_step_fn step, int waiting)
     t->waiting = (uint8_t)(waiting != 0);
     make_ready(s, t, s->clock.now);
     aioprof_task_created(&s->prof, &t->prof, t->name, strlen(t->name));
+    s->announced = 1;
     t->truth = sim_truth_add(&s->truth, t->prof.id, t->name, t->prof.parent,
                              s->running ? s->running->name : "");
     if (t->truth == (size_t)-1) {
@@ -140,6 +141,7 @@ void sim_label(sim_t *s, sim_task_t *t, const char *label)
         return;
     snprintf(t->label, sizeof t->label, "%s", label);
     aioprof_task_label(&s->prof, &t->prof, t->label, strlen(t->label));
+    s->announced = 1;
     if (sim_truth_label(&s->truth, t->truth, t->label) != 0)
         s->oom = 1;
 }
@@ -187,10 +189,24 @@ static void remove_task(sim_t *s, sim_task_t *t)
 }
 
 /* The ground truth's clock is the one the hook reads: the sample taken here is the tick the hook
- * records, because the clock does not move during the call. */
+ * records, because the clock does not move during the call. With --clock-back some of those
+ * readings are early; the truth then times slices as the host must (docs/protocol.md section 4):
+ * on the latest reading, which never goes back, so a step back gives its slice nothing. */
+static uint64_t hook_reading(sim_t *s, uint64_t now)
+{
+    uint64_t reading = now - s->clock_off;
+    if (reading < s->last_reading)
+        s->steps_back++;
+    s->last_reading = reading;
+    s->announced = 0;
+    if (reading > s->seen)
+        s->seen = reading;
+    return s->seen;
+}
+
 static void hook_enter(sim_t *s, sim_task_t *t)
 {
-    uint64_t now = sim_clock_sample(&s->clock);
+    uint64_t now = hook_reading(s, sim_clock_sample(&s->clock));
     if (s->running != NULL)
         s->running->slice_excl += now - s->running->slice_start;
     t->slice_start = now;
@@ -202,9 +218,22 @@ static void hook_enter(sim_t *s, sim_task_t *t)
     aioprof_enter(&s->prof, &t->prof);
 }
 
+/* --clock-back: is this slice's end read early? Every Nth slice, unless a task was created or
+ * labelled since the last event (the hook may have stamped a frame then, which the truth does not
+ * see), then the next one. */
+static uint32_t exit_reads_early(sim_t *s, uint64_t now)
+{
+    if (s->opt->clock_back == 0 || ++s->glitch_due < s->opt->clock_back || s->announced || now < SIM_CLOCK_BACK_US)
+        return 0;
+    s->glitch_due = 0;
+    return SIM_CLOCK_BACK_US;
+}
+
 static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
 {
-    uint64_t now = sim_clock_sample(&s->clock);
+    uint64_t sample = sim_clock_sample(&s->clock);
+    s->clock_off = exit_reads_early(s, sample);
+    uint64_t now = hook_reading(s, sample);
     sim_truth_slice(&s->truth, t->truth, t->slice_excl + (now - t->slice_start));
     s->running = t->outer;
     if (s->running != NULL)
@@ -213,6 +242,7 @@ static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
     t->active = 0;
     s->events++;
     aioprof_exit(&s->prof, &t->prof, kind);
+    s->clock_off = 0;
 }
 
 static void run_slice(sim_t *s, sim_task_t *t)

@@ -19,6 +19,10 @@
 #include "sim_rng.h"
 #include "sim_truth.h"
 
+/* How early the clock reads when it steps back (--clock-back): a millisecond, as MicroPython's qemu
+ * port, which reads its millisecond counter and SysTick apart. */
+#define SIM_CLOCK_BACK_US 1000u
+
 typedef struct sim sim_t;
 typedef struct sim_task sim_task_t;
 
@@ -77,6 +81,13 @@ struct sim {
     uint64_t text_owed;    /* print() lines waiting for the stream to be between frames */
     uint64_t text_made;
     uint64_t end_us;       /* device time when the run stopped */
+    /* --clock-back: the clock as the hook reads it, and what the host makes of it */
+    uint32_t clock_off;    /* read this much early during the current hook call */
+    uint64_t glitch_due;   /* slices since the last early reading */
+    int announced;         /* a task was created or labelled since the last enter or exit */
+    uint64_t last_reading; /* the last enter's or exit's reading, microseconds */
+    uint64_t seen;         /* the latest reading: the host's time line, which never goes back */
+    uint64_t steps_back;   /* readings behind the one before */
     int oom;
 };
 

@@ -58,9 +58,11 @@ def main():
     if mode == "exact":
         if stream["events"] != tru["events"]:
             fail(problems, f"events {stream['events']} != truth {tru['events']}")
-        for k in ("crc_errors", "lost_frames", "dropped_events", "malformed", "unmatched"):
+        for k in ("crc_errors", "lost_frames", "dropped_events", "malformed", "unmatched", "duplicates"):
             if stream[k] != 0:
                 fail(problems, f"stream.{k} = {stream[k]} on a clean capture")
+        if stream["clock_steps_back"] != tru.get("clock_steps_back", 0):
+            fail(problems, f"clock_steps_back {stream['clock_steps_back']} != truth {tru.get('clock_steps_back', 0)}")
         if stream["text_lines"] != tru.get("text_lines", 0):
             fail(problems, f"text_lines {stream['text_lines']} != truth {tru.get('text_lines', 0)}")
         if stream["bytes"] != tru["bytes"]:

@@ -841,6 +841,52 @@ static void test_link_gap(void **state)
     free(f.out);
 }
 
+/* The end of a recording: when the device never said it stopped, the tasks live at the end may
+ * have had events still in its ring (lower bounds, said once); a task that finished did not. When
+ * its last HELLO said "stopped", or when the session was ended by its user, nothing is marked. */
+static void ends(int stopped, int end_of_input)
+{
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 0, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "lives", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "returns", NULL);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_enter(&f, 2, 10);
+    fb_exit(&f, AIOPROF_EXIT_RETURN, 10);
+    if (stopped) {
+        fb_hello(&f, AIOPROF_HELLO_FLAG_STOPPED, 0, 0, 1000000);
+    }
+    fb_close(&f);
+    pipeline_config_t cfg = {0};
+    pipeline_t *p = pipeline_new(&cfg);
+    pipeline_feed(p, f.out, f.len);
+    if (end_of_input) {
+        pipeline_end_of_input(p);
+    } else {
+        pipeline_finish(p);
+    }
+    const stats_t *s = pipeline_stats(p);
+    int cut = end_of_input && !stopped;
+    assert_int_equal(s->stream.ended_before_stop, cut);
+    assert_int_equal(row_lower(p, "lives"), cut);
+    assert_int_equal(row_lower(p, "returns"), 0);
+    assert_int_equal(row(p, "lives")->f.count, 1);
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_end_before_stop(void **state)
+{
+    (void)state;
+    ends(0, 1);
+    ends(1, 1);
+    ends(0, 0);
+    ends(1, 0);
+}
+
 static void test_hostile_records(void **state)
 {
     (void)state;
@@ -889,6 +935,7 @@ int main(void)
         cmocka_unit_test(test_late_attach),
         cmocka_unit_test(test_text_lines),
         cmocka_unit_test(test_link_gap),
+        cmocka_unit_test(test_end_before_stop),
         cmocka_unit_test(test_hostile_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
