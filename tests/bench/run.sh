@@ -193,6 +193,25 @@ else
 fi
 say ""
 
+# --- d. host: telling damaged frames from device text ----------------------------------------
+# Every frame of every workload (20 device seconds, 30- and 32-bit ticks) and of an idle device,
+# damaged at every byte four ways; device text with and without control bytes (docs/protocol.md
+# section 1; tests/bench/bench_classify.c says how it counts).
+classify=$build/tests/bench/bench_classify
+if ! have "$classify" || ! have "$sim" || [ "${#workloads[@]}" -eq 0 ]; then
+    skip "classify" "$classify or $sim is not built"
+else
+    captures=()
+    for w in "${workloads[@]}"; do
+        for bits in 30 32; do
+            "$sim" -w "$w" --clock virtual --duration 20 --tick-bits "$bits" -q -o "$tmp/c-$w-$bits.aiop" 2> /dev/null \
+                && captures+=("$tmp/c-$w-$bits.aiop")
+        done
+    done
+    "$classify" "${captures[@]}" | sed -e "s|$tmp/c-||" -e 's|\.aiop||'
+fi
+say ""
+
 # --- d. host: live CPU on a pty ---------------------------------------------------------------
 # live_run LABEL PTY_LINK_FILE: aioprof-top on the pty named in the file for live_seconds,
 # recording what it reads (the recording's size gives the rate it really got).
