@@ -87,6 +87,8 @@ static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
     p->last = now;
 }
 
+static void frame_close(aioprof_t *p);
+
 /* Makes sure a record of up to n bytes can be written: in the open frame if it fits, else in a
  * new one. Returns 0 when the ring has no room (the caller counts a drop). The frame already
  * written is never lost: its closing bytes are always in reserve. */
@@ -96,7 +98,7 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
         return 1;
     }
     if (p->fw.open) {
-        aioprof_fw_close(&p->fw);
+        frame_close(p);
     }
     if (!aioprof_fw_fits_new(&p->fw, n)) {
         return 0;
@@ -161,6 +163,18 @@ static void write_dropped(aioprof_t *p)
     p->pending &= (uint8_t)~AIOPROF_PENDING_DROPPED;
 }
 
+/* Closes the open frame. A drop count still owed goes in first when it fits, even before a quarter
+ * of the ring is free (the frame holds at most a HELLO then: nothing is recorded while the count
+ * is owed): every frame that follows dropped events says so, and the host knows why frames
+ * stopped coming. */
+static void frame_close(aioprof_t *p)
+{
+    if ((p->pending & AIOPROF_PENDING_DROPPED) && aioprof_fw_fits(&p->fw, DROPPED_MAX)) {
+        write_dropped(p);
+    }
+    aioprof_fw_close(&p->fw);
+}
+
 /* HELLO and DROPPED go before any event once there is room. Returns 0 while something is still
  * waiting: events must then be dropped too, or the count would arrive after them. */
 static int write_pending(aioprof_t *p, uint32_t now)
@@ -204,7 +218,7 @@ static void write_final(aioprof_t *p, uint32_t now)
         p->pending &= (uint8_t)~(AIOPROF_PENDING_HELLO | AIOPROF_PENDING_HELLO_BOOT);
     }
     if (p->fw.open) {
-        aioprof_fw_close(&p->fw);
+        frame_close(p);
     }
 }
 
@@ -414,7 +428,7 @@ void aioprof_flush(aioprof_t *p)
 {
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
-        aioprof_fw_close(&p->fw);
+        frame_close(p);
     }
     prof_unlock(p, s);
 }
@@ -434,9 +448,7 @@ void aioprof_close(aioprof_t *p)
 
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); names are announced
- * again from now on; every eighth period a HELLO. A heartbeat after events were dropped carries
- * their count even before a quarter of the ring is free: the host learns at once why the frames
- * stopped coming. */
+ * again from now on; every eighth period a HELLO. Either carries a drop count still owed. */
 static void period_end(aioprof_t *p, uint32_t now)
 {
     p->deadline = now + period_length(p);
@@ -445,17 +457,14 @@ static void period_end(aioprof_t *p, uint32_t now)
         p->pending |= AIOPROF_PENDING_HELLO;
     }
     write_pending(p, now);
-    if (p->fw.open) {
-        aioprof_fw_close(&p->fw);
-    } else if (!p->fw.closed) {
+    if (!p->fw.open && !p->fw.closed) {
         uint32_t n = (p->pending & AIOPROF_PENDING_DROPPED) ? DROPPED_MAX : 0u;
         if (aioprof_fw_fits_new(&p->fw, n)) {
             frame_open(p, now, n);
-            if (n) {
-                write_dropped(p);
-            }
-            aioprof_fw_close(&p->fw);
         }
+    }
+    if (p->fw.open) {
+        frame_close(p);
     }
     p->fw.closed = 0;
 }

@@ -233,6 +233,9 @@ class Recorder:
     # ---- the profiler (device/aioprof.c) ----
 
     def _frame_close(self):
+        # a drop count still owed goes in first when it fits (the frame holds at most a HELLO)
+        if self.dropped and self.budget >= _DROPPED_ROOM:
+            self._write_dropped()
         self._fw_close()
         self.sent = True
 
@@ -406,16 +409,13 @@ class Recorder:
         if self.period % _HELLO_EVERY == 0 and not self.hello_due:
             self.hello_due = 1
         self._write_pending(now)
-        if self.open:
-            self._frame_close()
-        elif not self.sent:
-            # a heartbeat after drops carries their count, before a quarter of the ring is free
+        if not self.open and not self.sent:
+            # the heartbeat (with a drop count still owed)
             n = _DROPPED_ROOM if self.dropped else 0
             if self._fits_new(n):
                 self._frame_open(now, n)
-                if n:
-                    self._write_dropped()
-                self._frame_close()
+        if self.open:
+            self._frame_close()
         self.sent = False
 
     def pending(self):

@@ -26,6 +26,13 @@ for x in b c; do
 done
 cp "$WORK/a.raw" "$WORK/a.late"
 
+# unplug LINK: the link goes first, then the pty. (socat may leave its link behind, dangling: it
+# would lead to whatever pty the system hands out next with that number, another test's.)
+unplug() {
+    rm -f "$1"
+    pty_stop "$1"
+}
+
 # session FIRST SECOND: FIRST on the pty, unplugged, SECOND on the same path; the report in
 # $WORK/FIRST-SECOND.json, stderr in .err
 session() {
@@ -35,13 +42,13 @@ session() {
     local top_pid=$!
     IO_PIDS+=("$top_pid")
     wait_for_text "$out.err" "device: ${first^^} is done" 30 || fail "$first was not read: $(cat "$out.err")"
-    pty_stop "$WORK/ttyDEV"
+    unplug "$WORK/ttyDEV"
     wait_for_text "$out.err" "went away; waiting for it to come back" 30 || fail "no word of the unplug: $(cat "$out.err")"
     pty_start "$WORK/ttyDEV" "$WORK/$second.late"
     wait_for_text "$out.err" "device: ${second^^} is done" 30 || fail "$second was not read: $(cat "$out.err")"
     kill -INT "$top_pid"
     wait "$top_pid" || fail "aioprof-top exited $? ($first, then $second): $(cat "$out.err")"
-    pty_stop "$WORK/ttyDEV"
+    unplug "$WORK/ttyDEV"
 }
 
 # check FIRST SECOND NOTES: the first device's names hold exactly its truth, the second's never more

@@ -523,6 +523,52 @@ static void heartbeat_carries_the_drop_count(void **state)
     fake_free(d);
 }
 
+/* The same with the eighth period's HELLO: the frame it opens at the period's end carries the count
+ * too, right after the HELLO (a host sees why no frame came for a while). */
+static void hello_frame_carries_the_drop_count(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 0, 1024);
+    aioprof_task_t a;
+    aioprof_task_created(&d->prof, &a, "a", 1);
+    /* seven periods go by, all sent */
+    for (int i = 0; i < 7; i++) {
+        d->clock += 1000000;
+        aioprof_drain(&d->prof);
+    }
+    /* in the eighth, the port stops taking bytes: the ring fills, events are dropped */
+    d->refuse = 1;
+    for (int i = 0; i < 400; i++) {
+        aioprof_enter(&d->prof, &a);
+        d->clock += 100;
+        aioprof_exit(&d->prof, &a, AIOPROF_EXIT_YIELD);
+    }
+    assert_true(d->prof.dropped_total > 0);
+    /* it takes 200 bytes: room for the HELLO's frame, not a quarter of the ring */
+    d->refuse = 0;
+    d->write_limit = 200;
+    aioprof_drain(&d->prof);
+    d->refuse = 1;
+    assert_true(aioprof_fw_room(&d->prof.fw) < 1024 / 4);
+    d->clock += 1000000;
+    aioprof_drain(&d->prof); /* the eighth period ends: its HELLO is due */
+    d->refuse = 0;
+    d->write_limit = 0;
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    size_t hello = 0;
+    for (size_t i = 1; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_HELLO && !(dec->ev[i].flags & AIOPROF_HELLO_FLAG_BOOT)) {
+            hello = i;
+        }
+    }
+    assert_true(hello > 0 && hello + 1 < dec->n);
+    assert_int_equal(dec->ev[hello + 1].kind, AIOPROF_REC_DROPPED);
+    assert_int_equal(dec->ev[hello + 1].count, d->prof.dropped_total);
+    decoded_free(dec);
+    fake_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +586,7 @@ int main(void)
         cmocka_unit_test(drain_time_in_ticks),
         cmocka_unit_test(close_says_stopped_last),
         cmocka_unit_test(heartbeat_carries_the_drop_count),
+        cmocka_unit_test(hello_frame_carries_the_drop_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
