@@ -461,6 +461,10 @@ static void period_end(aioprof_t *p, uint32_t now)
         uint32_t n = (p->pending & AIOPROF_PENDING_DROPPED) ? DROPPED_MAX : 0u;
         if (aioprof_fw_fits_new(&p->fw, n)) {
             frame_open(p, now, n);
+        } else {
+            /* no room for the heartbeat: the next frame says so (a DROPPED, of no events if none
+             * were), so the host does not take the silence for lost frames */
+            p->pending |= AIOPROF_PENDING_DROPPED;
         }
     }
     if (p->fw.open) {

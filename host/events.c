@@ -422,6 +422,9 @@ static void on_hello(events_t *e, const aioprof_hello_t *h)
 
 static void on_dropped(events_t *e, uint32_t count)
 {
+    if (count == 0) {
+        return; /* no event lost: only frames (heartbeats) could not go while the ring was full */
+    }
     e->stats->stream.dropped_events += count;
     stats_loss(e->stats);
     events_mark(e, PIPELINE_MARK_DROPPED, count);

@@ -104,6 +104,7 @@ class Recorder:
         self.current = None
         self.next_id = 0
         self.dropped = 0
+        self.drop_due = False  # a DROPPED must go before any event (its count may be 0)
         self.dropped_total = 0
         self.drain_ticks = 0
         self.period = 0
@@ -234,7 +235,7 @@ class Recorder:
 
     def _frame_close(self):
         # a drop count still owed goes in first when it fits (the frame holds at most a HELLO)
-        if self.dropped and self.budget >= _DROPPED_ROOM:
+        if self.drop_due and self.budget >= _DROPPED_ROOM:
             self._write_dropped()
         self._fw_close()
         self.sent = True
@@ -284,6 +285,7 @@ class Recorder:
         _varint(body, self.dropped)
         self._control(_OP_DROPPED, body)
         self.dropped = 0
+        self.drop_due = False
 
     def _write_pending(self, now):
         # HELLO and DROPPED go before any event; while one waits, events are dropped too
@@ -292,7 +294,7 @@ class Recorder:
                 return False
             self._write_hello(self.hello_due - 1)
             self.hello_due = 0
-        if self.dropped:
+        if self.drop_due:
             # once dropping, wait for a quarter of the ring (as the C library does)
             if self._room() < self.size // 4 or not self._frame_room(now, _DROPPED_ROOM):
                 return False
@@ -304,9 +306,9 @@ class Recorder:
         # soon as it fits (an empty ring starts again at its beginning); then the frame closes
         if not self.open and self.tail == self.head:
             self.head = self.tail = self.commit = 0
-        if self.dropped and self._frame_room(now, _DROPPED_ROOM):
+        if self.drop_due and self._frame_room(now, _DROPPED_ROOM):
             self._write_dropped()
-        if not self.dropped and self.hello_due and self._frame_room(now, _HELLO_ROOM):
+        if not self.drop_due and self.hello_due and self._frame_room(now, _HELLO_ROOM):
             self._write_hello(_FLAG_STOPPED | (self.hello_due - 1))
             self.hello_due = 0
         if self.open:
@@ -314,6 +316,7 @@ class Recorder:
 
     def _drop(self):
         self.dropped += 1
+        self.drop_due = True
         self.dropped_total = (self.dropped_total + 1) & 0xFFFFFFFF
 
     def task(self, name, label=None):
@@ -356,7 +359,7 @@ class Recorder:
         announce = t.announced != self.period
         if announce:
             n += _TASK_ROOM
-        if (self.hello_due or self.dropped) and not self._write_pending(now) or not self._frame_room(now, n):
+        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):
             self._drop()
         else:
             if announce:
@@ -377,7 +380,7 @@ class Recorder:
         if not self.on or self.stopped:
             return
         now = self.ticks() & self.mask
-        if (self.hello_due or self.dropped) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
+        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
             self._drop()
         else:
             dt = (now - self.last) & self.mask
@@ -411,9 +414,13 @@ class Recorder:
         self._write_pending(now)
         if not self.open and not self.sent:
             # the heartbeat (with a drop count still owed)
-            n = _DROPPED_ROOM if self.dropped else 0
+            n = _DROPPED_ROOM if self.drop_due else 0
             if self._fits_new(n):
                 self._frame_open(now, n)
+            else:
+                # no room for the heartbeat: the next frame says so (a DROPPED, of no events if
+                # none were), so the host does not take the silence for lost frames
+                self.drop_due = True
         if self.open:
             self._frame_close()
         self.sent = False
@@ -431,7 +438,7 @@ class Recorder:
         mask = self.mask
         start = self.ticks() & mask
         if self.stopped:
-            if self.hello_due or self.dropped:
+            if self.hello_due or self.drop_due:
                 self._write_final(start)
         # over once the deadline is behind: less than half the wrap past it
         elif (start - self.deadline) & mask <= mask // 2:
@@ -449,7 +456,7 @@ class Recorder:
             total += n
             if n < want:
                 break
-        if self.stopped and total and (self.hello_due or self.dropped):
+        if self.stopped and total and (self.hello_due or self.drop_due):
             self._write_final(start)  # what did not fit: the next drain sends it
         if total:
             self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF

@@ -569,6 +569,39 @@ static void hello_frame_carries_the_drop_count(void **state)
     fake_free(d);
 }
 
+/* An idle device whose port takes nothing (nobody has the port open): heartbeats fill the ring,
+ * then none fits. The first frame once the port takes bytes again starts with a DROPPED of no
+ * events: the host learns why no frame came, and that nothing was lost. */
+static void heartbeats_that_could_not_go_are_said(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 0, 256);
+    d->refuse = 1;
+    for (int i = 0; i < 40; i++) {
+        d->clock += 1000000;
+        aioprof_drain(&d->prof);
+    }
+    assert_int_equal(d->prof.dropped_total, 0);
+    d->refuse = 0;
+    for (int i = 0; i < 3; i++) {
+        d->clock += 1000000;
+        aioprof_drain(&d->prof);
+    }
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    size_t dropped = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_DROPPED) {
+            assert_int_equal(dec->ev[i].count, 0);
+            dropped++;
+        }
+    }
+    assert_int_equal(dropped, 1);
+    assert_int_equal(dec->reader.stats.lost_frames, 0);
+    decoded_free(dec);
+    fake_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -587,6 +620,7 @@ int main(void)
         cmocka_unit_test(close_says_stopped_last),
         cmocka_unit_test(heartbeat_carries_the_drop_count),
         cmocka_unit_test(hello_frame_carries_the_drop_count),
+        cmocka_unit_test(heartbeats_that_could_not_go_are_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -473,7 +473,7 @@ static void silence(unsigned lost, uint32_t period, int long_slice, int drops)
         if (drops && i == 100 + lost) {
             /* this frame starts with the count of what the device could not record */
             to->body_len = put_header(to->body, (uint8_t)(to->seq - 1), 32, (uint32_t)t, 0);
-            fb_dropped(to, 99);
+            fb_dropped(to, drops == 1 ? 99 : 0);
             fb_enter(to, 1, 10);
             fb_exit(to, AIOPROF_EXIT_YIELD, 50);
         }
@@ -500,6 +500,11 @@ static void silence(unsigned lost, uint32_t period, int long_slice, int drops)
         assert_int_equal(row(p, "b")->f.count, 1);
         assert_int_equal(row(p, "b")->f.max_us, (lost + 1) * step);
     }
+    if (drops == 2) {
+        /* nothing was lost: nothing marked, nothing counted dropped */
+        assert_int_equal(s->stream.dropped_events, 0);
+        assert_int_equal(row_lower(p, "a"), 0);
+    }
     pipeline_free(p);
     free(f.out);
 }
@@ -516,7 +521,8 @@ static void test_silence_explained(void **state)
 {
     (void)state;
     silence(256, 100000, 1, 0); /* one long slice */
-    silence(256, 100000, 0, 1); /* the ring was full */
+    silence(256, 100000, 0, 1); /* the ring was full: events dropped */
+    silence(256, 100000, 0, 2); /* the ring was full: heartbeats only (a DROPPED of 0 events) */
 }
 
 static void test_nested_exclusive(void **state)
