@@ -176,14 +176,23 @@ static void frame_close(aioprof_t *p)
 }
 
 /* HELLO and DROPPED go before any event once there is room. Returns 0 while something is still
- * waiting: events must then be dropped too, or the count would arrive after them. */
+ * waiting: events must then be dropped too, or the count would arrive after them. After
+ * aioprof_close the drop count goes first and at once, and the HELLO, last, says "stopped". */
 static int write_pending(aioprof_t *p, uint32_t now)
 {
+    unsigned stopped = p->pending & AIOPROF_PENDING_STOPPED;
+    if (stopped && (p->pending & AIOPROF_PENDING_DROPPED)) {
+        if (!frame_room(p, now, DROPPED_MAX)) {
+            return 0;
+        }
+        write_dropped(p);
+    }
     if (p->pending & AIOPROF_PENDING_HELLO) {
         if (!frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX)) {
             return 0;
         }
-        write_hello(p, (p->pending & AIOPROF_PENDING_HELLO_BOOT) ? AIOPROF_HELLO_FLAG_BOOT : 0u);
+        write_hello(p, ((p->pending & AIOPROF_PENDING_HELLO_BOOT) ? AIOPROF_HELLO_FLAG_BOOT : 0u) |
+            (stopped ? AIOPROF_HELLO_FLAG_STOPPED : 0u));
         p->pending &= (uint8_t)~(AIOPROF_PENDING_HELLO | AIOPROF_PENDING_HELLO_BOOT);
     }
     if (p->pending & AIOPROF_PENDING_DROPPED) {
@@ -197,26 +206,14 @@ static int write_pending(aioprof_t *p, uint32_t now)
     return 1;
 }
 
-/* After aioprof_close: the drop count owed, then the HELLO that says the hook stopped, each as soon
- * as it fits (an empty ring starts again at its beginning, where the HELLO always fits); then the
- * frame is closed. */
+/* After aioprof_close: what is owed, as soon as it fits (an empty ring starts again at its
+ * beginning, where the HELLO always fits), in a frame closed at once. */
 static void write_final(aioprof_t *p, uint32_t now)
 {
     if (!p->fw.open && p->fw.tail == p->fw.head) {
         aioprof_fw_init(&p->fw, p->fw.buf, p->fw.size);
     }
-    if ((p->pending & AIOPROF_PENDING_DROPPED) && frame_room(p, now, DROPPED_MAX)) {
-        write_dropped(p);
-    }
-    if (!(p->pending & AIOPROF_PENDING_DROPPED) && (p->pending & AIOPROF_PENDING_HELLO) &&
-        frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX)) {
-        unsigned flags = AIOPROF_HELLO_FLAG_STOPPED;
-        if (p->pending & AIOPROF_PENDING_HELLO_BOOT) {
-            flags |= AIOPROF_HELLO_FLAG_BOOT;
-        }
-        write_hello(p, flags);
-        p->pending &= (uint8_t)~(AIOPROF_PENDING_HELLO | AIOPROF_PENDING_HELLO_BOOT);
-    }
+    write_pending(p, now);
     if (p->fw.open) {
         frame_close(p);
     }
@@ -305,14 +302,10 @@ static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
 
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
-    if (p->pending & AIOPROF_PENDING_OFF) {
+    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
         return;
     }
     uint32_t s = prof_lock(p);
-    if (p->pending & AIOPROF_PENDING_STOPPED) {
-        prof_unlock(p, s);
-        return;
-    }
     if (++p->next_id == 0) {
         p->next_id = 1;
     }
@@ -328,14 +321,10 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
 
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
 {
-    if (p->pending & AIOPROF_PENDING_OFF) {
+    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
         return;
     }
     uint32_t s = prof_lock(p);
-    if (p->pending & AIOPROF_PENDING_STOPPED) {
-        prof_unlock(p, s);
-        return;
-    }
     size_t room = AIOPROF_NAME_MAX - t->name_len;
     t->label = label;
     t->label_len = (uint8_t)(label_len < room ? label_len : room);
@@ -483,11 +472,7 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
     }
     uint32_t s = prof_lock(p);
     int stopped = (p->pending & AIOPROF_PENDING_STOPPED) != 0;
-    if (stopped) {
-        if (p->pending & (AIOPROF_PENDING_HELLO | AIOPROF_PENDING_DROPPED)) {
-            write_final(p, start);
-        }
-    } else if (due) {
+    if (due && !stopped) {
         period_end(p, start);
     }
     for (;;) {
@@ -509,8 +494,9 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
             break;
         }
     }
-    if (stopped && total && (p->pending & (AIOPROF_PENDING_HELLO | AIOPROF_PENDING_DROPPED))) {
-        /* what did not fit: the next drain sends it */
+    if (stopped && total) {
+        /* what did not fit when the hook stopped, now that the port took bytes: the next drain
+         * sends it */
         write_final(p, start);
     }
     if (total) {

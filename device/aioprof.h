@@ -110,8 +110,9 @@ void aioprof_flush(aioprof_t *p);
 /* The profiler stops: the drop count still owed and a last HELLO with the flag "stopped" go into
  * the ring, and the frame is closed, so that the host knows nothing is left behind. From here on
  * nothing is recorded and no period ends; drain sends what is left (and writes what did not fit
- * yet once the port has taken enough), then the hook is idle and quiet. Call it once, then drain
- * until aioprof_idle. */
+ * yet once the port has taken enough), then the hook is idle and quiet. Call it where the
+ * scheduler runs (not from an interrupt, not while a task is being created), then drain until
+ * aioprof_idle. */
 void aioprof_close(aioprof_t *p);
 
 /* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the

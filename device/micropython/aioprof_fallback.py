@@ -288,11 +288,16 @@ class Recorder:
         self.drop_due = False
 
     def _write_pending(self, now):
-        # HELLO and DROPPED go before any event; while one waits, events are dropped too
+        # HELLO and DROPPED go before any event; while one waits, events are dropped too. After
+        # close() the drop count goes first and at once, and the HELLO, last, says "stopped"
+        if self.stopped and self.drop_due:
+            if not self._frame_room(now, _DROPPED_ROOM):
+                return False
+            self._write_dropped()
         if self.hello_due:
             if not self._frame_room(now, _HELLO_ROOM):
                 return False
-            self._write_hello(self.hello_due - 1)
+            self._write_hello((self.hello_due - 1) | (_FLAG_STOPPED if self.stopped else 0))
             self.hello_due = 0
         if self.drop_due:
             # once dropping, wait for a quarter of the ring (as the C library does)
@@ -302,15 +307,11 @@ class Recorder:
         return True
 
     def _write_final(self, now):
-        # after close(): the drop count owed, then the HELLO that says the hook stopped, each as
-        # soon as it fits (an empty ring starts again at its beginning); then the frame closes
+        # after close(): what is owed, as soon as it fits (an empty ring starts again at its
+        # beginning), in a frame closed at once
         if not self.open and self.tail == self.head:
             self.head = self.tail = self.commit = 0
-        if self.drop_due and self._frame_room(now, _DROPPED_ROOM):
-            self._write_dropped()
-        if not self.drop_due and self.hello_due and self._frame_room(now, _HELLO_ROOM):
-            self._write_hello(_FLAG_STOPPED | (self.hello_due - 1))
-            self.hello_due = 0
+        self._write_pending(now)
         if self.open:
             self._frame_close()
 
@@ -437,11 +438,8 @@ class Recorder:
             return 0
         mask = self.mask
         start = self.ticks() & mask
-        if self.stopped:
-            if self.hello_due or self.drop_due:
-                self._write_final(start)
         # over once the deadline is behind: less than half the wrap past it
-        elif (start - self.deadline) & mask <= mask // 2:
+        if not self.stopped and (start - self.deadline) & mask <= mask // 2:
             self._period_end(start)
         total = 0
         while self.commit != self.tail:
@@ -456,8 +454,8 @@ class Recorder:
             total += n
             if n < want:
                 break
-        if self.stopped and total and (self.hello_due or self.drop_due):
-            self._write_final(start)  # what did not fit: the next drain sends it
+        if self.stopped and total:
+            self._write_final(start)  # what did not fit when it stopped: the next drain sends it
         if total:
             self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
         return total
