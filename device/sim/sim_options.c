@@ -56,6 +56,7 @@ static const struct option long_options[] = {
     {"slow", required_argument, NULL, OPT_SLOW},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -99,6 +100,7 @@ static void print_help(void)
            "      --truth FILE       write what the workload really did as JSON\n"
            "  -q, --quiet            no statistics on stderr\n"
            "  -h, --help             this text\n"
+           "  -V, --version          the version\n"
            "\n"
            "Examples:\n"
            "  aioprof-sim -w seed --duration 60 -o seed.aiop --truth seed.json\n"
@@ -176,7 +178,7 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
 
     opterr = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, ":w:o:qh", long_options, NULL);
+        int c = getopt_long(argc, argv, ":w:o:qhV", long_options, NULL);
         if (c == -1)
             break;
         switch (c) {
@@ -265,6 +267,9 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             break;
         case 'h':
             print_help();
+            return 1;
+        case 'V':
+            printf("aioprof-sim %s\n", AIOPROF_VERSION);
             return 1;
         case ':':
             if (optopt > 0 && optopt < 256)

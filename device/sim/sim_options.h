@@ -28,7 +28,7 @@ typedef struct sim_options {
     int quiet;
 } sim_options_t;
 
-/* Fills o from argv. Returns 0 to run, 1 when --help was printed (exit 0), 2 after printing one
+/* Fills o from argv. Returns 0 to run, 1 when --help or --version was printed (exit 0), 2 after printing one
  * sentence about a bad argument on stderr (exit 2). */
 int sim_options_parse(sim_options_t *o, int argc, char **argv);
 
