@@ -167,6 +167,9 @@ def check_program(name, cfg):
         problem(f"{name} --help exited {r.returncode}")
     from_help = help_options(r.stdout)
     man_path = os.path.join(SRC, "docs/man", name + ".1.in")
+    if not os.path.isfile(man_path):
+        problem(f"{name} has no man page: {man_path}")
+        return
     sections = man_sections(open(man_path).read())
     from_man = man_options(sections.get("OPTIONS", []))
     from_source = source_options(os.path.join(SRC, cfg["options_c"]))
