@@ -31,6 +31,8 @@ PROGRAMS = {
             "--sort": ("aioprof-top", ["--sort", "?"], r"--sort.*"),
             "--workload": ("aioprof-sim", ["--help"], r"--workload NAME.*"),
         },
+        # options whose every value the man page names (aioprof-top's refers to aioprof-sim's)
+        "man_values": ["--sort"],
     },
     "aioprof-sim": {
         "options_c": "device/sim/sim_options.c",
@@ -40,6 +42,7 @@ PROGRAMS = {
             "--clock": ("aioprof-sim", ["--help"], r"--clock MODE.*"),
             "--tick-bits": ("aioprof-sim", ["--help"], r"--tick-bits \S+"),
         },
+        "man_values": ["--workload", "--clock", "--tick-bits"],
     },
 }
 
@@ -240,6 +243,11 @@ def check_program(name, cfg):
             problem(f"{name}: the bash completion offers {opt} values the program refuses: {sorted(bad)}")
         if known - words:
             problem(f"{name}: the bash completion does not offer {opt} {sorted(known - words)}")
+        if opt in cfg["man_values"]:
+            options_text = "\n".join(sections["OPTIONS"])
+            missing = {w for w in known if not re.search(r"\\fB" + w + r"\\fR|^\.BR? " + w + r"\b", options_text, re.M)}
+            if missing:
+                problem(f"{name}: the man page does not name the {opt} values {sorted(missing)}")
         zsh_words = specs.get(opt, (True, None))[1]
         if zsh_words is not None and set(zsh_words) != words:
             problem(f"{name}: bash and zsh offer different {opt} values: {sorted(words)} / {sorted(zsh_words)}")
