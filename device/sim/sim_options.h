@@ -9,6 +9,7 @@
 
 typedef struct sim_options {
     const char *workload;
+    unsigned tasks;        /* the busy workload's number of tasks; 0: its default */
     uint64_t duration_us;  /* 0: no limit (real clock), see sim_options_parse */
     uint64_t max_events;   /* 0: no limit */
     sim_clock_mode_t clock;
