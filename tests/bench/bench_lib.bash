@@ -8,8 +8,8 @@ sim=$build/device/sim/aioprof-sim
 top=$build/host/aioprof-top
 pacer=$build/tests/bench/pty_pacer
 measure=$bench_dir/measure.py
-work=$build/bench
-mkdir -p "$work"
+work=${BENCH_WORK:-$build/bench}
+mkdir -p "$work" || exit 1
 tmp=$(mktemp -d)
 summary=$tmp/summary
 : > "$summary"

@@ -7,16 +7,17 @@
 # live table replaying the instances workload's long session flat out, against --report.
 
 # live_capture FILE WORKLOAD: a capture of the workload holding at least 1 MB/s for the window
-# plus start-up slack, kept for the next run.
+# plus 20 s of slack for the start (the table comes up in well under a second), kept for the
+# next run.
 live_capture() {
     local file=$1 workload=$2 rate seconds
     "$sim" -w "$workload" --clock virtual --duration 10 -o "$tmp/sample.aiop" 2> /dev/null
     rate=$(( $(stat -c %s "$tmp/sample.aiop" 2>/dev/null || echo 0) / 10 ))
     rm -f "$tmp/sample.aiop"
     [ "$rate" -gt 0 ] || return 1
-    seconds=$(( fast_rate * (live_seconds + 30) / rate + 1 ))
+    seconds=$(( fast_rate * (live_seconds + 20) / rate + 1 ))
     if [ -s "$file" ] && [ -s "$file.log" ] && [ "$file" -nt "$sim" ] &&
-       [ "$(stat -c %s "$file")" -ge $(( fast_rate * (live_seconds + 25) )) ]; then
+       [ "$(stat -c %s "$file")" -ge $(( fast_rate * (live_seconds + 19) )) ]; then
         return 0
     fi
     rm -f "$file"

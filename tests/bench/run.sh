@@ -11,6 +11,7 @@
 #   BENCH_ONLY            the parts to run, e.g. "replay live" [device wire scale memory replay
 #                         export live]
 #   BENCH_RUNS            rounds per timed figure [5]
+#   BENCH_WORK            where the large captures are kept for the next run [BUILD_DIR/bench]
 #   BENCH_CAPTURE_MB      the replay capture's size [600]
 #   BENCH_SESSION_SECONDS the long sessions (bytes per event, export, live vs --report) [600]
 #   BENCH_EVENTS          device hook events under callgrind [200000]
