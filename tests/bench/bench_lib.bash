@@ -51,7 +51,8 @@ summary_row() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$summary"; }
 
 summary_print() {
     [ -s "$summary" ] || return 0
-    say "summary (issue 16's table; times are ratios measured in this run, medians):"
+    say "summary: the figures with goals (issue 16's table, the hook's aim); every time is a ratio to a"
+    say "baseline measured in this run, and a median:"
     awk -F'\t' '
         { for (i = 1; i <= 4; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }
         END {

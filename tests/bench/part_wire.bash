@@ -16,12 +16,12 @@ wire_line() {
     n=$(events_in "$capture.log")
     wire_bpe=""
     [ -n "$n" ] && [ "$n" -gt 0 ] && wire_bpe=$(awk -v s="$size" -v n="$n" 'BEGIN { printf "%.2f", s / n }')
-    printf '  %-22s %s bytes/event, %s B/s of link, %s bytes, %s events\n' "$label:" "${wire_bpe:-?}" \
+    printf '  %-26s %s bytes/event, %s B/s of link, %s bytes, %s events\n' "$label:" "${wire_bpe:-?}" \
         "$((size / seconds))" "$size" "${n:-?}"
     if parts=$(python3 "$bench_dir/wire_bytes.py" "$capture" "$seconds" 2>&1); then
-        printf '  %-22s %s\n' "" "$(echo "$parts" | sed 's/^[0-9.]* B\/event, //')"
+        printf '  %-26s %s\n' "" "$(echo "$parts" | sed 's/^[0-9.]* B\/event, //')"
     else
-        printf '  %-22s wire_bytes.py: %s\n' "" "$parts"
+        printf '  %-26s wire_bytes.py: %s\n' "" "$parts"
     fi
 }
 
