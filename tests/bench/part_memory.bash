@@ -53,10 +53,11 @@ part_memory() {
         memory_line "$(printf '%6s' "$tasks") live tasks" "$capture" "$capture.json"
         rm -f "$capture" "$capture.json"
         [ -n "$mem_kb" ] || continue
+        # a slope over fewer than 1,000 tasks is lost in the allocator's noise (~100 kB)
         if [ -z "$base_kb" ]; then
             base_kb=$mem_kb
             base_n=$tasks
-        else
+        elif [ $((tasks - base_n)) -ge 1000 ]; then
             per=$(awk -v a="$mem_kb" -v b="$base_kb" -v n="$tasks" -v m="$base_n" 'BEGIN { printf "%.0f", (a - b) * 1024 / (n - m) }')
             say "         $per bytes per live task more than with $base_n$([ "$tasks" -gt "$cap" ] && echo ", past the $cap-row cap")"
         fi
@@ -93,7 +94,7 @@ part_memory() {
         if [ -z "$base_kb" ]; then
             base_kb=$mem_kb
             base_n=$mem_truth
-        else
+        elif [ $((mem_truth - base_n)) -ge 1000 ]; then
             per=$(awk -v a="$mem_kb" -v b="$base_kb" -v n="$mem_truth" -v m="$base_n" 'BEGIN { printf "%.1f", (a - b) * 1024 / (n - m) }')
             say "         $per bytes per instance created more than with $base_n"
         fi
