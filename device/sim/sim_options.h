@@ -9,6 +9,7 @@
 
 typedef struct sim_options {
     const char *workload;
+    unsigned tasks;        /* the busy workload's number of tasks; 0: its default */
     uint64_t duration_us;  /* 0: no limit (real clock), see sim_options_parse */
     uint64_t max_events;   /* 0: no limit */
     sim_clock_mode_t clock;
@@ -30,7 +31,7 @@ typedef struct sim_options {
     int quiet;
 } sim_options_t;
 
-/* Fills o from argv. Returns 0 to run, 1 when --help was printed (exit 0), 2 after printing one
+/* Fills o from argv. Returns 0 to run, 1 when --help or --version was printed (exit 0), 2 after printing one
  * sentence about a bad argument on stderr (exit 2). */
 int sim_options_parse(sim_options_t *o, int argc, char **argv);
 

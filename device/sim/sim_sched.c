@@ -84,6 +84,7 @@ error_ring:
 
 void sim_free(sim_t *s)
 {
+    sim_queue_free(&s->queue);
     for (size_t i = 0; i < s->ntasks; i++)
         free(s->tasks[i]);
     free(s->tasks);
@@ -94,10 +95,18 @@ void sim_free(sim_t *s)
     sim_truth_free(&s->truth);
 }
 
+static sim_task_t *task_of(sim_queue_item_t *item)
+{
+    return item ? (sim_task_t *)(void *)((char *)item - offsetof(sim_task_t, run)) : NULL;
+}
+
 static void make_ready(sim_t *s, sim_task_t *t, uint64_t when)
 {
-    t->wake = when;
-    t->order = s->next_order++;
+    t->run.wake = when;
+    t->run.order = s->next_order++;
+    /* a waiting task keeps its time for when it stops waiting, out of the queue */
+    if (!t->waiting && sim_queue_put(&s->queue, &t->run) != 0)
+        s->oom = 1;
 }
 
 sim_task_t *sim_spawn(sim_t *s, const char *name, sim_step_fn step, int waiting)
@@ -123,6 +132,7 @@ sim_task_t *sim_spawn(sim_t *s, const char *name, sim_step_fn step, int waiting)
     t->truth = sim_truth_add(&s->truth, t->prof.id, t->name, t->prof.parent,
                              s->running ? s->running->name : "");
     if (t->truth == (size_t)-1) {
+        sim_queue_remove(&s->queue, &t->run);
         free(t);
         goto error;
     }
@@ -161,6 +171,14 @@ void sim_cancel(sim_t *s, sim_task_t *t)
     make_ready(s, t, s->clock.now);
 }
 
+void sim_wake(sim_t *s, sim_task_t *t)
+{
+    if (t == NULL || !t->waiting || t->active)
+        return;
+    t->waiting = 0;
+    make_ready(s, t, s->clock.now);
+}
+
 sim_task_t *sim_pick(sim_t *s, int role)
 {
     size_t n = 0, k;
@@ -185,6 +203,7 @@ static void remove_task(sim_t *s, sim_task_t *t)
             break;
         }
     }
+    sim_queue_remove(&s->queue, &t->run);
     free(t);
 }
 
@@ -265,10 +284,12 @@ static void run_slice(sim_t *s, sim_task_t *t)
 
     switch (kind) {
     case AIOPROF_EXIT_YIELD:
-        if (next == SIM_NEXT_WAIT)
+        if (next == SIM_NEXT_WAIT) {
             t->waiting = 1;
-        else
+            sim_queue_remove(&s->queue, &t->run);
+        } else {
             make_ready(s, t, s->clock.now + t->sleep_us);
+        }
         return;
     case AIOPROF_EXIT_RETURN:
         sim_truth_end(&s->truth, t->truth, SIM_END_RETURN);
@@ -292,15 +313,7 @@ void sim_nest(sim_t *s, sim_task_t *t)
 
 static sim_task_t *next_ready(const sim_t *s)
 {
-    sim_task_t *best = NULL;
-    for (size_t i = 0; i < s->ntasks; i++) {
-        sim_task_t *t = s->tasks[i];
-        if (t->waiting)
-            continue;
-        if (best == NULL || t->wake < best->wake || (t->wake == best->wake && t->order < best->order))
-            best = t;
-    }
-    return best;
+    return task_of(sim_queue_first(&s->queue));
 }
 
 static void drain(sim_t *s)
@@ -347,10 +360,10 @@ void sim_run(sim_t *s, volatile sig_atomic_t *stop)
     while (!*stop && !s->out->closed && !s->out->failed && !s->oom && !limit_reached(s)) {
         uint64_t now = sim_clock_sample(&s->clock);
         sim_task_t *t = next_ready(s);
-        if (t == NULL || t->wake > now) {
+        if (t == NULL || t->run.wake > now) {
             uint64_t until = now + idle_step;
-            if (t != NULL && t->wake < until)
-                until = t->wake;
+            if (t != NULL && t->run.wake < until)
+                until = t->run.wake;
             if (s->opt->duration_us != 0 && until > s->opt->duration_us)
                 until = s->opt->duration_us;
             sim_clock_idle_until(&s->clock, until);

@@ -16,6 +16,7 @@
 #include "sim_clock.h"
 #include "sim_options.h"
 #include "sim_output.h"
+#include "sim_queue.h"
 #include "sim_rng.h"
 #include "sim_truth.h"
 
@@ -41,8 +42,7 @@ struct sim_task {
     sim_step_fn step;
     sim_task_t *outer;     /* the task this one's slice is nested in */
     sim_task_t *peer;      /* workload use: the task it resumes inside its slices */
-    uint64_t wake;         /* ready from this time on */
-    uint64_t order;        /* first come, first served among tasks ready together */
+    sim_queue_item_t run;  /* ready from run.wake on; in the run queue unless waiting */
     uint64_t sleep_us;     /* set by a step that returns SIM_NEXT_SLEEP */
     uint64_t slice_start;  /* exclusive time of the open slice: resumed at, and so far */
     uint64_t slice_excl;
@@ -73,6 +73,7 @@ struct sim {
     sim_task_t **tasks;    /* live tasks */
     size_t ntasks;
     size_t cap_tasks;
+    sim_queue_t queue;     /* the live tasks that are not waiting, by when they are due */
     sim_task_t *running;   /* innermost running task */
     uint64_t next_order;
     uint64_t events;       /* enter and exit calls */
@@ -108,6 +109,8 @@ void sim_label(sim_t *s, sim_task_t *t, const char *label);
 void sim_work(sim_t *s, uint64_t us);
 void sim_nest(sim_t *s, sim_task_t *t);
 void sim_cancel(sim_t *s, sim_task_t *t);
+/* What it awaited came (an event set): a waiting task is ready again. */
+void sim_wake(sim_t *s, sim_task_t *t);
 /* A live task of this role, chosen at random, that is neither running nor already cancelled;
  * NULL when there is none. */
 sim_task_t *sim_pick(sim_t *s, int role);
