@@ -297,6 +297,7 @@ static void export_on_mark(void *user, pipeline_mark_t mark, uint64_t at_us, uin
         [PIPELINE_MARK_MALFORMED] = "malformed frames",
         [PIPELINE_MARK_LOST] = "frames lost",
         [PIPELINE_MARK_LINK_DOWN] = "link down",
+        [PIPELINE_MARK_NEW_DEVICE] = "another device",
         [PIPELINE_MARK_INPUT_DAMAGED] = "recording damaged",
     };
     export_trace_t *x = user;

@@ -68,6 +68,14 @@ static void main_text_line(void *user, const char *line)
     fprintf(stderr, "device: %s\n", line);
 }
 
+/* The pipeline's word on the stream (another device on the link): on stderr, which the live table
+ * shows as its message line. */
+static void main_note(void *user, const char *sentence)
+{
+    (void)user;
+    fprintf(stderr, "aioprof-top: %s\n", sentence);
+}
+
 /* While the live table owns the terminal, whatever any part writes to stderr (a note about a cut
  * recording, a recorder's write error, the simulator's complaints) would draw over it: stderr
  * goes into a pipe instead, and its lines become the table's message line. */
@@ -407,6 +415,7 @@ static int main_session(const options_t *o)
     pipeline_config_t pc = {
         .slow_us = (uint64_t)(o->slow_ms * 1000.0),
         .text_line = main_text_line,
+        .note = main_note,
     };
     /* a replay in the live table is for watching: as recorded unless told otherwise */
     s.speed = o->speed_given ? o->speed : (live ? 1.0 : 0.0);
@@ -449,7 +458,10 @@ static int main_session(const options_t *o)
             fprintf(stderr, "aioprof-top: recording to %s\n", o->write);
     }
     rc = main_run(&s);
-    pipeline_finish(s.p);
+    if (s.ended)
+        pipeline_end_of_input(s.p); /* the end of a recording: was anything left in the device? */
+    else
+        pipeline_finish(s.p);
     if (rc == EXIT_OK && s.ended && s.view != NULL)
         main_view_hold(&s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */

@@ -61,6 +61,7 @@ static void pipeline_start(pipeline_t *p)
 {
     const pipeline_config_t *c = &p->config;
     events_init(&p->events, &p->stats, c->text_line, c->user);
+    events_on_note(&p->events, c->note);
     if (c->observer) {
         events_observe(&p->events, c->observer, c->observer_user);
     }
@@ -110,9 +111,11 @@ static void pipeline_sync_counters(pipeline_t *p)
     s->bytes = r->bytes;
     s->frames = r->frames;
     s->crc_errors = r->crc_errors;
-    s->lost_frames = r->lost_frames;
+    s->lost_frames = r->lost_frames + p->events.frames_unseen;
     s->malformed = r->malformed;
     s->unsupported = r->unsupported;
+    s->duplicates = r->duplicates;
+    s->skipped_bytes = r->skipped_bytes;
 }
 
 void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len)
@@ -143,6 +146,7 @@ void pipeline_link_up(pipeline_t *p)
     }
     p->link_down = 0;
     p->stats.stream.reconnects++;
+    events_link_up(&p->events);
 }
 
 void pipeline_input_damaged(pipeline_t *p)
@@ -157,6 +161,15 @@ void pipeline_finish(pipeline_t *p)
     pipeline_damage(p);
     events_finish(&p->events);
     pipeline_sync_counters(p);
+}
+
+void pipeline_end_of_input(pipeline_t *p)
+{
+    pipeline_finish(p);
+    if (p->events.frames_seen > 0 && !p->events.stopped && !p->stats.stream.ended_before_stop) {
+        stats_loss(&p->stats);
+        p->stats.stream.ended_before_stop = 1;
+    }
 }
 
 void pipeline_reset_stats(pipeline_t *p)

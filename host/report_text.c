@@ -262,17 +262,22 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
     fprintf(out,
         "stream: %" PRIu64 " bytes, %" PRIu64 " frames, %" PRIu64 " events, %" PRIu64 " text lines\n"
         "health: %" PRIu64 " dropped events, %" PRIu64 " CRC errors, %" PRIu64 " lost frames, %" PRIu64
-        " resets, %" PRIu64 " reconnects, %" PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
-        " unmatched slices\n",
-        t->bytes, t->frames, t->events, t->text_lines, t->dropped_events, t->crc_errors, t->lost_frames, t->resets,
-        t->reconnects, t->malformed, t->unsupported, t->unmatched);
+        " duplicates, %" PRIu64 " clock steps back, %" PRIu64 " resets, %" PRIu64 " reconnects, %" PRIu64
+        " malformed, %" PRIu64 " unsupported, %" PRIu64 " unmatched slices, %" PRIu64 " skipped bytes\n",
+        t->bytes, t->frames, t->events, t->text_lines, t->dropped_events, t->crc_errors, t->lost_frames,
+        t->duplicates, t->clock_steps_back, t->resets, t->reconnects, t->malformed, t->unsupported, t->unmatched,
+        t->skipped_bytes);
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
     }
+    if (t->ended_before_stop) {
+        fputs("the input ended before the device said it stopped: its last events may still have been in its ring\n",
+            out);
+    }
     if (any_lower) {
-        fprintf(out, "%s marks figures that may be low: events were dropped or frames lost while those tasks ran\n",
-            g->ge);
+        fprintf(out, "%s marks figures that may be low: events were dropped or frames lost while those tasks ran%s\n",
+            g->ge, t->ended_before_stop ? ", or they still ran at the end" : "");
     }
 }
 

@@ -74,14 +74,19 @@ typedef struct stats_instance {
     char label[STATS_TEXT_MAX]; /* escaped; empty for none */
 } stats_instance_t;
 
+/* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
 typedef struct stats_stream {
     uint64_t bytes, frames, events, crc_errors, lost_frames, dropped_events, text_lines, resets,
-        reconnects, malformed, unsupported, unmatched;
+        reconnects, malformed, unsupported, unmatched, duplicates, clock_steps_back, skipped_bytes;
+    /* 1 when the input ended (a recording, a capture) before the device said it stopped: its last
+     * events may have been still in its ring, and the tasks live at the end are lower bounds */
+    uint64_t ended_before_stop;
 } stats_stream_t;
 
 typedef struct stats_device {
     int have_hello;
     uint32_t version, tick_hz, tick_bits, ring_bytes, boot_ticks, dropped_total;
+    uint32_t period_ticks;  /* its period (a second's ticks when its HELLO predates the field) */
     uint64_t drain_us;      /* the device's drain time counter (it wraps at 2^32 ticks), in us */
     char platform[STATS_PLATFORM_MAX]; /* escaped */
     uint64_t drain_sum_us;  /* drain time between HELLOs of one boot and one link session */
