@@ -8,45 +8,6 @@
 
 typedef unsigned (*key_action_t)(top_view_t *v, int key);
 
-static int keys_rows_h(const top_view_t *v)
-{
-    return v->lay.rows_h > 0 ? v->lay.rows_h : 1;
-}
-
-void top_keys_move(top_view_t *v, long delta)
-{
-    long n = (long)v->n_vis;
-    long c = (long)v->cursor + delta;
-    if (c >= n) {
-        c = n - 1;
-    }
-    if (c < 0) {
-        c = 0;
-    }
-    v->cursor = (size_t)c;
-    long h = keys_rows_h(v);
-    long top = (long)v->scroll;
-    if (c < top) {
-        top = c;
-    }
-    if (c >= top + h) {
-        top = c - h + 1;
-    }
-    if (top > n - h) {
-        top = n - h; /* no empty space below the last row when rows were removed */
-    }
-    if (top < 0) {
-        top = 0;
-    }
-    v->scroll = (size_t)top;
-    if (n > 0) {
-        const top_row_t *r = top_table_row(v, v->cursor);
-        v->cursor_key = r->key;
-        v->cursor_by_inst = r->by_inst;
-        v->cursor_set = 1;
-    }
-}
-
 static unsigned key_quit(top_view_t *v, int key)
 {
     (void)key;
@@ -225,14 +186,14 @@ static unsigned key_speed(top_view_t *v, int key)
 
 static unsigned key_scroll(top_view_t *v, int key)
 {
-    long page = keys_rows_h(v);
+    long page = v->lay.rows_h > 0 ? v->lay.rows_h : 1;
     switch (key) {
-    case KEY_UP: top_keys_move(v, -1); break;
-    case KEY_DOWN: top_keys_move(v, 1); break;
-    case KEY_PPAGE: top_keys_move(v, -page); break;
-    case KEY_NPAGE: top_keys_move(v, page); break;
-    case KEY_HOME: top_keys_move(v, -(long)v->n_vis); break;
-    case KEY_END: top_keys_move(v, (long)v->n_vis); break;
+    case KEY_UP: top_table_move(v, -1); break;
+    case KEY_DOWN: top_table_move(v, 1); break;
+    case KEY_PPAGE: top_table_move(v, -page); break;
+    case KEY_NPAGE: top_table_move(v, page); break;
+    case KEY_HOME: top_table_move(v, -(long)v->n_vis); break;
+    case KEY_END: top_table_move(v, (long)v->n_vis); break;
     default: return TOP_REDRAW_NONE;
     }
     return TOP_REDRAW_SCREEN;

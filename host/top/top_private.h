@@ -1,5 +1,12 @@
-/* The live table's insides, shared by top_view.c (lifecycle, drawing), top_table.c (rows,
- * window, sorting, filtering) and top_keys.c (keys to actions). Nothing else includes it. */
+/* The live table's insides: the view's state and what its files give each other. The files, one
+ * concern each (host/top/):
+ *   top_view.c        lifecycle, and the turn main's loop gives it (keys, rows when due, a draw)
+ *   top_rows.c        rows and header figures copied out of the statistics, the window's history
+ *   top_table.c       what is shown: grouping, filter, sort, cursor, cell text
+ *   top_keys.c        keys to actions
+ *   top_draw*.c       drawing (top_draw.h): primitives, header, table, pane and footer, help
+ *   top_format.c      pure rendering rules, no state (unit-tested)
+ * Nothing outside host/top/ includes this file. */
 #ifndef AIOPROF_TOP_PRIVATE_H
 #define AIOPROF_TOP_PRIVATE_H
 
@@ -128,7 +135,7 @@ struct top_view {
     top_action_t action;           /* set by a key for top_view_poll to return */
 };
 
-/* top_table.c */
+/* ---- top_rows.c: the rows and the header's figures, taken from the statistics ---- */
 void top_rows_free(top_rows_t *r);
 int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_history_t *h);
 const char *top_rows_str(const top_rows_t *r, size_t off);
@@ -137,12 +144,16 @@ void top_history_clear(top_history_t *h);
 /* Takes a snapshot when device time moved on by a step (clears the history when it went back). */
 void top_history_take(top_history_t *h, const stats_t *s);
 void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h);
+
+/* ---- top_table.c: what is shown of the rows ---- */
 int top_table_grouping(const top_view_t *v);
 /* Filters and sorts the current grouping into v->vis; keeps the cursor on the same row. */
 int top_table_select(top_view_t *v);
+/* Moves the cursor by delta rows (clamped), scrolling as needed; 0 just makes it valid. */
+void top_table_move(top_view_t *v, long delta);
 const stats_figures_t *top_table_figures(const top_view_t *v, const top_row_t *r);
 const top_row_t *top_table_row(const top_view_t *v, size_t i);
-/* The text of a cell (number cells fit `width`), and how loud it is. */
+
 /* The mark that ends a cut text. */
 static inline const char *top_cut_mark(const top_view_t *v)
 {
@@ -156,19 +167,18 @@ static inline const char *top_sort_mark(const top_view_t *v)
     return descending ? (v->unicode ? "\xE2\x96\xBC" : "v") : (v->unicode ? "\xE2\x96\xB2" : "^");
 }
 
+/* The text of a cell (number cells fit `width`), and how loud it is. */
 void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int width, char *out, size_t size,
     top_class_t *cls);
 /* The name cell: name, #id and [label] for instances. */
 void top_table_name(const top_view_t *v, const top_row_t *r, char *out, size_t size);
 int top_table_is_hog(const top_view_t *v, const top_row_t *r);
 
-/* top_keys.c */
+/* ---- top_keys.c: keys to actions (it uses top_table.c; nothing here uses it back but the help) ---- */
 unsigned top_keys_apply(top_view_t *v, int key);
 typedef struct top_key_help {
     const char *keys, *what;
 } top_key_help_t;
 const top_key_help_t *top_keys_help(size_t *n);
-/* Moves the cursor by delta rows (clamped), scrolling as needed. */
-void top_keys_move(top_view_t *v, long delta);
 
 #endif

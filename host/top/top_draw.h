@@ -1,0 +1,39 @@
+/* The live table's drawing, shared by top_draw*.c and top_view.c: the screen's geometry, the
+ * primitives each part draws with, and the parts. Only those files include it (it needs curses). */
+#ifndef AIOPROF_TOP_DRAW_H
+#define AIOPROF_TOP_DRAW_H
+
+#include <curses.h>
+#include <stdint.h>
+
+#include "top_private.h"
+
+enum { PAIR_MEDIUM = 1, PAIR_LARGE, PAIR_ALERT, PAIR_THEAD, PAIR_SORTED, PAIR_GOOD, PAIR_KEY };
+
+/* top_draw.c: geometry. top_layout places the parts for the current size and grouping;
+ * top_resize learns the size (KEY_RESIZE, the start) and lays out again. */
+void top_layout(top_view_t *v);
+void top_resize(top_view_t *v);
+
+/* top_draw.c: primitives. Every string drawn goes through top_format_fit (cut to its room,
+ * anything a terminal could act on made visible). */
+attr_t top_attr_class(const top_view_t *v, top_class_t c);
+attr_t top_attr_pair(const top_view_t *v, int pair, attr_t mono);
+const char *top_sep(const top_view_t *v);
+/* Draws s in [x, x + width) of line y, cut to fit, right- or left-aligned and padded with spaces
+ * in the same attribute. Returns x + width. */
+int top_draw_cell(const top_view_t *v, int y, int x, int width, const char *s, int right, attr_t attr);
+/* Draws s at x as far as the line goes. Returns the x after it. */
+int top_draw_seg(const top_view_t *v, int y, int x, const char *s, attr_t attr);
+/* "label N" with N coloured as a count of bad things. */
+int top_draw_counter(const top_view_t *v, int y, int x, const char *label, uint64_t n);
+
+/* The whole screen (top_draw.c), and its parts. */
+void top_draw(top_view_t *v);
+void top_draw_header(const top_view_t *v); /* top_draw_header.c */
+void top_draw_table(const top_view_t *v);  /* top_draw_table.c */
+void top_draw_pane(const top_view_t *v);   /* top_draw_pane.c */
+void top_draw_footer(const top_view_t *v); /* top_draw_pane.c */
+void top_draw_help(const top_view_t *v);   /* top_draw_help.c */
+
+#endif

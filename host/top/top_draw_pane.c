@@ -1,0 +1,68 @@
+/* The live table's bottom: the device text pane and the footer of keys. */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
+#include <stdio.h>
+#include <string.h>
+
+#include "top_draw.h"
+
+void top_draw_pane(const top_view_t *v)
+{
+    const top_layout_t *l = &v->lay;
+    if (l->pane_h == 0) {
+        return;
+    }
+    char rule[16];
+    snprintf(rule, sizeof rule, "%s", v->unicode ? "\xE2\x94\x80" : "-");
+    move(l->pane_y, 0);
+    attrset(A_DIM);
+    for (int x = 0; x < v->width; x++) {
+        addstr(rule);
+    }
+    attrset(A_NORMAL);
+    top_draw_seg(v, l->pane_y, 2, " device output ", A_DIM);
+    uint64_t shown = v->frozen ? v->text_frozen : v->text_total;
+    int lines = l->pane_h - 1;
+    for (int i = 0; i < lines; i++) {
+        /* the newest line at the bottom; lines the ring has overwritten are gone */
+        uint64_t back = (uint64_t)(lines - i);
+        if (back > shown || v->text_total - (shown - back) > TOP_TEXT_LINES) {
+            continue;
+        }
+        uint64_t idx = shown - back;
+        top_draw_seg(v, l->pane_y + 1 + i, 0, v->text[idx % TOP_TEXT_LINES], A_NORMAL);
+    }
+}
+
+void top_draw_footer(const top_view_t *v)
+{
+    int y = v->lay.footer_y;
+    attr_t key = A_BOLD;
+    attr_t label = top_attr_pair(v, PAIR_KEY, A_REVERSE);
+    if (v->filter_edit) {
+        int x = top_draw_seg(v, y, 0, "Filter: ", key);
+        x = top_draw_seg(v, y, x, v->filter, label);
+        x = top_draw_seg(v, y, x, "_", label | A_BLINK);
+        top_draw_seg(v, y, x + 2, "Enter keep  Esc clear", A_DIM);
+        return;
+    }
+    static const char *const live[][2] = {{"F1", "Help  "}, {"/", "Filter"}, {"g", "Group "}, {"w", "Window"},
+        {"p", "Freeze"}, {"r", "Reset "}, {"<>", "Sort  "}, {"I", "Invert"}, {"q", "Quit  "}};
+    static const char *const replay[][2] = {{"F1", "Help  "}, {"/", "Filter"}, {"g", "Group "}, {"w", "Window"},
+        {"Spc", "Pause "}, {"+-", "Speed "}, {"p", "Freeze"}, {"<>", "Sort  "}, {"q", "Quit  "}};
+    const char *const(*items)[2] = v->status && v->status->replay ? replay : live;
+    size_t n = v->status && v->status->replay ? sizeof replay / sizeof replay[0] : sizeof live / sizeof live[0];
+    int x = 0;
+    for (size_t i = 0; i < n; i++) {
+        int need = (int)(strlen(items[i][0]) + strlen(items[i][1]) + 1);
+        if (x + need > v->width) {
+            break;
+        }
+        x = top_draw_seg(v, y, x, items[i][0], key);
+        x = top_draw_seg(v, y, x, items[i][1], label) + 1;
+    }
+}

@@ -1,0 +1,257 @@
+/* The live table's lifecycle and its turn in main's loop: takes and gives back the terminal, keeps
+ * the device text and main's message, and on each poll applies the keys (top_keys.c), takes rows
+ * from the statistics when due (top_table.c) and draws when something changed (top_draw.c). */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "top_draw.h"
+
+/* The view holding the terminal, for the atexit handler: the terminal comes back on any exit. */
+static top_view_t *top_active;
+static int top_atexit_registered;
+
+static void top_view_atexit(void)
+{
+    if (top_active != NULL && !isendwin()) {
+        endwin();
+    }
+}
+
+/* ---- lifecycle ---- */
+
+top_view_t *top_view_open(const top_view_options_t *o)
+{
+    if (!isatty(STDOUT_FILENO)) {
+        fputs("aioprof-top: stdout is not a terminal: use --report or --json.\n", stderr);
+        return NULL;
+    }
+    if (!isatty(STDIN_FILENO)) {
+        fputs("aioprof-top: stdin is not a terminal (the live table reads its keys there): use --report or "
+              "--json.\n",
+            stderr);
+        return NULL;
+    }
+    top_view_t *v = calloc(1, sizeof *v);
+    if (v == NULL) {
+        fputs("aioprof-top: out of memory.\n", stderr);
+        return NULL;
+    }
+    v->opt = *o;
+    v->unicode = o->unicode;
+    static const top_col_t by_sort[] = {TOP_COL_TOTAL, TOP_COL_COUNT, TOP_COL_MAX, TOP_COL_MEAN, TOP_COL_NAME};
+    v->sort = o->sort >= 0 && o->sort < 5 ? by_sort[o->sort] : TOP_COL_TOTAL;
+    v->by_instance = o->by_instance != 0;
+
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (scr == NULL) {
+        const char *term = getenv("TERM");
+        fprintf(stderr, "aioprof-top: cannot drive this terminal (TERM=%s): set TERM, or use --report or --json.\n",
+            term ? term : "unset");
+        free(v);
+        return NULL;
+    }
+    v->screen = scr;
+    set_term(scr);
+    top_active = v;
+    if (!top_atexit_registered) {
+        atexit(top_view_atexit);
+        top_atexit_registered = 1;
+    }
+    cbreak(); /* Ctrl-C stays a signal: main's handler ends the loop, top_view_close restores */
+    noecho();
+    nonl();
+    intrflush(stdscr, FALSE);
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25); /* Esc leaves the filter at once, not after a second */
+    curs_set(0);
+    v->colour = o->colour && has_colors();
+    if (v->colour) {
+        start_color();
+        short bg = use_default_colors() == OK ? -1 : COLOR_BLACK;
+        init_pair(PAIR_MEDIUM, COLOR_CYAN, bg);
+        init_pair(PAIR_LARGE, COLOR_YELLOW, bg);
+        init_pair(PAIR_ALERT, COLOR_RED, bg);
+        init_pair(PAIR_THEAD, COLOR_BLACK, COLOR_GREEN);
+        init_pair(PAIR_SORTED, COLOR_BLACK, COLOR_CYAN);
+        init_pair(PAIR_GOOD, COLOR_GREEN, bg);
+        init_pair(PAIR_KEY, COLOR_BLACK, COLOR_CYAN);
+    }
+    top_resize(v);
+    return v;
+}
+
+int top_view_fd(const top_view_t *v)
+{
+    (void)v;
+    return STDIN_FILENO;
+}
+
+void top_view_text_line(top_view_t *v, const char *line)
+{
+    if (v == NULL || line == NULL) {
+        return;
+    }
+    char *dst = v->text[v->text_total % TOP_TEXT_LINES];
+    size_t len = strlen(line);
+    if (len > TOP_TEXT_MAX - 1) {
+        len = TOP_TEXT_MAX - 1;
+        while (len > 0 && ((unsigned char)line[len] & 0xC0) == 0x80) {
+            len--; /* cut at a whole character */
+        }
+    }
+    memcpy(dst, line, len);
+    dst[len] = '\0';
+    v->text_total++;
+}
+
+void top_view_text_line_cb(void *v, const char *line)
+{
+    top_view_text_line(v, line);
+}
+
+void top_view_message(top_view_t *v, const char *msg)
+{
+    if (v == NULL) {
+        return;
+    }
+    snprintf(v->message, sizeof v->message, "%s", msg ? msg : "");
+    v->pending |= 1;
+}
+
+void top_view_close(top_view_t *v)
+{
+    if (v == NULL) {
+        return;
+    }
+    if (top_active == v) {
+        if (!isendwin()) {
+            endwin();
+        }
+        top_active = NULL;
+    }
+    delscreen(v->screen);
+    top_rows_free(&v->base[0]);
+    top_rows_free(&v->base[1]);
+    top_history_free(&v->hist);
+    free(v->vis);
+    free(v);
+}
+
+/* ---- the update ---- */
+
+static int status_changed(top_view_t *v, const top_status_t *s)
+{
+    const top_status_t *o = &v->seen_status;
+    uint64_t pos_ms = (uint64_t)(s->replay_position_s * 10.0);
+    int changed = s->link != o->link || s->record_bytes != o->record_bytes || s->replay_paused != o->replay_paused ||
+                  s->replay_speed != o->replay_speed || s->source != o->source || s->record_path != o->record_path ||
+                  pos_ms != v->seen_position_ms;
+    v->seen_status = *s;
+    v->seen_position_ms = pos_ms;
+    return changed;
+}
+
+static void view_build(top_view_t *v, const stats_t *s, int both, uint64_t now_us)
+{
+    int g = top_table_grouping(v);
+    for (int i = 0; i < 2; i++) {
+        if (both || i == g) {
+            top_rows_build(&v->base[i], s, i, &v->hist);
+        }
+    }
+    top_head_build(&v->head, s, &v->hist);
+    v->head.any_lower = 0;
+    for (size_t i = 0; i < v->base[g].n; i++) {
+        v->head.any_lower |= v->base[g].rows[i].lower_bound;
+    }
+    v->last_build_us = now_us;
+}
+
+top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, uint64_t now_us)
+{
+    static const top_status_t no_status = {0};
+    unsigned redo = TOP_REDRAW_NONE;
+    int ch;
+    top_action_t action = TOP_CONTINUE;
+
+    if (v == NULL) {
+        return TOP_CONTINUE;
+    }
+    v->p = p;
+    v->status = s ? s : &no_status;
+    const stats_t *st = pipeline_stats(p);
+    int first = !v->started;
+
+    /* new data: note it and feed the window's history (also while frozen, so that unfreezing
+     * shows a right window at once) */
+    int fresh = first || st->stream.bytes != v->seen_bytes || st->stream.events != v->seen_events ||
+                st->elapsed_us != v->seen_elapsed;
+    if (fresh) {
+        v->seen_bytes = st->stream.bytes;
+        v->seen_events = st->stream.events;
+        v->seen_elapsed = st->elapsed_us;
+        top_history_take(&v->hist, st);
+    }
+    if (v->text_total != v->seen_text) {
+        v->seen_text = v->text_total;
+        if (!v->frozen) {
+            v->pending |= 1;
+        }
+    }
+    if (status_changed(v, v->status)) {
+        v->pending |= 1;
+    }
+
+    while ((ch = getch()) != ERR) {
+        if (ch == KEY_RESIZE) {
+            top_resize(v);
+            redo |= TOP_REDRAW_SCREEN;
+            continue;
+        }
+        int group_before = top_table_grouping(v);
+        redo |= top_keys_apply(v, ch);
+        if (top_table_grouping(v) != group_before) {
+            top_layout(v); /* the other grouping has other columns */
+        }
+        if (redo & TOP_REDRAW_DATA) {
+            view_build(v, pipeline_stats(p), v->frozen, now_us);
+            redo = (redo & ~(unsigned)TOP_REDRAW_DATA) | TOP_REDRAW_ROWS;
+        }
+        if (redo & TOP_REDRAW_ROWS) {
+            top_table_select(v); /* now: a following key must act on the rows it sees */
+            redo = (redo & ~(unsigned)TOP_REDRAW_ROWS) | TOP_REDRAW_SCREEN;
+        }
+        if (v->action != TOP_CONTINUE) {
+            action = v->action;
+            v->action = TOP_CONTINUE;
+            break; /* main acts on it; the other keys wait in the input for the next call */
+        }
+    }
+
+    int due = now_us - v->last_build_us >= TOP_REDRAW_EVERY_US || first;
+    if ((fresh || first) && !v->frozen) {
+        v->pending |= 2; /* rows to take */
+    }
+    if ((v->pending & 2) && due) {
+        view_build(v, st, 0, now_us);
+        top_table_select(v);
+        v->pending = (v->pending & ~2) | 1;
+    }
+    if (redo || ((v->pending & 1) && now_us - v->last_draw_us >= TOP_REDRAW_EVERY_US) || first) {
+        top_draw(v);
+        v->last_draw_us = now_us;
+        v->pending &= ~1;
+        v->started = 1;
+    }
+    return action;
+}
