@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "demo.h"
@@ -24,13 +25,21 @@
 #include "options.h"
 #include "pipeline.h"
 #include "recorder.h"
+#include "replay.h"
 #include "report.h"
 #include "source.h"
 #include "top_view.h"
 
 #define READ_TIMEOUT_MS 50      /* how often the loop looks at signals, the clock, the recorder */
 #define MAIN_STOP (-1)          /* main_link_lost(): end the session normally */
-#define SPEED_MAX 64.0          /* replay speed keys: halving and doubling within [1/64, 64] */
+/* The loop's chores (the table's turn: keys, a redraw when due; the recorder, the trace, the
+ * demo) are done at most this often while bytes flow, and whenever the input is quiet. */
+#define MAIN_TURN_US 10000u
+/* A live read smaller than this is a trickle (a UART's few bytes at a time): the loop then lets
+ * bytes gather for MAIN_GATHER_MS before it reads again, instead of waking for every few. */
+#define MAIN_GATHER_BELOW 1024
+#define MAIN_GATHER_MS 10
+#define MAIN_SEEK_STEP_US 10000000u /* the table's left and right keys: 10 s */
 
 static volatile sig_atomic_t main_stop;
 
@@ -48,8 +57,8 @@ typedef struct session {
     pipeline_t *p;
     top_view_t *view;    /* the live table, when it is the view */
     top_status_t status; /* what the live table's header shows */
-    int paused;          /* a replay held by the live table's space key */
-    double speed;        /* the replay's pace */
+    replay_t *replay;    /* -r: pace, pause, position, seeking */
+    double speed;        /* the replay's pace at the start */
     int err_pipe;        /* while the table owns the terminal: stderr's lines come out here */
     int saved_stderr;
     char err_line[512];
@@ -57,7 +66,10 @@ typedef struct session {
     char err_last[512];  /* the last whole line, said again when the table closes */
     uint64_t last_us;    /* the latest host time seen */
     uint64_t deadline_us; /* --duration: when the session ends (monotonic), or 0 */
+    uint64_t turn_us;    /* when the loop's chores were last done */
+    int turn_due;        /* do them now: the input is quiet, or a key is waiting */
     int ended;           /* the input ended (a replay's end, a raw capture's) */
+    int finished;        /* the pipeline was told the input ended */
     uint64_t bytes;
     char label[600];     /* the report's "source" */
 } session_t;
@@ -165,6 +177,11 @@ static int main_open_input(session_t *s)
         s->src = source_file_open(o->replay, speed, o->verbose, err, sizeof err);
         if (s->src == NULL)
             goto error;
+        s->replay = replay_new(s->src, o->replay, speed, o->view == VIEW_LIVE);
+        if (s->replay == NULL) {
+            snprintf(err, sizeof err, "out of memory.");
+            goto error;
+        }
         snprintf(s->label, sizeof s->label, "%s", s->src->name);
         return 0;
     }
@@ -200,8 +217,69 @@ error:
 static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_us)
 {
     recorder_data(s->rec, host_us, data, (size_t)n);
+    uint64_t before = pipeline_stats(s->p)->elapsed_us;
     pipeline_feed(s->p, data, (size_t)n);
+    if (s->replay != NULL)
+        replay_fed(s->replay, before, pipeline_stats(s->p)->elapsed_us);
     s->bytes += (uint64_t)n;
+}
+
+/* Waits up to ms for a key (the table's), or just waits without a table: a trickle gathering, a
+ * raw capture's pace. A key makes the table's turn due at once. */
+static void main_wait(session_t *s, int ms)
+{
+    if (ms <= 0)
+        return;
+    if (s->view == NULL) {
+        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    struct pollfd pfd = {.fd = top_view_fd(s->view), .events = POLLIN};
+    if (poll(&pfd, 1, ms) > 0)
+        s->turn_due = 1;
+}
+
+/* The replay reached its end (the table stays on it until the user quits or seeks back). */
+static void main_input_ended(session_t *s)
+{
+    s->ended = 1;
+    if (!s->finished)
+        pipeline_end_of_input(s->p); /* the end of a recording: was anything left in the device? */
+    s->finished = 1;
+    s->status.link = TOP_LINK_ENDED;
+    if (s->replay != NULL)
+        replay_ended(s->replay);
+}
+
+/* The table's seek keys: 10 s back or forward, the start, the end. */
+static void main_seek(session_t *s, top_action_t a)
+{
+    char err[600];
+    uint64_t len = 0, at = replay_position_us(s->replay, source_monotonic_us()), to;
+    int known = replay_length_us(s->replay, &len);
+    switch (a) {
+    case TOP_REPLAY_BACK: to = at > MAIN_SEEK_STEP_US ? at - MAIN_SEEK_STEP_US : 0; break;
+    case TOP_REPLAY_FORWARD: to = at + MAIN_SEEK_STEP_US; break;
+    case TOP_REPLAY_START: to = 0; break;
+    default: to = known ? len : UINT64_MAX / 4; break;
+    }
+    if (s->ended && to >= at)
+        return; /* nothing lies after the end */
+    switch (replay_seek(s->replay, to, s->trace == NULL, err, sizeof err)) {
+    case REPLAY_SEEK_REFUSED:
+        fprintf(stderr, "aioprof-top: %s\n", err);
+        break;
+    case REPLAY_SEEK_RESTART:
+        /* everything before the target is read again: the figures are rebuilt from nothing */
+        pipeline_restart(s->p);
+        top_view_restart(s->view);
+        s->ended = s->finished = 0;
+        s->status.link = TOP_LINK_CONNECTED;
+        break;
+    default:
+        break;
+    }
 }
 
 /* The live table's keys that main acts on. Returns 1 to quit. */
@@ -211,20 +289,23 @@ static int main_view_action(session_t *s, top_action_t a)
     case TOP_QUIT:
         return 1;
     case TOP_REPLAY_PAUSE_TOGGLE:
-        s->paused = !s->paused;
-        if (!s->paused)
-            source_file_set_speed(s->src, s->speed);
+        if (s->replay != NULL)
+            replay_pause(s->replay, !replay_paused(s->replay));
         break;
     case TOP_REPLAY_FASTER:
+        if (s->replay != NULL)
+            replay_faster(s->replay);
+        break;
     case TOP_REPLAY_SLOWER:
-        if (s->speed <= 0)
-            break;
-        s->speed = a == TOP_REPLAY_FASTER ? s->speed * 2 : s->speed / 2;
-        if (s->speed > SPEED_MAX)
-            s->speed = SPEED_MAX;
-        if (s->speed < 1 / SPEED_MAX)
-            s->speed = 1 / SPEED_MAX;
-        source_file_set_speed(s->src, s->speed);
+        if (s->replay != NULL)
+            replay_slower(s->replay);
+        break;
+    case TOP_REPLAY_BACK:
+    case TOP_REPLAY_FORWARD:
+    case TOP_REPLAY_START:
+    case TOP_REPLAY_END:
+        if (s->replay != NULL)
+            main_seek(s, a);
         break;
     case TOP_CONTINUE:
         break;
@@ -238,24 +319,31 @@ static int main_view_turn(session_t *s)
     if (s->view == NULL)
         return 0;
     main_drain_stderr(s);
+    uint64_t now = source_monotonic_us();
     s->status.record_bytes = recorder_bytes(s->rec);
-    s->status.replay_paused = s->paused;
-    s->status.replay_speed = s->speed;
-    if (s->status.replay)
-        s->status.replay_position_s = source_file_position_s(s->src);
-    return main_view_action(s, top_view_poll(s->view, s->p, &s->status, source_monotonic_us()));
+    if (s->replay != NULL) {
+        uint64_t len;
+        replay_scan(s->replay);
+        s->status.replay_paused = replay_paused(s->replay);
+        s->status.replay_speed = replay_speed(s->replay);
+        s->status.replay_seeking = replay_seeking(s->replay);
+        s->status.replay_position_s = (double)replay_position_us(s->replay, now) / 1e6;
+        s->status.replay_length_s = replay_length_us(s->replay, &len) ? (double)len / 1e6 : -1;
+    }
+    return main_view_action(s, top_view_poll(s->view, s->p, &s->status, now));
 }
 
-/* The end of a replay in the live table, the pipeline finished: the table stays until the user
- * quits. */
-static void main_view_hold(session_t *s)
+/* The loop's chores: the table's turn, the recorder's and the trace's writes, the demo's
+ * output. Returns 1 when the user quit. */
+static int main_chores(session_t *s)
 {
-    s->status.link = TOP_LINK_ENDED;
-    while (!main_stop && !main_view_turn(s)) {
-        export_trace_tick(s->trace);
-        struct pollfd pfd = {.fd = top_view_fd(s->view), .events = POLLIN};
-        poll(&pfd, 1, 100);
-    }
+    s->turn_us = source_monotonic_us();
+    s->turn_due = 0;
+    recorder_tick(s->rec);
+    export_trace_tick(s->trace);
+    if (s->demo != NULL)
+        demo_pump(s->demo);
+    return main_view_turn(s);
 }
 
 /* Is --duration over? */
@@ -313,32 +401,48 @@ static int main_link_lost(session_t *s)
     return MAIN_STOP;
 }
 
-/* The pump. Returns an exit code. */
+/* The pump. Returns an exit code. The table's end of a replay stays in it: the table holds the
+ * end until the user quits, or seeks back into the replay. */
 static int main_run(session_t *s)
 {
     const options_t *o = s->o;
     uint8_t buf[4096];
     if (o->duration_s > 0)
         s->deadline_us = source_monotonic_us() + (uint64_t)(o->duration_s * 1e6);
+    s->turn_due = 1;
 
     while (!main_stop) {
-        uint64_t host_us = s->last_us;
-        if (main_view_turn(s))
+        uint64_t host_us = s->last_us, now = source_monotonic_us();
+        if ((s->turn_due || now - s->turn_us >= MAIN_TURN_US) && main_chores(s))
             break;
         if (main_time_up(s))
             break;
-        if (s->paused) {
-            struct pollfd pfd = {.fd = top_view_fd(s->view), .events = POLLIN};
-            poll(&pfd, 1, READ_TIMEOUT_MS);
+        if (s->ended || (s->replay != NULL && replay_paused(s->replay) && !replay_seeking(s->replay))) {
+            main_wait(s, READ_TIMEOUT_MS);
+            s->turn_due = 1;
             continue;
         }
-        long n = source_read(s->src, buf, sizeof buf, READ_TIMEOUT_MS, &host_us);
+        int due_ms = s->replay != NULL ? replay_due_ms(s->replay, now) : 0;
+        if (due_ms > 0) {
+            main_wait(s, due_ms); /* a raw capture paced by its device time */
+            s->turn_due = 1;
+            continue;
+        }
+        size_t want = s->replay != NULL ? replay_read_size(s->replay, sizeof buf) : sizeof buf;
+        long n = source_read(s->src, buf, want, READ_TIMEOUT_MS, &host_us);
         if (n > 0) {
             s->last_us = host_us;
             main_take(s, buf, n, host_us);
+            if (!s->src->is_file && n < MAIN_GATHER_BELOW)
+                main_wait(s, MAIN_GATHER_MS);
+        } else if (n == SOURCE_TIMEOUT) {
+            s->turn_due = 1;
         } else if (n == SOURCE_EOF) {
-            s->ended = 1;
-            break;
+            if (s->view == NULL) {
+                s->ended = 1;
+                break;
+            }
+            main_input_ended(s);
         } else if (n == SOURCE_GONE) {
             s->last_us = host_us;
             int r = main_link_lost(s);
@@ -352,10 +456,6 @@ static int main_run(session_t *s)
             fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
             return EXIT_FAILURE_RUNTIME;
         }
-        recorder_tick(s->rec);
-        export_trace_tick(s->trace);
-        if (s->demo != NULL)
-            demo_pump(s->demo);
     }
     return EXIT_OK;
 }
@@ -459,11 +559,9 @@ static int main_session(const options_t *o)
     }
     rc = main_run(&s);
     if (s.ended)
-        pipeline_end_of_input(s.p); /* the end of a recording: was anything left in the device? */
-    else
+        main_input_ended(&s);
+    else if (!s.finished)
         pipeline_finish(s.p);
-    if (rc == EXIT_OK && s.ended && s.view != NULL)
-        main_view_hold(&s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
     if (s.trace != NULL) {
         uint64_t events = export_trace_events(s.trace);
@@ -499,6 +597,7 @@ cleanup:
     recorder_close(s.rec, s.last_us);
     /* still open here only when the session never started: a trace this run made goes */
     export_trace_discard(s.trace);
+    replay_free(s.replay);
     source_close(s.src);
     demo_stop(s.demo);
     pipeline_free(s.p);

@@ -71,16 +71,27 @@ source_t *source_device_open(const char *path, int baud, int verbose, char *err,
 
 /* Opens a recording or a raw capture: a file, a FIFO or a pipe, "-" for standard input (a FIFO
  * with no writer yet is not waited for: reads time out until bytes come). speed: 1 as recorded, 0
- * as fast as possible (recordings only; a raw capture has no receive times and is always read as
- * fast as possible, with a note when speed > 0). Returns NULL with one sentence in err. */
+ * as fast as possible (recordings; a raw capture has no receive times: it is read as fast as
+ * possible, and main paces it by its frames' device time). Returns NULL with one sentence in err. */
 source_t *source_file_open(const char *path, double speed, int verbose, char *err, size_t errlen);
 
 int source_file_is_raw(const source_t *s);
 
-/* Replay control for the live table: a new pace (0 as fast as possible) from where the replay is,
- * and how far into the recording it is (seconds of recorded time; 0 for a raw capture). */
+/* Replay control (host/replay.c), for recordings: they do nothing to a raw capture. The replay
+ * clock runs at the speed from where it is: a new speed (0 as fast as possible) or a pause does
+ * not make it jump. Position: recorded microseconds since the first chunk, smooth as the clock
+ * runs, never past the chunk not yet given. A seek gives every chunk before at_us at once, then
+ * paces from there. */
 void source_file_set_speed(source_t *s, double speed);
-double source_file_position_s(const source_t *s);
+void source_file_pause(source_t *s, int paused);
+uint64_t source_file_position_us(const source_t *s);
+void source_file_seek(source_t *s, uint64_t at_us);
+int source_file_seeking(const source_t *s);
+/* Reads a recording or a raw capture again from its start (the notes about it are not said
+ * again). Returns 0, or -1 with one sentence in err: standard input, a FIFO or a pipe cannot. */
+int source_file_rewind(source_t *s, char *err, size_t errlen);
+/* No notes on stderr from here on (a second reader of the same file). */
+void source_file_quiet(source_t *s);
 
 /* --list: prints every port libserialport knows, one a line. Returns 0, or -1 with err set. */
 int source_list_ports(FILE *out, char *err, size_t errlen);

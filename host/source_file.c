@@ -150,12 +150,8 @@ void file_decided(file_source_t *f, int kind)
     f->kind = kind;
     snprintf(f->base.how, sizeof f->base.how, "%s%s", kind == FILE_RAW ? "raw capture" : "recording v1",
              f->stream ? " (read as it comes)" : "");
-    if (f->verbose) {
+    if (f->verbose && !f->quiet) {
         fprintf(stderr, "aioprof-top: reading %s as a %s\n", f->shown, f->base.how);
-    }
-    if (kind == FILE_RAW && f->speed > 0) {
-        fprintf(stderr, "aioprof-top: note: %s is a raw capture without receive times; it is read as fast as "
-                "possible.\n", f->shown);
     }
 }
 
@@ -305,22 +301,130 @@ int source_file_is_raw(const source_t *s)
     return s->is_file && ((const file_source_t *)s)->kind == FILE_RAW;
 }
 
-void source_file_set_speed(source_t *s, double speed)
+/* A recording's replay clock (source_file_replay.c); a raw capture's pace is main's (it follows the
+ * frames' device time, which only the decoder knows). */
+static file_source_t *file_recording(source_t *s)
 {
     file_source_t *f = (file_source_t *)s;
-    if (!s->is_file || f->kind != FILE_RECORDING) {
-        return;
-    }
-    /* pacing starts again from the chunk at hand, so a pause or a new speed does not jump */
-    f->speed = speed;
-    f->paced = 0;
+    return s->is_file && f->kind == FILE_RECORDING ? f : NULL;
 }
 
-double source_file_position_s(const source_t *s)
+void source_file_set_speed(source_t *s, double speed)
+{
+    file_source_t *f = file_recording(s);
+    if (f == NULL) {
+        return;
+    }
+    /* the clock goes on from where it is: a new speed does not jump */
+    uint64_t now = source_monotonic_us(), at = file_clock_us(f, now);
+    f->speed = speed;
+    if (f->paused) {
+        return;
+    }
+    if (speed > 0 && f->have_first) {
+        file_clock_start(f, at, now);
+    } else {
+        f->paced = 0;
+    }
+}
+
+void source_file_pause(source_t *s, int paused)
+{
+    file_source_t *f = file_recording(s);
+    if (f == NULL || !paused == !f->paused) {
+        return;
+    }
+    uint64_t now = source_monotonic_us();
+    if (paused) {
+        f->paused_at_us = file_clock_us(f, now);
+        f->paused = 1;
+        return;
+    }
+    f->paused = 0;
+    if (f->speed > 0 && f->have_first && !f->seeking) {
+        file_clock_start(f, f->paused_at_us, now);
+    }
+}
+
+uint64_t source_file_position_us(const source_t *s)
 {
     const file_source_t *f = (const file_source_t *)s;
-    if (!s->is_file || f->kind != FILE_RECORDING) {
+    if (!s->is_file || f->kind != FILE_RECORDING || !f->have_first) {
         return 0;
     }
-    return f->have_first && f->last_us > f->first_us ? (double)(f->last_us - f->first_us) / 1e6 : 0;
+    uint64_t at = file_clock_us(f, source_monotonic_us());
+    return at > f->first_us ? at - f->first_us : 0;
+}
+
+void source_file_seek(source_t *s, uint64_t at_us)
+{
+    file_source_t *f = file_recording(s);
+    if (f == NULL) {
+        return;
+    }
+    f->seeking = 1;
+    f->seek_to_us = at_us;
+    f->seek_relative = !f->have_first; /* the first chunk makes it absolute */
+    if (f->have_first) {
+        f->seek_to_us += f->first_us;
+    }
+    f->paused_at_us = f->seek_to_us;
+    f->at_end = 0;
+}
+
+int source_file_seeking(const source_t *s)
+{
+    const file_source_t *f = (const file_source_t *)s;
+    return s->is_file && f->kind == FILE_RECORDING && f->seeking;
+}
+
+int source_file_rewind(source_t *s, char *err, size_t errlen)
+{
+    file_source_t *f = (file_source_t *)s;
+    if (!s->is_file || f->stream) {
+        snprintf(err, errlen, "%s is read as it comes: it cannot be read again from the start.", f->shown);
+        return -1;
+    }
+    if (lseek(f->fd, 0, SEEK_SET) != 0) {
+        snprintf(err, errlen, "cannot read %s again from the start: %s.", f->shown, strerror(errno));
+        return -1;
+    }
+    /* the notes on how it ends and where it is damaged were said: not again */
+    f->pos = f->fill = 0;
+    f->eof = 0;
+    f->total = 0;
+    f->read_errno = 0;
+    f->have_step = 0;
+    f->hole_told = 0;
+    f->have_first = 0;
+    f->paced = 0;
+    f->seeking = 0;
+    f->paused_at_us = 0;
+    f->at_end = 0;
+    file_more(f, 0);
+    if (f->read_errno) {
+        snprintf(err, errlen, "reading %s failed: %s.", f->shown, strerror(f->read_errno));
+        return -1;
+    }
+    if (f->kind == FILE_RECORDING) {
+        int quiet = f->quiet, verbose = f->verbose;
+        f->verbose = 0; /* its metadata was said at the start */
+        int r = file_replay_start(f, 0, err, errlen);
+        f->verbose = verbose;
+        f->quiet = quiet;
+        if (r <= 0) {
+            if (r == 0) {
+                snprintf(err, errlen, "%s changed since it was opened: its header is gone.", f->shown);
+            }
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void source_file_quiet(source_t *s)
+{
+    if (s->is_file) {
+        ((file_source_t *)s)->quiet = 1;
+    }
 }

@@ -24,9 +24,19 @@ typedef struct file_source {
     int kind;
     int verbose;
     double speed;
-    uint64_t origin_us;     /* monotonic time at open: raw captures' times, pacing's start */
-    int paced;              /* pacing has its first chunk */
-    uint64_t pace_first_us; /* the recorded time of that chunk */
+    int quiet;              /* no notes (a second reader of the same file: the replay's length) */
+    uint64_t origin_us;     /* monotonic time at open: raw captures' times */
+    /* The replay clock: recorded time pace_first_us is monotonic time pace_origin_us, and it runs
+     * at speed from there; a new speed, a pause and a seek start it again from where it is. */
+    int paced;              /* the clock runs (else the next chunk starts it) */
+    uint64_t pace_first_us;
+    uint64_t pace_origin_us;
+    int paused;
+    uint64_t paused_at_us;  /* the recorded time the clock stopped at */
+    int seeking;            /* chunks before seek_to_us are given at once */
+    int seek_relative;      /* seek_to_us is still since the first chunk, which is not known yet */
+    uint64_t seek_to_us;
+    int at_end;             /* the end was given: the clock stops at the last chunk */
     int have_first;
     uint64_t first_us;      /* the recorded time of the first chunk */
     uint64_t last_us;       /* the recorded time of the latest chunk */
@@ -62,6 +72,9 @@ static inline void file_drop(file_source_t *f, size_t n)
  * problems are the open's errors): returns 1, 0 when a stream has not brought it yet, or -1 with
  * err set. */
 int file_replay_start(file_source_t *f, int timeout_ms, char *err, size_t errlen);
+/* The replay clock (recorded time, absolute) at monotonic now, and starting it at at_us. */
+uint64_t file_clock_us(const file_source_t *f, uint64_t now);
+void file_clock_start(file_source_t *f, uint64_t at_us, uint64_t now);
 long file_replay_read(file_source_t *f, uint8_t *buf, size_t len, int timeout_ms, uint64_t *host_us);
 int file_replay_reconnect(file_source_t *f, int timeout_ms, uint64_t *host_us);
 

@@ -21,23 +21,64 @@ static void file_sleep_us(uint64_t us)
     nanosleep(&ts, NULL);
 }
 
-/* --speed: a chunk is due at its recorded time, scaled, after the first one. Returns 1 when due;
- * otherwise it waits up to timeout_ms and returns whether it became due. */
+/* Where the replay clock is, in recorded time (absolute, as the chunks' times), at monotonic now.
+ * It never runs past the chunk waiting to be given (a machine too busy to keep the pace). */
+uint64_t file_clock_us(const file_source_t *f, uint64_t now)
+{
+    if (f->paused) {
+        return f->paused_at_us;
+    }
+    if (f->speed <= 0 || !f->paced || f->seeking || f->at_end) {
+        return f->last_us;
+    }
+    double ran = (double)(now > f->pace_origin_us ? now - f->pace_origin_us : 0) * f->speed;
+    uint64_t at = f->pace_first_us + (ran < FILE_PACE_MAX_US ? (uint64_t)ran : (uint64_t)FILE_PACE_MAX_US);
+    if (f->have_step && f->step.time_us < at) {
+        at = f->step.time_us;
+    }
+    return at > f->last_us ? at : f->last_us;
+}
+
+/* The clock starts again at recorded time at_us, now. */
+void file_clock_start(file_source_t *f, uint64_t at_us, uint64_t now)
+{
+    f->paced = 1;
+    f->pace_first_us = at_us;
+    f->pace_origin_us = now;
+}
+
+/* --speed: a chunk is due when the replay clock reaches its recorded time (at once as fast as
+ * possible, and before a seek's target). Returns 1 when due; otherwise it waits up to timeout_ms
+ * and returns whether it became due. */
 static int file_pace(file_source_t *f, uint64_t time_us, int timeout_ms)
 {
     if (!f->have_first) {
         f->have_first = 1;
         f->first_us = time_us;
+        f->last_us = time_us;
+        if (f->seeking && f->seek_relative) {
+            f->seek_to_us += time_us; /* set before the first chunk was known */
+            f->paused_at_us = f->seek_to_us;
+            f->seek_relative = 0;
+        }
+    }
+    uint64_t now = source_monotonic_us();
+    if (f->seeking) {
+        if (time_us < f->seek_to_us) {
+            f->last_us = time_us;
+            return 1;
+        }
+        /* the target: the clock starts there, so the chunk after it comes when it is due */
+        f->seeking = 0;
+        f->last_us = f->seek_to_us;
+        file_clock_start(f, f->seek_to_us, now);
     }
     if (f->speed <= 0) {
         f->last_us = time_us;
         return 1;
     }
-    uint64_t now = source_monotonic_us();
     if (!f->paced) {
-        f->paced = 1;
-        f->pace_first_us = time_us;
-        f->origin_us = now;
+        file_clock_start(f, time_us, now);
         f->last_us = time_us;
         return 1;
     }
@@ -45,7 +86,7 @@ static int file_pace(file_source_t *f, uint64_t time_us, int timeout_ms)
     /* the times are the file's word: a pace that would land past any session is clamped before
      * the cast, which would overflow */
     double wait_us = (double)rec / f->speed;
-    uint64_t due = f->origin_us + (wait_us < FILE_PACE_MAX_US ? (uint64_t)wait_us : (uint64_t)FILE_PACE_MAX_US);
+    uint64_t due = f->pace_origin_us + (wait_us < FILE_PACE_MAX_US ? (uint64_t)wait_us : (uint64_t)FILE_PACE_MAX_US);
     if (now >= due) {
         f->last_us = time_us;
         return 1;
@@ -85,7 +126,7 @@ static void file_say_end(file_source_t *f)
 {
     const recording_reader_t *r = &f->rec;
     unsigned long long at = (unsigned long long)(r->offset - r->trailing);
-    if (f->ended) {
+    if (f->ended || f->quiet) {
         return;
     }
     f->ended = 1;
@@ -110,7 +151,7 @@ static void file_say_end(file_source_t *f)
 
 static void file_say_damage(file_source_t *f)
 {
-    if (f->damage_noted) {
+    if (f->damage_noted || f->quiet) {
         return;
     }
     f->damage_noted = 1;
@@ -175,12 +216,14 @@ long file_replay_read(file_source_t *f, uint8_t *buf, size_t len, int timeout_ms
         switch (st->kind) {
         case RECORDING_STEP_HEADER:
             if (st->concatenated) {
-                fprintf(stderr, "aioprof-top: note: %s: another recording follows at byte %llu; read on as the same "
-                        "session, after a gap.\n", f->shown, (unsigned long long)(f->rec.offset - st->used));
+                if (!f->quiet) {
+                    fprintf(stderr, "aioprof-top: note: %s: another recording follows at byte %llu; read on as the "
+                            "same session, after a gap.\n", f->shown, (unsigned long long)(f->rec.offset - st->used));
+                }
                 file_step_done(f);
                 return SOURCE_GONE;
             }
-            if (f->verbose && st->data_len > 0) {
+            if (f->verbose && !f->quiet && st->data_len > 0) {
                 file_say_metadata(f, f->buf + f->pos + st->data_at, st->data_len);
             }
             file_step_done(f);
@@ -188,6 +231,7 @@ long file_replay_read(file_source_t *f, uint8_t *buf, size_t len, int timeout_ms
         case RECORDING_STEP_END:
             file_step_done(f);
             file_say_end(f);
+            f->at_end = 1;
             return SOURCE_EOF;
         case RECORDING_STEP_DOWN:
             if (!file_pace(f, st->time_us, timeout_ms)) {
@@ -226,6 +270,7 @@ long file_replay_read(file_source_t *f, uint8_t *buf, size_t len, int timeout_ms
             continue;
         default: /* ERROR is only for the first header, handled at open */
             file_step_done(f);
+            f->at_end = 1;
             return SOURCE_EOF;
         }
     }
@@ -242,6 +287,7 @@ int file_replay_reconnect(file_source_t *f, int timeout_ms, uint64_t *host_us)
     if (st->kind == RECORDING_STEP_END) {
         file_step_done(f);
         file_say_end(f);
+        f->at_end = 1;
         return SOURCE_EOF;
     }
     if (!file_pace(f, st->time_us, timeout_ms)) {

@@ -31,8 +31,17 @@ static int head_link(const top_view_t *v, int y, int x)
         } else {
             snprintf(speed, sizeof speed, "max speed");
         }
-        snprintf(buf, sizeof buf, "%s%s, %.1f s", top_sep(v), speed, st->replay_position_s);
+        if (st->replay_length_s >= 0) {
+            snprintf(buf, sizeof buf, "%s%s, %.1f / %.1f s", top_sep(v), speed, st->replay_position_s,
+                st->replay_length_s);
+        } else {
+            snprintf(buf, sizeof buf, "%s%s, %.1f s", top_sep(v), speed, st->replay_position_s);
+        }
         x = top_draw_seg(v, y, x, buf, A_NORMAL);
+        if (st->replay_seeking) {
+            x = top_draw_seg(v, y, x, top_sep(v), A_NORMAL);
+            x = top_draw_seg(v, y, x, "seeking", top_attr_class(v, TOP_CLASS_LARGE));
+        }
         if (st->replay_paused) {
             x = top_draw_seg(v, y, x, top_sep(v), A_NORMAL);
             x = top_draw_seg(v, y, x, "PAUSED", top_attr_class(v, TOP_CLASS_LARGE));

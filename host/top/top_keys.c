@@ -199,6 +199,22 @@ static unsigned key_scroll(top_view_t *v, int key)
     return TOP_REDRAW_SCREEN;
 }
 
+/* A replay's position: left and right by 10 s, Home and End to its start and end. Home and End
+ * move the cursor in a live session. */
+static unsigned key_seek(top_view_t *v, int key)
+{
+    if (v->status == NULL || !v->status->replay) {
+        return key == KEY_HOME || key == KEY_END ? key_scroll(v, key) : TOP_REDRAW_NONE;
+    }
+    switch (key) {
+    case KEY_LEFT: v->action = TOP_REPLAY_BACK; break;
+    case KEY_RIGHT: v->action = TOP_REPLAY_FORWARD; break;
+    case KEY_HOME: v->action = TOP_REPLAY_START; break;
+    default: v->action = TOP_REPLAY_END; break;
+    }
+    return TOP_REDRAW_SCREEN;
+}
+
 static unsigned key_repaint(top_view_t *v, int key)
 {
     (void)v;
@@ -229,7 +245,7 @@ static const struct {
     {'e', key_sort_column}, {'x', key_sort_column}, {'b', key_sort_column},
     {'+', key_speed}, {'=', key_speed}, {'-', key_speed}, {'_', key_speed},
     {KEY_UP, key_scroll}, {KEY_DOWN, key_scroll}, {KEY_PPAGE, key_scroll}, {KEY_NPAGE, key_scroll},
-    {KEY_HOME, key_scroll}, {KEY_END, key_scroll},
+    {KEY_HOME, key_seek}, {KEY_END, key_seek}, {KEY_LEFT, key_seek}, {KEY_RIGHT, key_seek},
     {CTRL('l'), key_repaint},
 };
 
@@ -242,13 +258,14 @@ static const top_key_help_t key_help_text[] = {
     {"Esc  Backspace", "back from the instances; clear the filter"},
     {"p  space", "freeze the view (the link is still read and recorded)"},
     {"space  + -", "replay: pause, faster, slower"},
+    {"left right  Home End", "replay: 10 s back or forward, to the start or the end (the figures are those up to there)"},
     {"r", "reset the statistics (a recording is not affected)"},
     {"w", "cumulative since the start, or the last second only"},
     {"< >  F6", "sort by the column to the left or right"},
     {"n i c t % m a s e", "sort by name, instances, count, total, share, max, mean, slow, errors"},
     {"x b", "sort instances by end state, by creator"},
     {"I", "invert the sort order (the same sort key twice does too)"},
-    {"arrows PgUp PgDn Home End", "move the cursor"},
+    {"up down PgUp PgDn Home End", "move the cursor (Home and End seek in a replay)"},
     {"Ctrl-L", "repaint the screen"},
 };
 

@@ -23,7 +23,6 @@
 #define TOP_HISTORY 8            /* snapshots for the last-second window */
 #define TOP_WINDOW_US 1000000u   /* the window: one second of device time */
 #define TOP_HISTORY_STEP_US 250000u
-#define TOP_REDRAW_EVERY_US 100000u
 
 /* What a key changed, so what must be redone before the next draw. */
 enum {
@@ -127,6 +126,8 @@ struct top_view {
     top_status_t seen_status;
     uint64_t seen_position_ms;
     int pending;                   /* 1: draw again; 2: take the rows again (when due) */
+    int keys_pending;              /* keys may be left in ncurses' input: read it without a poll */
+    uint64_t interval_us;          /* the refresh period */
     int started;                   /* drawn once */
     uint64_t last_draw_us, last_build_us;
 

@@ -8,9 +8,12 @@
 #define _DEFAULT_SOURCE
 #endif
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "top_draw.h"
@@ -24,6 +27,17 @@ static void top_view_atexit(void)
     if (top_active != NULL && !isendwin()) {
         endwin();
     }
+}
+
+/* The terminal was resized. Our own handler, not ncurses' (which it installs only when there is
+ * none): ncurses' shows a resize as a key, and the keyboard is read only when poll says a key is
+ * there. */
+static volatile sig_atomic_t top_resized;
+
+static void top_view_on_winch(int sig)
+{
+    (void)sig;
+    top_resized = 1;
 }
 
 /* ---- lifecycle ---- */
@@ -51,6 +65,13 @@ top_view_t *top_view_open(const top_view_options_t *o)
     v->sort = o->sort >= 0 && o->sort < 5 ? by_sort[o->sort] : TOP_COL_TOTAL;
     v->by_instance = o->by_instance != 0;
 
+    v->interval_us = o->interval_us ? o->interval_us : TOP_INTERVAL_DEFAULT_US;
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = top_view_on_winch;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGWINCH, &sa, NULL); /* no SA_RESTART: main's wait returns, the turn comes */
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (scr == NULL) {
         const char *term = getenv("TERM");
@@ -119,6 +140,18 @@ void top_view_text_line_cb(void *v, const char *line)
     top_view_text_line(v, line);
 }
 
+void top_view_restart(top_view_t *v)
+{
+    if (v == NULL) {
+        return;
+    }
+    top_history_clear(&v->hist);
+    v->text_total = v->text_frozen = v->seen_text = 0;
+    v->base[0].n = v->base[1].n = 0;
+    v->n_vis = 0;
+    v->pending |= 3;
+}
+
 void top_view_message(top_view_t *v, const char *msg)
 {
     if (v == NULL) {
@@ -155,6 +188,7 @@ static int status_changed(top_view_t *v, const top_status_t *s)
     uint64_t pos_ms = (uint64_t)(s->replay_position_s * 10.0);
     int changed = s->link != o->link || s->record_bytes != o->record_bytes || s->replay_paused != o->replay_paused ||
                   s->replay_speed != o->replay_speed || s->source != o->source || s->record_path != o->record_path ||
+                  s->replay_seeking != o->replay_seeking || s->replay_length_s != o->replay_length_s ||
                   pos_ms != v->seen_position_ms;
     v->seen_status = *s;
     v->seen_position_ms = pos_ms;
@@ -212,7 +246,21 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
         v->pending |= 1;
     }
 
-    while ((ch = getch()) != ERR) {
+    if (top_resized) {
+        struct winsize ws;
+        top_resized = 0;
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+            resize_term(ws.ws_row, ws.ws_col);
+        }
+        clearok(curscr, TRUE);
+        top_resize(v);
+        redo |= TOP_REDRAW_SCREEN;
+    }
+    /* the keyboard only when a key is there (or left over from the last turn) */
+    struct pollfd kp = {.fd = STDIN_FILENO, .events = POLLIN};
+    int keys = v->keys_pending || poll(&kp, 1, 0) > 0;
+    v->keys_pending = 0;
+    while (keys && (ch = getch()) != ERR) {
         if (ch == KEY_RESIZE) {
             top_resize(v);
             redo |= TOP_REDRAW_SCREEN;
@@ -234,11 +282,12 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
         if (v->action != TOP_CONTINUE) {
             action = v->action;
             v->action = TOP_CONTINUE;
-            break; /* main acts on it; the other keys wait in the input for the next call */
+            v->keys_pending = 1; /* main acts on it; the other keys wait for the next call */
+            break;
         }
     }
 
-    int due = now_us - v->last_build_us >= TOP_REDRAW_EVERY_US || first;
+    int due = now_us - v->last_build_us >= v->interval_us || first;
     if ((fresh || first) && !v->frozen) {
         v->pending |= 2; /* rows to take */
     }
@@ -247,7 +296,7 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
         top_table_select(v);
         v->pending = (v->pending & ~2) | 1;
     }
-    if (redo || ((v->pending & 1) && now_us - v->last_draw_us >= TOP_REDRAW_EVERY_US) || first) {
+    if (redo || ((v->pending & 1) && now_us - v->last_draw_us >= v->interval_us) || first) {
         top_draw(v);
         v->last_draw_us = now_us;
         v->pending &= ~1;

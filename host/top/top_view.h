@@ -25,7 +25,9 @@ typedef struct top_status {
     int replay;
     double replay_speed;         /* 0: as fast as possible */
     int replay_paused;
+    int replay_seeking;          /* reading as fast as possible to a seek's target */
     double replay_position_s;
+    double replay_length_s;      /* < 0: not known (yet) */
 } top_status_t;
 
 typedef enum top_action {
@@ -34,6 +36,10 @@ typedef enum top_action {
     TOP_REPLAY_PAUSE_TOGGLE,
     TOP_REPLAY_FASTER,
     TOP_REPLAY_SLOWER,
+    TOP_REPLAY_BACK,      /* seek 10 s back */
+    TOP_REPLAY_FORWARD,   /* seek 10 s forward */
+    TOP_REPLAY_START,     /* seek to the start */
+    TOP_REPLAY_END,       /* seek to the end */
 } top_action_t;
 
 typedef struct top_view_options {
@@ -41,20 +47,28 @@ typedef struct top_view_options {
     int colour;         /* colours allowed (0 when NO_COLOR is set); monochrome terminals are detected */
     int sort;           /* the initial sort: a stats_sort_t (total, count, max, mean, name) */
     int by_instance;    /* start with one row per task instance (--instances) */
+    uint64_t interval_us; /* the refresh period (--interval); 0: TOP_INTERVAL_DEFAULT_US */
 } top_view_options_t;
+
+#define TOP_INTERVAL_DEFAULT_US 100000u
 
 /* Takes over the terminal (stdin and stdout). Returns NULL after one sentence on stderr when
  * either is not a terminal or the terminal cannot be used; also when out of memory. The terminal
  * is restored at exit (atexit) even if top_view_close is never reached. */
 top_view_t *top_view_open(const top_view_options_t *o);
 
-/* Non-blocking: applies the keys waiting on stdin, takes new data from the pipeline unless
- * frozen, and redraws when a key changed something or, at most every 100 ms, when the data or
- * the status did. Returns what main has to do (quit, replay control), TOP_CONTINUE otherwise. */
+/* Non-blocking: applies the keys waiting on stdin (it looks only when poll says some are there),
+ * takes new data from the pipeline unless frozen, and redraws when a key changed something or,
+ * at most once per refresh period, when the data or the status did. Returns what main has to do
+ * (quit, replay control), TOP_CONTINUE otherwise. */
 top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, uint64_t now_us);
 
 /* The descriptor main polls for keys (standard input). */
 int top_view_fd(const top_view_t *v);
+
+/* The pipeline was restarted (a replay read again from its start, to seek back): the rows, the
+ * window's history and the device text go; the modes (grouping, sort, filter) stay. */
+void top_view_restart(top_view_t *v);
 
 /* A line of device text for the text pane (pipeline_config.text_line routes here, with the view
  * as user). The last lines are kept in a fixed ring: memory is bounded. NULL v is ignored. */

@@ -29,7 +29,7 @@ if renamed < 1:
 open(sys.argv[2], 'wb').write(b'\x00'.join(segs))
 PY
 
-tui_start 120 40 C.UTF-8 -r "$TUI_WORK/hostile.bin"
+tui_start 120 40 C.UTF-8 -r "$TUI_WORK/hostile.bin" --speed 0
 tui_wait 'end of recording' 20 || fail "the replay did not reach its end"
 sleep 0.5
 tui_capture
@@ -57,7 +57,7 @@ tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
 TUI_SOCK=${TUI_SOCK}c # a fresh server: the old one may still be on its way out
 
 # ---- the C locale: ASCII only, ASCII marks
-tui_start 100 30 C -r "$TUI_WORK/seed.bin"
+tui_start 100 30 C -r "$TUI_WORK/seed.bin" --speed 0
 tui_wait 'end of recording' 20 || fail "the replay did not reach its end (C locale)"
 sleep 0.5
 tui_capture

@@ -7,7 +7,7 @@ source "$(dirname "$0")/tui_common.bash"
 
 "$AIOPROF_SIM" -w instances --clock virtual --duration 10 -q -o "$TUI_WORK/inst.bin"
 
-tui_start 80 30 C.UTF-8 -r "$TUI_WORK/inst.bin" --instances
+tui_start 80 30 C.UTF-8 -r "$TUI_WORK/inst.bin" --speed 0 --instances
 tui_wait 'end of recording' 20 || fail "the replay did not reach its end"
 tui_wait '^Sens' 5 || fail "no Sensor._go rows"
 rows=$(grep -cE '^Sens' "$TUI_SHOT")

@@ -9,7 +9,7 @@ source "$(dirname "$0")/tui_common.bash"
 "$AIOPROF_SIM" -w seed --clock virtual --duration 20 -q -o "$TUI_WORK/x.bin" --truth "$TUI_WORK/truth.json"
 truth=$TUI_WORK/truth.json
 
-tui_start 120 40 C.UTF-8 -r "$TUI_WORK/x.bin"
+tui_start 120 40 C.UTF-8 -r "$TUI_WORK/x.bin" --speed 0
 tui_wait 'end of recording' 20 || fail "the replay did not reach its end"
 tui_wait '^slow ' 5 || fail "no row for slow"
 
