@@ -113,8 +113,7 @@ static unsigned key_reset(top_view_t *v, int key)
         return TOP_REDRAW_NONE;
     }
     pipeline_reset_stats(v->p);
-    top_history_clear(&v->hist);
-    top_history_take(&v->hist, pipeline_stats(v->p));
+    top_history_clear(&v->hist); /* the rows taken next start it again */
     /* a reset is new data even when frozen: the user asked to see it */
     return TOP_REDRAW_DATA;
 }

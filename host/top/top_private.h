@@ -22,7 +22,7 @@
 #define TOP_FILTER_MAX 64
 #define TOP_HISTORY 8            /* snapshots for the last-second window */
 #define TOP_WINDOW_US 1000000u   /* the window: one second of device time */
-#define TOP_HISTORY_STEP_US 250000u
+#define TOP_HISTORY_STEP_US 250000u /* a snapshot every quarter second of host time */
 
 /* What a key changed, so what must be redone before the next draw. */
 enum {
@@ -60,11 +60,16 @@ typedef struct top_snap_entry {
     stats_figures_t f;
 } top_snap_entry_t;
 
-/* The per-row totals at one moment of device time, sorted by key. */
+/* The rows' totals of one grouping at one moment, found by key through slot (index + 1 into e,
+ * 0 empty; open addressing). */
 typedef struct top_snap {
+    uint64_t taken_us; /* host time */
     uint64_t elapsed_us, outside_us, events, bytes;
+    int grouping;
     top_snap_entry_t *e;
     size_t n, cap;
+    uint32_t *slot;
+    size_t mask;
 } top_snap_t;
 
 typedef struct top_history {
@@ -109,6 +114,7 @@ struct top_view {
 
     /* the rows: both groupings, so a frozen view can still be regrouped */
     top_rows_t base[2];
+    top_rows_t spare;              /* frozen: the rows built for the window's history only */
     size_t *vis;                   /* the shown rows (filtered, sorted): indices into base[grouping] */
     size_t n_vis, vis_cap;
     size_t cursor, scroll;
@@ -142,9 +148,12 @@ int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_h
 const char *top_rows_str(const top_rows_t *r, size_t off);
 void top_history_free(top_history_t *h);
 void top_history_clear(top_history_t *h);
-/* Takes a snapshot when device time moved on by a step (clears the history when it went back). */
-void top_history_take(top_history_t *h, const stats_t *s);
-void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h);
+/* Is a snapshot due: a quarter second of host time since the last, or another grouping? */
+int top_history_due(const top_history_t *h, int grouping, uint64_t now_us);
+/* Takes a snapshot of rows (built for grouping) when due (clears the history when the statistics
+ * were reset). */
+void top_history_take(top_history_t *h, const top_rows_t *rows, int grouping, const stats_t *s, uint64_t now_us);
+void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h, int grouping);
 
 /* ---- top_table.c: what is shown of the rows ---- */
 int top_table_grouping(const top_view_t *v);

@@ -18,21 +18,22 @@ static uint64_t table_name_key(unsigned kind, const char *name)
     return h;
 }
 
-static int snap_entry_compare(const void *a, const void *b)
+static size_t snap_slot(uint64_t key, int by_inst, size_t mask)
 {
-    const top_snap_entry_t *x = a, *y = b;
-    if (x->by_inst != y->by_inst) {
-        return x->by_inst < y->by_inst ? -1 : 1;
-    }
-    return x->key < y->key ? -1 : x->key > y->key;
+    uint64_t h = (key ^ ((uint64_t)by_inst << 63)) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 32) & mask;
 }
 
-/* ---- the window's history ---- */
+/* ---- the window's history ----
+ * A snapshot is the rows the view built, their cumulative figures, taken every quarter second of
+ * host time: of the grouping shown only (the other one starts its own history when it is shown),
+ * and found again through a small hash table rather than sorted. */
 
 void top_history_free(top_history_t *h)
 {
     for (size_t i = 0; i < TOP_HISTORY; i++) {
         free(h->snap[i].e);
+        free(h->snap[i].slot);
     }
     memset(h, 0, sizeof *h);
 }
@@ -47,34 +48,43 @@ static top_snap_t *history_at(const top_history_t *h, size_t i)
     return (top_snap_t *)&h->snap[(h->head + i) % TOP_HISTORY];
 }
 
-static int snap_fill(top_snap_t *sn, const stats_t *s)
+static int snap_fill(top_snap_t *sn, const top_rows_t *rows, int grouping, const stats_t *s, uint64_t now_us)
 {
-    size_t need = s->n_names + s->inst_used;
-    if (need > sn->cap) {
-        top_snap_entry_t *e = realloc(sn->e, need * sizeof *e);
+    size_t n = rows->n, slots = 16;
+    while (slots < 2 * n) {
+        slots *= 2;
+    }
+    if (n > sn->cap) {
+        top_snap_entry_t *e = realloc(sn->e, n * sizeof *e);
         if (!e) {
             return -1;
         }
         sn->e = e;
-        sn->cap = need;
+        sn->cap = n;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < s->n_names; i++) {
-        sn->e[k].key = table_name_key(s->names[i].kind, s->names[i].name);
-        sn->e[k].by_inst = 0;
-        sn->e[k++].f = s->names[i].f;
-    }
-    for (size_t i = 0; i < s->inst_used; i++) {
-        if (s->inst[i].in_use) {
-            sn->e[k].key = s->inst[i].key;
-            sn->e[k].by_inst = 1;
-            sn->e[k++].f = s->inst[i].f;
+    if (slots > sn->mask + 1 || sn->slot == NULL) {
+        uint32_t *sl = realloc(sn->slot, slots * sizeof *sl);
+        if (!sl) {
+            return -1;
         }
+        sn->slot = sl;
+        sn->mask = slots - 1;
     }
-    if (k > 1) { /* sn->e may still be NULL: qsort wants a pointer even for nothing */
-        qsort(sn->e, k, sizeof *sn->e, snap_entry_compare);
+    memset(sn->slot, 0, (sn->mask + 1) * sizeof *sn->slot);
+    for (size_t i = 0; i < n; i++) {
+        const top_row_t *r = &rows->rows[i];
+        sn->e[i].key = r->key;
+        sn->e[i].by_inst = r->by_inst;
+        sn->e[i].f = r->cum;
+        size_t at = snap_slot(r->key, r->by_inst, sn->mask);
+        while (sn->slot[at] != 0) {
+            at = (at + 1) & sn->mask;
+        }
+        sn->slot[at] = (uint32_t)i + 1;
     }
-    sn->n = k;
+    sn->n = n;
+    sn->grouping = grouping;
+    sn->taken_us = now_us;
     sn->elapsed_us = s->elapsed_us;
     sn->outside_us = s->outside_us;
     sn->events = s->stream.events;
@@ -82,13 +92,13 @@ static int snap_fill(top_snap_t *sn, const stats_t *s)
     return 0;
 }
 
-void top_history_take(top_history_t *h, const stats_t *s)
+void top_history_take(top_history_t *h, const top_rows_t *rows, int grouping, const stats_t *s, uint64_t now_us)
 {
     if (h->n > 0) {
         const top_snap_t *last = history_at(h, h->n - 1);
         if (s->elapsed_us < last->elapsed_us || s->stream.events < last->events) {
             top_history_clear(h); /* the statistics were reset */
-        } else if (s->elapsed_us - last->elapsed_us < TOP_HISTORY_STEP_US) {
+        } else if (last->grouping == grouping && now_us - last->taken_us < TOP_HISTORY_STEP_US) {
             return;
         }
     }
@@ -100,13 +110,23 @@ void top_history_take(top_history_t *h, const stats_t *s)
     } else {
         sn = history_at(h, h->n);
     }
-    if (snap_fill(sn, s) == 0) {
+    if (snap_fill(sn, rows, grouping, s, now_us) == 0) {
         h->n++;
     }
 }
 
-/* The snapshot the window starts at: the newest one at least a second old, else the oldest. */
-static const top_snap_t *history_base(const top_history_t *h, uint64_t elapsed_us)
+int top_history_due(const top_history_t *h, int grouping, uint64_t now_us)
+{
+    if (h->n == 0) {
+        return 1;
+    }
+    const top_snap_t *last = history_at(h, h->n - 1);
+    return last->grouping != grouping || now_us - last->taken_us >= TOP_HISTORY_STEP_US;
+}
+
+/* The snapshot of a grouping the window starts at: the newest one at least a second of device
+ * time old, else the oldest. */
+static const top_snap_t *history_base(const top_history_t *h, int grouping, uint64_t elapsed_us)
 {
     const top_snap_t *best = NULL;
     for (size_t i = 0; i < h->n; i++) {
@@ -114,7 +134,7 @@ static const top_snap_t *history_base(const top_history_t *h, uint64_t elapsed_u
         if (sn->elapsed_us > elapsed_us) {
             break;
         }
-        if (best == NULL || elapsed_us - sn->elapsed_us >= TOP_WINDOW_US) {
+        if (sn->grouping == grouping && (best == NULL || elapsed_us - sn->elapsed_us >= TOP_WINDOW_US)) {
             best = sn;
         }
     }
@@ -123,11 +143,16 @@ static const top_snap_t *history_base(const top_history_t *h, uint64_t elapsed_u
 
 static const top_snap_entry_t *snap_find(const top_snap_t *sn, uint64_t key, int by_inst)
 {
-    if (sn == NULL || sn->n == 0) { /* sn->e may be NULL then, which bsearch does not allow */
+    if (sn == NULL || sn->n == 0) {
         return NULL;
     }
-    top_snap_entry_t k = {.key = key, .by_inst = (uint64_t)by_inst};
-    return bsearch(&k, sn->e, sn->n, sizeof *sn->e, snap_entry_compare);
+    for (size_t at = snap_slot(key, by_inst, sn->mask); sn->slot[at] != 0; at = (at + 1) & sn->mask) {
+        const top_snap_entry_t *e = &sn->e[sn->slot[at] - 1];
+        if (e->key == key && e->by_inst == (uint64_t)by_inst) {
+            return e;
+        }
+    }
+    return NULL;
 }
 
 /* cur minus old; a row whose figures went down was reset or reused: all of it is new. */
@@ -198,7 +223,7 @@ int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_h
     if (rows == NULL && n == 0 && (s->n_names > 0 || s->inst_used > 0)) {
         return -1;
     }
-    const top_snap_t *base = history_base(h, s->elapsed_us);
+    const top_snap_t *base = history_base(h, by_instance, s->elapsed_us);
     if (n > r->cap) {
         top_row_t *nr = realloc(r->rows, n * sizeof *nr);
         if (!nr) {
@@ -253,9 +278,9 @@ int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_h
     return rc;
 }
 
-void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h)
+void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h, int grouping)
 {
-    const top_snap_t *base = history_base(h, s->elapsed_us);
+    const top_snap_t *base = history_base(h, grouping, s->elapsed_us);
     hd->stream = s->stream;
     hd->device = s->device;
     hd->elapsed_us = s->elapsed_us;

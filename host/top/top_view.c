@@ -175,6 +175,7 @@ void top_view_close(top_view_t *v)
     delscreen(v->screen);
     top_rows_free(&v->base[0]);
     top_rows_free(&v->base[1]);
+    top_rows_free(&v->spare);
     top_history_free(&v->hist);
     free(v->vis);
     free(v);
@@ -203,7 +204,8 @@ static void view_build(top_view_t *v, const stats_t *s, int both, uint64_t now_u
             top_rows_build(&v->base[i], s, i, &v->hist);
         }
     }
-    top_head_build(&v->head, s, &v->hist);
+    top_head_build(&v->head, s, &v->hist, g);
+    top_history_take(&v->hist, &v->base[g], g, s, now_us);
     v->head.any_lower = 0;
     for (size_t i = 0; i < v->base[g].n; i++) {
         v->head.any_lower |= v->base[g].rows[i].lower_bound;
@@ -226,15 +228,18 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
     const stats_t *st = pipeline_stats(p);
     int first = !v->started;
 
-    /* new data: note it and feed the window's history (also while frozen, so that unfreezing
-     * shows a right window at once) */
+    /* new data: note it, and while frozen still feed the window's history (rows built for it
+     * alone), so that unfreezing shows a right window at once */
     int fresh = first || st->stream.bytes != v->seen_bytes || st->stream.events != v->seen_events ||
                 st->elapsed_us != v->seen_elapsed;
     if (fresh) {
         v->seen_bytes = st->stream.bytes;
         v->seen_events = st->stream.events;
         v->seen_elapsed = st->elapsed_us;
-        top_history_take(&v->hist, st);
+        int g = top_table_grouping(v);
+        if (v->frozen && top_history_due(&v->hist, g, now_us) && top_rows_build(&v->spare, st, g, &v->hist) == 0) {
+            top_history_take(&v->hist, &v->spare, g, st, now_us);
+        }
     }
     if (v->text_total != v->seen_text) {
         v->seen_text = v->text_total;
