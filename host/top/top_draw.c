@@ -151,6 +151,9 @@ void top_draw(top_view_t *v)
             top_draw_pane(v);
         }
         top_draw_footer(v);
+        if (v->message[0]) {
+            top_draw_message(v);
+        }
     }
     wnoutrefresh(stdscr);
     doupdate();

@@ -34,6 +34,7 @@ void top_draw_header(const top_view_t *v); /* top_draw_header.c */
 void top_draw_table(const top_view_t *v);  /* top_draw_table.c */
 void top_draw_pane(const top_view_t *v);   /* top_draw_pane.c */
 void top_draw_footer(const top_view_t *v); /* top_draw_pane.c */
+void top_draw_message(const top_view_t *v); /* top_draw_pane.c */
 void top_draw_help(const top_view_t *v);   /* top_draw_help.c */
 
 #endif

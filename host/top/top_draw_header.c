@@ -51,10 +51,6 @@ static int head_link(const top_view_t *v, int y, int x)
         x = top_draw_seg(v, y, x, top_sep(v), A_NORMAL);
         x = top_draw_seg(v, y, x, "FROZEN", top_attr_pair(v, PAIR_ALERT, A_NORMAL) | A_REVERSE | A_BOLD);
     }
-    if (v->message[0]) {
-        x = top_draw_seg(v, y, x, top_sep(v), A_NORMAL);
-        x = top_draw_seg(v, y, x, v->message, top_attr_class(v, TOP_CLASS_LARGE));
-    }
     return x;
 }
 

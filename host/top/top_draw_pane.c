@@ -66,3 +66,28 @@ void top_draw_footer(const top_view_t *v)
         x = top_draw_seg(v, y, x, items[i][1], label) + 1;
     }
 }
+
+/* The message, whole: wrapped over up to TOP_MESSAGE_LINES lines that end on the footer's, over
+ * whatever is there. */
+void top_draw_message(const top_view_t *v)
+{
+    const char *lines[TOP_MESSAGE_LINES];
+    size_t lens[TOP_MESSAGE_LINES];
+    const char *p = v->message;
+    int n = 0;
+    int room = v->width - 2;
+    while (*p && n < TOP_MESSAGE_LINES) {
+        size_t len = n + 1 < TOP_MESSAGE_LINES ? top_format_wrap(p, room) : strlen(p); /* the last is cut */
+        lines[n] = p;
+        lens[n++] = len;
+        p += len;
+    }
+    attr_t attr = top_attr_pair(v, PAIR_ALERT, A_NORMAL) | A_REVERSE | A_BOLD;
+    for (int i = 0; i < n; i++) {
+        char line[TOP_MESSAGE_MAX];
+        int y = v->lay.footer_y - (n - 1) + i;
+        snprintf(line, sizeof line, " %.*s", (int)lens[i], lines[i]);
+        top_draw_cell(v, y, 0, v->width, line, 0, attr);
+    }
+}
+

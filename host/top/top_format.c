@@ -284,3 +284,37 @@ int top_format_fit(char *out, size_t size, const char *s, int width, const char 
     out[o] = '\0';
     return w;
 }
+
+size_t top_format_wrap(const char *s, int width)
+{
+    size_t len = strlen(s), i = 0, at_space = 0;
+    int w = 0;
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    if (width < 1) {
+        width = 1;
+    }
+    while (i < len) {
+        wchar_t wc;
+        size_t n = mbrtowc(&wc, s + i, len - i, &st);
+        int cw = 1;
+        if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+            memset(&st, 0, sizeof st);
+            n = 1; /* drawn as '?' */
+        } else if (wc >= 0x20 && !(wc >= 0x7F && wc < 0xA0) && !fit_is_bidi(wc) && wcwidth(wc) >= 0) {
+            cw = wcwidth(wc);
+        }
+        if (w + cw > width) {
+            if (s[i] == ' ') {
+                return i + 1; /* the space that ends the line goes with it */
+            }
+            return at_space > 0 ? at_space : (i > 0 ? i : n);
+        }
+        w += cw;
+        i += n;
+        if (s[i - n] == ' ') {
+            at_space = i;
+        }
+    }
+    return len;
+}

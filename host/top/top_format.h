@@ -93,4 +93,9 @@ top_class_t top_format_class_count(uint64_t n);
  * written; out is always NUL-terminated (size at least 8). */
 int top_format_fit(char *out, size_t size, const char *s, int width, const char *cut_mark);
 
+/* Where a line of at most width columns ends when s is wrapped: the number of bytes of s it
+ * takes, after the last space that fits (with it), or cut inside a word longer than the line;
+ * at least one character, all of s when it fits. Columns are counted as top_format_fit draws. */
+size_t top_format_wrap(const char *s, int width);
+
 #endif

@@ -216,8 +216,8 @@ static unsigned key_seek(top_view_t *v, int key)
 
 static unsigned key_repaint(top_view_t *v, int key)
 {
-    (void)v;
     (void)key;
+    v->message[0] = '\0';
     clearok(curscr, TRUE); /* Ctrl-L: the screen was scribbled on from outside */
     return TOP_REDRAW_SCREEN;
 }

@@ -20,6 +20,9 @@
 #define TOP_TEXT_LINES 64        /* device text kept for the pane */
 #define TOP_TEXT_MAX 240         /* bytes of one kept line */
 #define TOP_FILTER_MAX 64
+#define TOP_MESSAGE_MAX 600
+#define TOP_MESSAGE_LINES 3      /* a message is wrapped over at most this many lines */
+#define TOP_MESSAGE_US 10000000u /* and shown this long, unless a key or Ctrl-L dismisses it */
 #define TOP_HISTORY 8            /* snapshots for the last-second window */
 #define TOP_WINDOW_US 1000000u   /* the window: one second of device time */
 #define TOP_HISTORY_STEP_US 250000u /* a snapshot every quarter second of host time */
@@ -125,7 +128,9 @@ struct top_view {
 
     char text[TOP_TEXT_LINES][TOP_TEXT_MAX];
     uint64_t text_total, text_frozen; /* lines received; lines received when frozen */
-    char message[TOP_TEXT_MAX];
+    char message[TOP_MESSAGE_MAX];   /* "" when none is shown */
+    int message_new;                 /* set since the last poll: its time starts there */
+    uint64_t message_us;
 
     /* what was seen last, to notice changes */
     uint64_t seen_bytes, seen_events, seen_elapsed, seen_text;

@@ -158,6 +158,7 @@ void top_view_message(top_view_t *v, const char *msg)
         return;
     }
     snprintf(v->message, sizeof v->message, "%s", msg ? msg : "");
+    v->message_new = v->message[0] != '\0';
     v->pending |= 1;
 }
 
@@ -250,6 +251,13 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
     if (status_changed(v, v->status)) {
         v->pending |= 1;
     }
+    if (v->message_new) {
+        v->message_new = 0;
+        v->message_us = now_us;
+    } else if (v->message[0] && now_us - v->message_us >= TOP_MESSAGE_US) {
+        v->message[0] = '\0'; /* said long enough */
+        v->pending |= 1;
+    }
 
     if (top_resized) {
         struct winsize ws;
@@ -270,6 +278,10 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
             top_resize(v);
             redo |= TOP_REDRAW_SCREEN;
             continue;
+        }
+        if (v->message[0]) {
+            v->message[0] = '\0'; /* read: a key puts it away (and still does its job) */
+            redo |= TOP_REDRAW_SCREEN;
         }
         int group_before = top_table_grouping(v);
         redo |= top_keys_apply(v, ch);

@@ -75,8 +75,9 @@ void top_view_restart(top_view_t *v);
 void top_view_text_line(top_view_t *v, const char *line);
 void top_view_text_line_cb(void *v, const char *line); /* the same, with the callback's signature */
 
-/* A one-line message from main ("the port went away; waiting for it"), shown until replaced;
- * NULL clears it. The view must not be drawn over with stderr while it is open. */
+/* A message from main (stderr's lines while the table is open), shown whole at the bottom of the
+ * screen over up to three lines, until a key (or Ctrl-L) puts it away or ten seconds pass; a new
+ * one replaces it, NULL clears it. The view must not be drawn over with stderr while it is open. */
 void top_view_message(top_view_t *v, const char *msg);
 
 /* Gives the terminal back (endwin) and frees the view. NULL is accepted; calling it after the

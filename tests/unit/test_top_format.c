@@ -309,6 +309,50 @@ static void fit_counts_columns_not_bytes(void **state)
     assert_string_equal(out, "\xE4\xBB\xBB~"); /* 2 + the mark: the next glyph would need 2 more */
 }
 
+/* Wrapping a message: every line fits its width, words are kept whole when they fit, nothing is
+ * lost, and a word longer than the line is cut rather than looped on. */
+static void wrap_keeps_words_and_everything(void **state)
+{
+    (void)state;
+    const char *msgs[] = {"aioprof-top: /tmp/x/fifo is read as it comes: it cannot be read again from the start.",
+        "short", "averyveryverylongwordthatdoesnotfitanywhere and then some words",
+        "caf\xC3\xA9 \xE4\xBB\xBB\xE5\x8A\xA1 \xE5\x90\x8D bad \xFF utf8", ""};
+    for (size_t m = 0; m < sizeof msgs / sizeof msgs[0]; m++) {
+        for (int width = 1; width <= 60; width++) {
+            const char *p = msgs[m];
+            char whole[512] = "";
+            int lines = 0;
+            while (*p) {
+                size_t n = top_format_wrap(p, width);
+                char line[256], out[512];
+                assert_true(n > 0 && n <= strlen(p) && n < sizeof line);
+                memcpy(line, p, n);
+                line[n] = '\0';
+                /* the line fits: drawn without the cut mark (a trailing space may hang over) */
+                size_t shown = n;
+                while (shown > 0 && line[shown - 1] == ' ') {
+                    line[--shown] = '\0';
+                }
+                assert_true(top_format_fit(out, sizeof out, line, width, "~") <= width);
+                if (width >= 2) { /* a wide glyph alone is wider than one column */
+                    assert_null(strchr(out, '~'));
+                }
+                /* a break falls after a space, unless the word alone is wider than the line */
+                if (p[n] != '\0' && p[n - 1] != ' ') {
+                    assert_null(memchr(p, ' ', n));
+                }
+                strncat(whole, p, n);
+                p += n;
+                assert_true(++lines < 600);
+            }
+            assert_string_equal(whole, msgs[m]);
+        }
+    }
+    assert_int_equal(top_format_wrap("one two three", 6), 4); /* "one " */
+    assert_int_equal(top_format_wrap("one two three", 7), 8); /* "one two ": the space hangs over */
+    assert_int_equal(top_format_wrap("one two three", 13), 13);
+}
+
 int main(void)
 {
     /* the terminal's view of widths is the locale's; the tests use UTF-8 */
@@ -327,6 +371,7 @@ int main(void)
         cmocka_unit_test(fit_cuts_with_mark),
         cmocka_unit_test(fit_never_passes_controls),
         cmocka_unit_test(fit_counts_columns_not_bytes),
+        cmocka_unit_test(wrap_keeps_words_and_everything),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
