@@ -262,7 +262,7 @@ static void main_seek(session_t *s, top_action_t a)
     case TOP_REPLAY_BACK: to = at > MAIN_SEEK_STEP_US ? at - MAIN_SEEK_STEP_US : 0; break;
     case TOP_REPLAY_FORWARD: to = at + MAIN_SEEK_STEP_US; break;
     case TOP_REPLAY_START: to = 0; break;
-    default: to = known ? len : UINT64_MAX / 4; break;
+    default: to = known ? len : UINT64_MAX / 4; break; /* replay_seek takes it on to the end */
     }
     if (s->ended && to >= at)
         return; /* nothing lies after the end */

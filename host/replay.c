@@ -3,11 +3,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "options.h"
 #include "pipeline.h"
 #include "stats.h"
 
+#define REPLAY_PAST_END_US (UINT64_MAX / 4) /* a seek's target after every chunk */
 #define REPLAY_WAIT_MAX_MS 50          /* a raw capture's wait is cut in pieces: keys, signals */
 #define REPLAY_RAW_PIECE 256u          /* bytes per read of a paced raw capture: about a frame */
 #define REPLAY_SCAN_RECORDING (4u << 20) /* bytes the length scan reads per step */
@@ -54,8 +57,9 @@ replay_t *replay_new(source_t *src, const char *path, double speed, int want_len
     r->speed = speed;
     if (want_length) {
         char err[600];
-        /* a stream cannot be opened twice: its length stays unknown */
-        if (path[0] != '-' || path[1] != '\0') {
+        /* a stream (standard input, a FIFO) cannot be read twice: its length stays unknown */
+        struct stat st;
+        if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             r->scan = source_file_open(path, 0, 0, err, sizeof err);
         }
         if (r->scan != NULL) {
@@ -86,7 +90,8 @@ void replay_free(replay_t *r)
 static uint64_t raw_clock(const replay_t *r, uint64_t now)
 {
     if (r->paused) {
-        return r->paused_at_us;
+        /* held where it was, or at a seek's target once it is there */
+        return r->seeking && r->dev_us < r->paused_at_us ? r->dev_us : r->paused_at_us;
     }
     if (r->speed <= 0 || !r->paced || r->seeking) {
         return r->dev_us;
@@ -120,7 +125,8 @@ int replay_due_ms(replay_t *r, uint64_t now_us)
 
 size_t replay_read_size(const replay_t *r, size_t max)
 {
-    if (r->raw && r->speed > 0 && !r->seeking && max > REPLAY_RAW_PIECE) {
+    /* paced, or seeking: a piece about a frame long, so that neither runs far past its time */
+    if (r->raw && (r->speed > 0 || r->seeking) && max > REPLAY_RAW_PIECE) {
         return REPLAY_RAW_PIECE;
     }
     return max;
@@ -240,6 +246,9 @@ void replay_scan(replay_t *r)
     static uint8_t buf[64 * 1024];
     size_t budget = r->raw ? REPLAY_SCAN_RAW : REPLAY_SCAN_RECORDING;
     uint64_t t;
+    if (r->speed <= 0 && !replay_seeking(r)) {
+        return; /* as fast as possible: the replay finds the end as soon as the scan would */
+    }
     while (r->scan != NULL && budget > 0) {
         long n = source_read(r->scan, buf, sizeof buf, 0, &t);
         if (n > 0) {
@@ -280,8 +289,8 @@ int replay_seek(replay_t *r, uint64_t to_us, int can_rewind, char *err, size_t e
 {
     uint64_t now = source_monotonic_us();
     uint64_t at = replay_position_us(r, now);
-    if (r->length_known && to_us > r->length_us) {
-        to_us = r->length_us;
+    if (r->length_known && to_us >= r->length_us) {
+        to_us = REPLAY_PAST_END_US; /* on to the end itself, even paused */
     }
     int back = to_us < at || (r->raw && to_us < r->dev_us);
     if (back) {

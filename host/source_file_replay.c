@@ -26,7 +26,8 @@ static void file_sleep_us(uint64_t us)
 uint64_t file_clock_us(const file_source_t *f, uint64_t now)
 {
     if (f->paused) {
-        return f->paused_at_us;
+        /* held where it was, or at a seek's target once it is there */
+        return f->seeking && f->last_us < f->paused_at_us ? f->last_us : f->paused_at_us;
     }
     if (f->speed <= 0 || !f->paced || f->seeking || f->at_end) {
         return f->last_us;

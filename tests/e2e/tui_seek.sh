@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# A replay in the live table: its position and length in the header, the position moving with the
+# wall clock at 1x (smoothly, not a chunk at a time), and seeking (left and right by 10 s, Home,
+# End) with the figures rebuilt to that point: at each target they are those of a --json report
+# of the recording cut there. The speed keys stay within --speed's range (+ after --speed 1000).
+# A FIFO cannot be read again: seeking back in it is refused with a sentence.
+set -euo pipefail
+source "$(dirname "$0")/tui_common.bash"
+E2E=$(cd "$(dirname "$0")" && pwd)
+
+# a terminal after another: the helpers of either version of tui_common.bash
+next_terminal() {
+    if declare -F tui_stop >/dev/null; then
+        tui_stop
+    else
+        tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
+        TUI_SOCK=${TUI_SOCK}n
+    fi
+}
+# until_screen WHAT PATTERN: waits (30 s at most) for the screen to match, else fails with WHAT
+until_screen() {
+    tui_wait "$2" 30 || fail "$1"
+}
+
+# 42 frames of the seed workload, one a chunk, a second apart: the recording is 41 s long
+"$AIOPROF_SIM" -w seed --clock virtual --duration 40 -q -o "$TUI_WORK/seed.bin"
+chunks=$(python3 "$E2E/make_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/rec.aiop")
+length=$((chunks - 1))
+
+# the figures of slow at recorded time T seconds: a report of the chunks up to T
+want() {
+    python3 "$E2E/make_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/cut.aiop" --chunks $(($1 + 1)) >/dev/null
+    "$AIOPROF_TOP" -r "$TUI_WORK/cut.aiop" --json >"$TUI_WORK/cut.json" 2>/dev/null
+    json "$TUI_WORK/cut.json" "' '.join(['%d %.3f' % (t['count'], t['total_us'] / 1000) for t in j['tasks'] if t['name'] == 'slow'] or ['none'])"
+}
+shown() {
+    local c t
+    c=$(tui_field slow 3)
+    t=$(tui_field slow 4)
+    echo "${c:-none}${t:+ $t}"
+}
+# at T: the table (paused, settled) shows what a report of the recording up to T says
+figures_at() {
+    local w
+    w=$(want "$1")
+    for _ in $(seq 100); do
+        tui_capture
+        [ "$(shown)" = "$w" ] && return 0
+        sleep 0.1
+    done
+    fail "at $1 s the table shows slow '$(shown)', a report of the recording up to there '$w'"
+}
+
+tui_start 120 30 C.UTF-8 -r "$TUI_WORK/rec.aiop"
+until_screen "no position / length in the header" "1x, [0-9]+\.[0-9] / $length\.0 s"
+
+# ---- the position follows the wall clock at 1x, smoothly: sampled over about 3 s
+: >"$TUI_WORK/samples"
+for _ in $(seq 20); do
+    tui_capture
+    pos=$(grep -oE '1x, [0-9]+\.[0-9]' "$TUI_SHOT" | head -1 | grep -oE '[0-9]+\.[0-9]' || true)
+    echo "$(date +%s.%N) ${pos:-x}" >>"$TUI_WORK/samples"
+    sleep 0.15 # sampling the rate, not waiting for anything
+done
+python3 - "$TUI_WORK/samples" <<'PY' || fail "the position does not follow the wall clock smoothly: $(tr '\n' ' ' <"$TUI_WORK/samples")"
+import sys
+s = [tuple(float(x) for x in l.split()) for l in open(sys.argv[1]) if 'x' not in l.split()[1]]
+assert len(s) >= 10, 'too few samples'
+# every step no larger than the wall time between the captures (a redraw or two late at most)
+for (w0, p0), (w1, p1) in zip(s, s[1:]):
+    assert p0 <= p1 <= p0 + (w1 - w0) + 0.5, ((w0, p0), (w1, p1))
+# over the whole span, as much recorded time as wall time
+assert abs((s[-1][1] - s[0][1]) - (s[-1][0] - s[0][0])) <= 0.6, (s[0], s[-1])
+PY
+
+# ---- seeking, paused so that every target is exact
+tui_key Space
+until_screen "space did not pause the replay" 'PAUSED'
+tui_key Home
+until_screen "Home did not go to the start" "1x, 0\.0 / $length\.0 s"
+tui_key Right
+until_screen "right did not seek 10 s forward" "1x, 10\.0 / $length\.0 s"
+figures_at 10
+tui_key Right
+until_screen "right did not seek to 20 s" "1x, 20\.0 / $length\.0 s"
+figures_at 20
+tui_key Left
+until_screen "left did not seek back to 10 s" "1x, 10\.0 / $length\.0 s"
+figures_at 10
+tui_key End
+until_screen "End did not reach the end of the recording" "end of recording.*1x, $length\.0 / $length\.0 s"
+figures_at "$length"
+tui_key Home
+until_screen "Home at the end did not go back to the start" "replaying.*1x, 0\.0 / $length\.0 s"
+tui_key q
+until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
+
+# ---- a raw capture: paced by its device time, its length is that device time, and seeking
+# lands on the target's frame
+raw_len=$("$AIOPROF_TOP" -r "$TUI_WORK/seed.bin" --json 2>/dev/null | python3 -c 'import json, sys; print("%.1f" % (json.load(sys.stdin)["elapsed_us"] / 1e6))')
+next_terminal
+tui_start 120 30 C.UTF-8 -r "$TUI_WORK/seed.bin"
+until_screen "a raw capture's replay shows no length" "1x, [0-9]+\.[0-9] / $raw_len s"
+tui_key Space
+until_screen "space did not pause the raw capture's replay" 'PAUSED'
+tui_key Home
+until_screen "Home did not go to the raw capture's start" "1x, 0\.0 / $raw_len s"
+tui_key Right
+until_screen "right did not seek 10 s into the raw capture" "1x, 10\.0 / $raw_len s"
+device=$(grep -oE 'time [0-9]+\.[0-9]+ s' "$TUI_SHOT" | head -1 | cut -d' ' -f2)
+python3 -c "import sys; sys.exit(0 if 10.0 <= $device < 11.5 else 1)" ||
+    fail "10 s into the raw capture, the table has taken in $device s of device time"
+tui_key q
+until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
+
+# ---- faster after --speed 1000 stays at 1000 (it was cut to 64), slower halves it
+next_terminal
+tui_start 120 30 C.UTF-8 -r "$TUI_WORK/rec.aiop" --speed 1000
+until_screen "the fast replay did not reach its end" 'end of recording.*1000x'
+tui_key +
+tui_key -
+until_screen "+ then - after --speed 1000 does not show 500x" 'end of recording.*500x'
+tui_key q
+until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
+
+# ---- a FIFO is read as it comes: seeking back in it is refused, with a sentence
+next_terminal
+mkfifo "$TUI_WORK/fifo"
+tui_start 120 30 C.UTF-8 -r "$TUI_WORK/fifo"
+cat "$TUI_WORK/rec.aiop" >"$TUI_WORK/fifo" &
+until_screen "the FIFO's replay did not start" 'replaying.*1x, [1-9][0-9]*\.[0-9] s'
+tui_key Left
+until_screen "seeking back in a FIFO is not refused with a sentence" 'cannot be read again from the start'
+tui_key q
+until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
+wait
+echo "ok: tui_seek"
