@@ -32,6 +32,7 @@ struct demo {
     int exited;
     size_t line_len;
     char line[512];
+    char said[512];   /* the last whole line it said that was not its pty: its word on a failure */
     char pty[PATH_MAX];
 };
 
@@ -99,6 +100,8 @@ static int demo_take_line(demo_t *d)
     const char *p = strstr(d->line, "/dev/");
     if (d->verbose)
         fprintf(stderr, "sim: %s\n", d->line);
+    if (p == NULL && d->line[0] != '\0')
+        snprintf(d->said, sizeof d->said, "%s", d->line);
     if (p == NULL || d->pty[0] != '\0')
         return 0;
     size_t n = strcspn(p, " \t\r\n'\",;");
@@ -135,8 +138,10 @@ static int demo_read_output(demo_t *d)
     return 1;
 }
 
-static void demo_child(const char *sim, const char *workload, int out)
+static void demo_child(const char *sim, const char *workload, int text_every, int out)
 {
+    char text[16];
+    snprintf(text, sizeof text, "%d", text_every);
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
         dup2(null, STDIN_FILENO);
@@ -148,12 +153,37 @@ static void demo_child(const char *sim, const char *workload, int out)
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
-    execl(sim, "aioprof-sim", "--pty", "--clock", "real", "-w", workload, (char *)NULL);
+    if (text_every > 0)
+        execl(sim, "aioprof-sim", "--pty", "--clock", "real", "-w", workload, "--text", text, (char *)NULL);
+    else
+        execl(sim, "aioprof-sim", "--pty", "--clock", "real", "-w", workload, (char *)NULL);
     fprintf(stderr, "cannot run %s: %s\n", sim, strerror(errno));
     _exit(127);
 }
 
-demo_t *demo_start(const char *workload, int verbose, char *err, size_t errlen)
+/* The simulator exited before its pty: with its usage code (2) it refused the options it was
+ * given (the user's --workload, --text); its own sentence says why. */
+static void demo_refused(demo_t *d, const char *sim, char *err, size_t errlen, int *usage)
+{
+    int status = 0;
+    if (waitpid(d->pid, &status, 0) == d->pid)
+        d->exited = 1;
+    if (d->line_len > 0) {
+        d->line[d->line_len] = '\0';
+        snprintf(d->said, sizeof d->said, "%s", d->line);
+    }
+    /* its own prefix goes: the sentence is given as ours */
+    const char *why = strncmp(d->said, "aioprof-sim: ", 13) == 0 ? d->said + 13 : d->said;
+    if (d->exited && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+        *usage = 1;
+        snprintf(err, errlen, "the demo's simulator refused its options: %s", why[0] ? why : "(it said nothing).");
+    } else {
+        snprintf(err, errlen, "the simulator %s exited before it opened its pty%s%s", sim, why[0] ? ": " : ".",
+                 why);
+    }
+}
+
+demo_t *demo_start(const char *workload, int text_every, int verbose, char *err, size_t errlen, int *usage)
 {
     char sim[PATH_MAX];
     int fds[2];
@@ -177,7 +207,7 @@ demo_t *demo_start(const char *workload, int verbose, char *err, size_t errlen)
     }
     if (d->pid == 0) {
         close(fds[0]);
-        demo_child(sim, workload != NULL ? workload : "seed", fds[1]);
+        demo_child(sim, workload != NULL ? workload : "seed", text_every, fds[1]);
     }
     close(fds[1]);
     fds[1] = -1;
@@ -193,8 +223,7 @@ demo_t *demo_start(const char *workload, int verbose, char *err, size_t errlen)
             goto error_stop;
         }
         if (poll(&pfd, 1, (int)((deadline - now) / 1000u) + 1) > 0 && demo_read_output(d) < 0) {
-            snprintf(err, errlen, "the simulator %s exited before it opened its pty%s%s.", sim,
-                     d->line_len ? ": " : "", d->line_len ? d->line : "");
+            demo_refused(d, sim, err, errlen, usage);
             goto error_stop;
         }
     }

@@ -187,9 +187,13 @@ static int main_open_input(session_t *s)
     }
     const char *path = o->port;
     if (o->demo) {
-        s->demo = demo_start(o->workload, o->verbose, err, sizeof err);
-        if (s->demo == NULL)
-            goto error;
+        int usage = 0;
+        s->demo = demo_start(o->workload, o->text_every >= 0 ? o->text_every : OPTIONS_TEXT_DEMO, o->verbose, err,
+                             sizeof err, &usage);
+        if (s->demo == NULL) {
+            fprintf(stderr, "aioprof-top: %s\n", err);
+            return usage ? EXIT_USAGE : EXIT_FAILURE_RUNTIME;
+        }
         path = demo_pty(s->demo);
     } else if (path == NULL) {
         picked = source_pick_port(o->verbose, err, sizeof err);
@@ -492,10 +496,12 @@ static int main_view_open(session_t *s)
         .colour = no_colour == NULL || no_colour[0] == '\0',
         .sort = (int)o->sort,
         .by_instance = o->instances,
+        .interval_us = (uint64_t)(o->interval_s * 1e6),
     };
-    s->view = top_view_open(&vo);
+    int usage = 0;
+    s->view = top_view_open(&vo, &usage);
     if (s->view == NULL)
-        return EXIT_FAILURE_RUNTIME;
+        return usage ? EXIT_USAGE : EXIT_FAILURE_RUNTIME;
     s->status.source = s->label;
     s->status.link = TOP_LINK_CONNECTED;
     s->status.record_path = o->write;

@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
-    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE,
+    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_TEXT,
 };
 
 static const struct option long_options[] = {
@@ -27,9 +28,11 @@ static const struct option long_options[] = {
     {"export-trace", required_argument, NULL, OPT_EXPORT_TRACE},
     {"demo", no_argument, NULL, OPT_DEMO},
     {"workload", required_argument, NULL, OPT_WORKLOAD},
+    {"text", required_argument, NULL, OPT_TEXT},
     {"report", no_argument, NULL, OPT_REPORT},
     {"json", no_argument, NULL, OPT_JSON},
     {"duration", required_argument, NULL, OPT_DURATION},
+    {"interval", required_argument, NULL, 'd'},
     {"sort", required_argument, NULL, OPT_SORT},
     {"slow", required_argument, NULL, OPT_SLOW},
     {"instances", no_argument, NULL, OPT_INSTANCES},
@@ -56,9 +59,12 @@ static void options_help(FILE *out)
           "      --list           list the serial ports and what is known about them, then exit\n"
           "  -r, --replay FILE    read a recording (-w) or a raw capture instead of a port\n"
           "      --speed X        replay pacing: 1 as recorded, 2 twice as fast, 0 as fast as\n"
-          "                       possible (default 0 for reports)\n"
+          "                       possible (default 1 in the live table, 0 for reports); a raw\n"
+          "                       capture is paced by its frames' device time\n"
           "      --demo           run the simulator (aioprof-sim) and profile it\n"
           "      --workload NAME  the simulator's workload for --demo (default seed)\n"
+          "      --text N         --demo: the simulator prints a line of text every N slices\n"
+          "                       (default 20; 0 for none)\n"
           "      --no-reconnect   exit (code 1) when the port goes away instead of waiting\n"
           "\n"
           "Output:\n"
@@ -72,9 +78,11 @@ static void options_help(FILE *out)
           "                       Ctrl-C)\n"
           "      --json           the same as a JSON document\n"
           "      --duration SEC   stop after SEC seconds\n"
-          "      --sort KEY       total, count, max, mean or name (default total)\n"
+          "      --sort KEY       name, inst, count, total, share, max, mean, slow, errors, and\n"
+          "                       with --instances end or creator (default total)\n"
           "      --slow MS        slices longer than MS milliseconds count as slow (default 20)\n"
           "      --instances      one row per task instance instead of per name\n"
+          "  -d, --interval SEC   the live table's refresh period (default 0.1)\n"
           "  -v, --verbose        say what is opened and how\n"
           "  -h, --help           this text\n"
           "  -V, --version        the version\n"
@@ -146,20 +154,21 @@ static int options_speed(const char *text, double *out)
     return 0;
 }
 
-static int options_sort(const char *text, stats_sort_t *out)
+static int options_sort(const char *text, sort_key_t *out)
 {
-    static const struct { const char *name; stats_sort_t sort; } keys[] = {
-        {"total", STATS_SORT_TOTAL}, {"count", STATS_SORT_COUNT}, {"max", STATS_SORT_MAX},
-        {"mean", STATS_SORT_MEAN}, {"name", STATS_SORT_NAME},
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (strcmp(text, keys[i].name) == 0) {
-            *out = keys[i].sort;
-            return 0;
-        }
-    }
-    fprintf(stderr, "aioprof-top: --sort takes total, count, max, mean or name, not '%s'.\n", text);
+    if (sort_key_parse(text, out) == 0)
+        return 0;
+    fprintf(stderr, "aioprof-top: --sort takes %s, not '%s'.\n", sort_key_list(), text);
     return -1;
+}
+
+/* The same file: the same name, or two names of one file (a link, another path to it). */
+static int options_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* Combinations that cannot mean anything. */
@@ -178,8 +187,26 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --write records a port; a replay is a recording already.\n", stderr);
         return -1;
     }
-    if (o->export_trace != NULL && o->write != NULL && strcmp(o->export_trace, o->write) == 0) {
+    if (o->export_trace != NULL && o->write != NULL && options_same_file(o->export_trace, o->write)) {
         fputs("aioprof-top: --export-trace and --write need two different files.\n", stderr);
+        return -1;
+    }
+    if (o->export_trace != NULL && o->replay != NULL && options_same_file(o->export_trace, o->replay)) {
+        fprintf(stderr, "aioprof-top: --export-trace %s is the recording being replayed: give the trace another "
+                "file.\n", o->export_trace);
+        return -1;
+    }
+    if (sort_key_per_instance(o->sort) && !o->instances) {
+        fprintf(stderr, "aioprof-top: --sort %s orders task instances: add --instances.\n", sort_key_name(o->sort));
+        return -1;
+    }
+    if (o->interval_s > 0 && o->view != VIEW_LIVE) {
+        fputs("aioprof-top: --interval is the live table's refresh period: it does nothing with --report or "
+              "--json.\n", stderr);
+        return -1;
+    }
+    if (o->text_every >= 0 && !o->demo) {
+        fputs("aioprof-top: --text only applies to --demo (the simulator's device text).\n", stderr);
         return -1;
     }
     if (o->workload != NULL && !o->demo) {
@@ -196,11 +223,12 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     o->baud = 115200;
     o->slow_ms = 20;
-    o->sort = STATS_SORT_TOTAL;
+    o->sort = SORT_TOTAL;
+    o->text_every = -1;
 
     opterr = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, ":b:r:w:vhV", long_options, NULL);
+        int c = getopt_long(argc, argv, ":b:r:w:d:vhV", long_options, NULL);
         if (c == -1)
             break;
         switch (c) {
@@ -220,6 +248,14 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case OPT_EXPORT_TRACE: o->export_trace = optarg; break;
         case OPT_DEMO: o->demo = 1; break;
         case OPT_WORKLOAD: o->workload = optarg; break;
+        case OPT_TEXT:
+            if (options_integer("--text", optarg, 0, 1000000, &o->text_every) < 0)
+                return OPTIONS_BAD;
+            break;
+        case 'd':
+            if (options_number("--interval", optarg, OPTIONS_INTERVAL_MIN, OPTIONS_INTERVAL_MAX, &o->interval_s) < 0)
+                return OPTIONS_BAD;
+            break;
         case OPT_REPORT: report = 1; break;
         case OPT_JSON: json = 1; break;
         case OPT_DURATION:

@@ -4,6 +4,7 @@
 #define AIOPROF_OPTIONS_H
 
 #include "report.h"
+#include "sort_key.h"
 
 /* Exit codes (docs/usage.md): 0 success, 1 a runtime failure, 2 a usage error. */
 enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -11,6 +12,12 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
 /* --speed: 0 (as fast as possible), or a pace in this range. */
 #define OPTIONS_SPEED_MIN 0.001
 #define OPTIONS_SPEED_MAX 1000.0
+
+/* --interval: the live table's refresh period, in seconds. */
+#define OPTIONS_INTERVAL_MIN 0.05
+#define OPTIONS_INTERVAL_MAX 3600.0
+/* --text: how often the demo's simulator prints a line (every N slices; the simulator's --text). */
+#define OPTIONS_TEXT_DEMO 20
 
 /* How the statistics are shown: the live table (the default), or a report at the end. */
 typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON } view_kind_t;
@@ -27,10 +34,12 @@ typedef struct options {
     int force;
     int demo;
     const char *workload;   /* --demo: the simulator's workload */
+    int text_every;         /* --demo: the simulator prints a line every N slices (0 none; -1 not given) */
     view_kind_t view;
     double duration_s;      /* 0: until the end or Ctrl-C */
-    stats_sort_t sort;
+    sort_key_t sort;
     double slow_ms;
+    double interval_s;      /* --interval: the table's refresh period; 0 when not given */
     int instances;
     int no_reconnect;
     int verbose;

@@ -5,10 +5,11 @@
 #include <stdio.h>
 
 #include "pipeline.h"
+#include "sort_key.h"
 #include "stats.h"
 
 typedef struct report_options {
-    stats_sort_t sort;
+    sort_key_t sort;
     int unicode;          /* box drawing (a UTF-8 locale) or plain ASCII */
     int by_instance;      /* one row per task instance instead of per name */
     const char *source;   /* what was read: "/dev/ttyACM0 @ 115200", "session.aiop" */

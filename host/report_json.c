@@ -87,11 +87,11 @@ static int json_instance(cJSON *o, const stats_t *s, const stats_row_t *r)
 }
 
 /* The rows by name (by_instance 0) or by instance, sorted, as an array of objects. */
-static cJSON *json_rows(const stats_t *s, int by_instance, stats_sort_t sort,
+static cJSON *json_rows(const stats_t *s, int by_instance, sort_key_t sort,
     int (*fill)(cJSON *, const stats_t *, const stats_row_t *))
 {
     size_t n = 0;
-    stats_row_t *rows = stats_rows(s, by_instance, sort, &n);
+    stats_row_t *rows = sort_key_rows(s, by_instance, sort, &n);
     cJSON *a = cJSON_CreateArray();
     if (!a || (!rows && n)) {
         goto fail;
@@ -122,7 +122,7 @@ static int attach(cJSON *root, const char *key, cJSON *item)
 int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
 {
     const stats_t *s = pipeline_stats(p);
-    stats_sort_t sort = o ? o->sort : STATS_SORT_TOTAL;
+    sort_key_t sort = o ? o->sort : SORT_TOTAL;
     int rc = -1;
     char *text = NULL;
     cJSON *root = cJSON_CreateObject();

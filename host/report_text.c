@@ -290,7 +290,7 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
     const glyphs_t *g = o && o->unicode ? &box_utf8 : &box_ascii;
     size_t n = 0;
     int rc = -1;
-    stats_row_t *rows = stats_rows(s, by_instance, o ? o->sort : STATS_SORT_TOTAL, &n);
+    stats_row_t *rows = sort_key_rows(s, by_instance, o ? o->sort : SORT_TOTAL, &n);
     table_t t;
     memset(&t, 0, sizeof t);
     t.ncols = by_instance ? 10 : 9;

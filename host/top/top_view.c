@@ -18,6 +18,8 @@
 
 #include "top_draw.h"
 
+#include <term.h>
+
 /* The view holding the terminal, for the atexit handler: the terminal comes back on any exit. */
 static top_view_t *top_active;
 static int top_atexit_registered;
@@ -42,16 +44,46 @@ static void top_view_on_winch(int sig)
 
 /* ---- lifecycle ---- */
 
-top_view_t *top_view_open(const top_view_options_t *o)
+/* A terminal the table can draw on: its terminfo entry places the cursor. TERM=dumb (an editor's
+ * shell, some CI logs) does not, and would get one garbled line. Looked up before newterm, so that
+ * nothing is sent to a terminal that cannot take it. Returns 0, or -1 after one sentence. */
+static int top_view_terminal_fits(void)
 {
+    int err = 0;
+    const char *term = getenv("TERM");
+    if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+        fprintf(stderr, "aioprof-top: cannot drive this terminal (TERM=%s): set TERM, or use --report or --json.\n",
+            term ? term : "unset");
+        return -1;
+    }
+    char *cup = tigetstr("cup");
+    int fits = cup != NULL && cup != (char *)-1;
+    del_curterm(cur_term);
+    if (!fits) {
+        fprintf(stderr, "aioprof-top: this terminal (TERM=%s) cannot move the cursor, which the live table needs: "
+                "use another terminal, or --report or --json.\n", term ? term : "unset");
+        return -1;
+    }
+    return 0;
+}
+
+top_view_t *top_view_open(const top_view_options_t *o, int *usage)
+{
+    *usage = 0;
     if (!isatty(STDOUT_FILENO)) {
         fputs("aioprof-top: stdout is not a terminal: use --report or --json.\n", stderr);
+        *usage = 1;
         return NULL;
     }
     if (!isatty(STDIN_FILENO)) {
         fputs("aioprof-top: stdin is not a terminal (the live table reads its keys there): use --report or "
               "--json.\n",
             stderr);
+        *usage = 1;
+        return NULL;
+    }
+    if (top_view_terminal_fits() < 0) {
+        *usage = 1;
         return NULL;
     }
     top_view_t *v = calloc(1, sizeof *v);
@@ -61,8 +93,10 @@ top_view_t *top_view_open(const top_view_options_t *o)
     }
     v->opt = *o;
     v->unicode = o->unicode;
-    static const top_col_t by_sort[] = {TOP_COL_TOTAL, TOP_COL_COUNT, TOP_COL_MAX, TOP_COL_MEAN, TOP_COL_NAME};
-    v->sort = o->sort >= 0 && o->sort < 5 ? by_sort[o->sort] : TOP_COL_TOTAL;
+    /* --sort's keys (sort_key_t) to the columns they sort by */
+    static const top_col_t by_sort[] = {TOP_COL_TOTAL, TOP_COL_COUNT, TOP_COL_MAX, TOP_COL_MEAN, TOP_COL_NAME,
+        TOP_COL_INSTANCES, TOP_COL_SHARE, TOP_COL_SLOW, TOP_COL_ERRORS, TOP_COL_END, TOP_COL_CREATOR};
+    v->sort = o->sort >= 0 && (size_t)o->sort < sizeof by_sort / sizeof by_sort[0] ? by_sort[o->sort] : TOP_COL_TOTAL;
     v->by_instance = o->by_instance != 0;
 
     v->interval_us = o->interval_us ? o->interval_us : TOP_INTERVAL_DEFAULT_US;

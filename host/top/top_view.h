@@ -45,7 +45,7 @@ typedef enum top_action {
 typedef struct top_view_options {
     int unicode;        /* a UTF-8 locale: box drawing and arrows; otherwise ASCII only */
     int colour;         /* colours allowed (0 when NO_COLOR is set); monochrome terminals are detected */
-    int sort;           /* the initial sort: a stats_sort_t (total, count, max, mean, name) */
+    int sort;           /* the initial sort: a sort_key_t (--sort) */
     int by_instance;    /* start with one row per task instance (--instances) */
     uint64_t interval_us; /* the refresh period (--interval); 0: TOP_INTERVAL_DEFAULT_US */
 } top_view_options_t;
@@ -53,9 +53,10 @@ typedef struct top_view_options {
 #define TOP_INTERVAL_DEFAULT_US 100000u
 
 /* Takes over the terminal (stdin and stdout). Returns NULL after one sentence on stderr when
- * either is not a terminal or the terminal cannot be used; also when out of memory. The terminal
- * is restored at exit (atexit) even if top_view_close is never reached. */
-top_view_t *top_view_open(const top_view_options_t *o);
+ * either is not a terminal or the terminal cannot be used (TERM unknown, or one that cannot move
+ * the cursor): then *usage is 1, the live table cannot run here; also when out of memory (*usage
+ * 0). The terminal is restored at exit (atexit) even if top_view_close is never reached. */
+top_view_t *top_view_open(const top_view_options_t *o, int *usage);
 
 /* Non-blocking: applies the keys waiting on stdin (it looks only when poll says some are there),
  * takes new data from the pipeline unless frozen, and redraws when a key changed something or,

@@ -45,7 +45,7 @@ for seed in 1 2; do
 done
 check "nested-32" -w nested --clock virtual --duration 10 --tick-bits 32 --ring 8192
 
-# an existing file is kept unless --force; the recording itself never
+# an existing file is kept unless --force; the recording itself never (a usage error: exit 2)
 "$SIM" -w seed --duration 2 -q -o "$tmp/keep.aiop"
 echo precious > "$tmp/keep.json"
 "$TOP" -r "$tmp/keep.aiop" --json --export-trace "$tmp/keep.json" > /dev/null 2> "$tmp/keep.err"
@@ -58,7 +58,7 @@ fi
 cp "$tmp/keep.aiop" "$tmp/keep2.aiop"
 "$TOP" -r "$tmp/keep.aiop" --json --force --export-trace "$tmp/keep.aiop" > /dev/null 2> "$tmp/keep.err"
 rc=$?
-if [ $rc -ne 1 ] || ! cmp -s "$tmp/keep.aiop" "$tmp/keep2.aiop"; then
+if [ $rc -ne 2 ] || ! cmp -s "$tmp/keep.aiop" "$tmp/keep2.aiop"; then
     echo "FAIL keep-input: exit $rc, $(cat "$tmp/keep.err")"; status=1
 else
     echo "ok   keep-input: $(cat "$tmp/keep.err")"

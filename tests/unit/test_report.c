@@ -82,7 +82,7 @@ static pipeline_t *feed(fake_device_t *d)
     return p;
 }
 
-static char *render(const pipeline_t *p, int json, stats_sort_t sort, int unicode, int by_instance, size_t *len)
+static char *render(const pipeline_t *p, int json, sort_key_t sort, int unicode, int by_instance, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -110,7 +110,7 @@ static void test_text_report(void **state)
     fake_device_t *d = workload(&tr, 0);
     pipeline_t *p = feed(d);
     size_t len;
-    char *out = render(p, 0, STATS_SORT_TOTAL, 1, 0, &len);
+    char *out = render(p, 0, SORT_TOTAL, 1, 0, &len);
     assert_no_controls(out, len);
     assert_non_null(strstr(out, "┌"));
     assert_non_null(strstr(out, "(outside tasks)"));
@@ -136,7 +136,7 @@ static void test_text_report(void **state)
     free(out);
 
     /* ASCII: not a byte above 0x7F */
-    out = render(p, 0, STATS_SORT_NAME, 0, 0, &len);
+    out = render(p, 0, SORT_NAME, 0, 0, &len);
     for (size_t i = 0; i < len; i++) {
         assert_true((uint8_t)out[i] < 0x80);
     }
@@ -147,7 +147,7 @@ static void test_text_report(void **state)
     free(out);
 
     /* per instance: ids, the label, the creator, how it ended */
-    out = render(p, 0, STATS_SORT_TOTAL, 1, 1, &len);
+    out = render(p, 0, SORT_TOTAL, 1, 1, &len);
     assert_no_controls(out, len);
     assert_non_null(strstr(out, "worker #3 [left]"));
     assert_non_null(strstr(out, "main #1"));
@@ -185,7 +185,7 @@ static void test_json_report(void **state)
     fake_device_t *d = workload(&tr, 0);
     pipeline_t *p = feed(d);
     size_t len;
-    char *out = render(p, 1, STATS_SORT_COUNT, 1, 0, &len);
+    char *out = render(p, 1, SORT_COUNT, 1, 0, &len);
     assert_no_controls(out, len);
     cJSON *root = cJSON_Parse(out);
     assert_non_null(root);
@@ -258,11 +258,11 @@ static void test_lower_bounds(void **state)
     const stats_t *s = pipeline_stats(p);
     assert_true(s->stream.dropped_events > 0);
     size_t len;
-    char *out = render(p, 0, STATS_SORT_TOTAL, 1, 0, &len);
+    char *out = render(p, 0, SORT_TOTAL, 1, 0, &len);
     assert_non_null(strstr(out, "≥"));
     assert_non_null(strstr(out, "dropped events"));
     free(out);
-    out = render(p, 1, STATS_SORT_TOTAL, 1, 0, &len);
+    out = render(p, 1, SORT_TOTAL, 1, 0, &len);
     cJSON *root = cJSON_Parse(out);
     assert_non_null(root);
     cJSON *w = task_named(cJSON_GetObjectItem(root, "tasks"), "worker");
@@ -284,10 +284,10 @@ static void test_empty_stream(void **state)
     pipeline_t *p = pipeline_new(&cfg);
     pipeline_finish(p);
     size_t len;
-    char *out = render(p, 0, STATS_SORT_TOTAL, 1, 0, &len);
+    char *out = render(p, 0, SORT_TOTAL, 1, 0, &len);
     assert_non_null(strstr(out, "no HELLO"));
     free(out);
-    out = render(p, 1, STATS_SORT_MEAN, 0, 1, &len);
+    out = render(p, 1, SORT_MEAN, 0, 1, &len);
     cJSON *root = cJSON_Parse(out);
     assert_non_null(root);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(root, "device")));
@@ -319,8 +319,8 @@ static void test_restart_is_fresh(void **state)
     for (int json = 0; json <= 1; json++) {
         for (int by_instance = 0; by_instance <= 1; by_instance++) {
             size_t a_len, b_len;
-            char *a = render(fresh, json, STATS_SORT_TOTAL, 1, by_instance, &a_len);
-            char *b = render(p, json, STATS_SORT_TOTAL, 1, by_instance, &b_len);
+            char *a = render(fresh, json, SORT_TOTAL, 1, by_instance, &a_len);
+            char *b = render(p, json, SORT_TOTAL, 1, by_instance, &b_len);
             assert_string_equal(a, b);
             free(a);
             free(b);
@@ -374,7 +374,7 @@ static void test_text_report_columns(void **state)
     pipeline_t *p = feed(d);
     for (int by_instance = 0; by_instance <= 1; by_instance++) {
         size_t len;
-        char *out = render(p, 0, STATS_SORT_TOTAL, 1, by_instance, &len);
+        char *out = render(p, 0, SORT_TOTAL, 1, by_instance, &len);
         int width = -1, lines = 0;
         for (const char *line = out; *line;) {
             const char *eol = strchr(line, '\n');
