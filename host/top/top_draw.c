@@ -25,7 +25,21 @@ void top_layout(top_view_t *v)
     int h = v->height;
     l->head_lines = h >= 16 ? 4 : h >= 12 ? 3 : 2;
     l->footer_y = h - 1;
-    l->pane_h = h >= 24 ? 5 : h >= 18 ? 3 : 0;
+    /* the pane: a few lines below the table; enlarged, half of the room; or none */
+    int body = l->footer_y - l->head_lines;
+    int normal = h >= 24 ? 5 : h >= 18 ? 3 : 0;
+    int large = body / 2 + 1;
+    if (large > body - 3) {
+        large = body - 3; /* the table keeps its heading, a row and the outside-tasks row */
+    }
+    if (large < 2) {
+        large = body >= 3 ? 2 : 0;
+    }
+    switch (v->pane_mode) {
+    case TOP_PANE_HIDDEN: l->pane_h = 0; break;
+    case TOP_PANE_LARGE: l->pane_h = large; break;
+    default: l->pane_h = normal > 0 || !v->pane_focus ? normal : large; break;
+    }
     l->pane_y = l->footer_y - l->pane_h;
     l->outside_y = l->pane_y - 1;
     l->table_y = l->head_lines;
@@ -138,10 +152,17 @@ void top_draw(top_view_t *v)
 {
     erase();
     if (v->width < TOP_MIN_W || v->height < TOP_MIN_H) {
-        char buf[80];
-        snprintf(buf, sizeof buf, "terminal too small (%dx%d): needs %dx%d", v->width, v->height, TOP_MIN_W,
-            TOP_MIN_H);
-        top_draw_seg(v, 0, 0, buf, A_BOLD);
+        /* wrapped, so that even a terminal a few columns wide says it whole */
+        char buf[80], line[80];
+        snprintf(buf, sizeof buf, "terminal too small (%dx%d): needs %dx%d; q quits", v->width, v->height,
+            TOP_MIN_W, TOP_MIN_H);
+        const char *p = buf;
+        for (int y = 0; *p && y < v->height; y++) {
+            size_t len = top_format_wrap(p, v->width);
+            snprintf(line, sizeof line, "%.*s", (int)len, p);
+            top_draw_seg(v, y, 0, line, A_BOLD);
+            p += len;
+        }
     } else {
         top_draw_header(v);
         if (v->help) {

@@ -35,6 +35,6 @@ void top_draw_table(const top_view_t *v);  /* top_draw_table.c */
 void top_draw_pane(const top_view_t *v);   /* top_draw_pane.c */
 void top_draw_footer(const top_view_t *v); /* top_draw_pane.c */
 void top_draw_message(const top_view_t *v); /* top_draw_pane.c */
-void top_draw_help(const top_view_t *v);   /* top_draw_help.c */
+void top_draw_help(top_view_t *v);         /* top_draw_help.c */
 
 #endif

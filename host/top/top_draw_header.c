@@ -113,7 +113,8 @@ static int head_mode(const top_view_t *v, int y, int x)
         snprintf(buf, sizeof buf, "%scumulative", top_sep(v));
     }
     x = top_draw_seg(v, y, x, buf, A_NORMAL);
-    snprintf(buf, sizeof buf, "%ssort %s %s", top_sep(v), top_format_col(v->sort)->head, top_sort_mark(v));
+    snprintf(buf, sizeof buf, "%ssort %s %s%sslow > %g ms", top_sep(v), top_format_col(v->sort)->head,
+        top_sort_mark(v), top_sep(v), (double)v->head.slow_us / 1000.0);
     x = top_draw_seg(v, y, x, buf, A_NORMAL);
     if (v->filter[0] || v->filter_edit) {
         x = top_draw_seg(v, y, x, top_sep(v), A_NORMAL);

@@ -16,24 +16,32 @@ void top_draw_pane(const top_view_t *v)
     if (l->pane_h == 0) {
         return;
     }
-    char rule[16];
+    char rule[16], title[160];
     snprintf(rule, sizeof rule, "%s", v->unicode ? "\xE2\x94\x80" : "-");
     move(l->pane_y, 0);
-    attrset(A_DIM);
+    attrset(v->pane_focus ? A_BOLD : A_DIM);
     for (int x = 0; x < v->width; x++) {
         addstr(rule);
     }
     attrset(A_NORMAL);
-    top_draw_seg(v, l->pane_y, 2, " device output ", A_DIM);
-    uint64_t shown = v->frozen ? v->text_frozen : v->text_total;
+    uint64_t shown = v->frozen ? v->text_frozen : v->text_total, end = top_pane_end(v);
+    int x = top_draw_seg(v, l->pane_y, 2, " device output ", v->pane_focus ? A_BOLD : A_DIM);
+    if (end < shown) {
+        snprintf(title, sizeof title, " %llu newer line%s below ", (unsigned long long)(shown - end),
+            shown - end == 1 ? "" : "s");
+        x = top_draw_seg(v, l->pane_y, x + 1, title, top_attr_class(v, TOP_CLASS_LARGE));
+    }
+    if (v->pane_focus) {
+        top_draw_seg(v, l->pane_y, x + 1, " arrows PgUp PgDn Home End scroll, Tab back to the table ", A_BOLD);
+    }
     int lines = l->pane_h - 1;
     for (int i = 0; i < lines; i++) {
         /* the newest line at the bottom; lines the ring has overwritten are gone */
         uint64_t back = (uint64_t)(lines - i);
-        if (back > shown || v->text_total - (shown - back) > TOP_TEXT_LINES) {
+        if (back > end || v->text_total - (end - back) > TOP_TEXT_LINES) {
             continue;
         }
-        uint64_t idx = shown - back;
+        uint64_t idx = end - back;
         top_draw_seg(v, l->pane_y + 1 + i, 0, v->text[idx % TOP_TEXT_LINES], A_NORMAL);
     }
 }
@@ -86,7 +94,11 @@ void top_draw_message(const top_view_t *v)
     for (int i = 0; i < n; i++) {
         char line[TOP_MESSAGE_MAX];
         int y = v->lay.footer_y - (n - 1) + i;
-        snprintf(line, sizeof line, " %.*s", (int)lens[i], lines[i]);
+        size_t len = lens[i];
+        while (len > 0 && lines[i][len - 1] == ' ') {
+            len--; /* the space the line broke at */
+        }
+        snprintf(line, sizeof line, " %.*s", (int)len, lines[i]);
         top_draw_cell(v, y, 0, v->width, line, 0, attr);
     }
 }

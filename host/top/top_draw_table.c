@@ -23,7 +23,14 @@ static void draw_table_head(const top_view_t *v)
         int w = l->cols[i] == TOP_COL_NAME ? l->name_w : ci->width;
         const char *text = l->cols[i] == TOP_COL_NAME && top_table_grouping(v) ? "task" : ci->head;
         int is_sorted = l->cols[i] == v->sort;
-        snprintf(buf, sizeof buf, is_sorted ? (ci->left ? "%s%s" : "%2$s%1$s") : "%s", text, mark);
+        /* the ASCII marks are letters ("v"): a space keeps them off the heading ("v total ms") */
+        if (!is_sorted) {
+            snprintf(buf, sizeof buf, "%s", text);
+        } else if (ci->left) {
+            snprintf(buf, sizeof buf, "%s%s%s", text, v->unicode ? "" : " ", mark);
+        } else {
+            snprintf(buf, sizeof buf, "%s%s%s", mark, v->unicode ? "" : " ", text);
+        }
         if (i > 0) {
             x = top_draw_cell(v, l->table_y, x, 1, "", 0, head);
         }

@@ -11,14 +11,14 @@
 
 static const top_col_info_t col_info[TOP_COL_COUNT_ALL] = {
     [TOP_COL_NAME] = {"name", TOP_NAME_MIN, 1, 'n'},
-    [TOP_COL_INSTANCES] = {"inst", 5, 0, 'i'},
+    [TOP_COL_INSTANCES] = {"inst", 6, 0, 'i'},
     [TOP_COL_COUNT] = {"count", 7, 0, 'c'},
-    [TOP_COL_TOTAL] = {"total ms", 9, 0, 't'},
+    [TOP_COL_TOTAL] = {"total ms", 10, 0, 't'},
     [TOP_COL_SHARE] = {"%", 6, 0, '%'},
     [TOP_COL_MAX] = {"max ms", 8, 0, 'm'},
-    [TOP_COL_MEAN] = {"mean ms", 8, 0, 'a'},
+    [TOP_COL_MEAN] = {"mean ms", 9, 0, 'a'},
     [TOP_COL_SLOW] = {"slow", 6, 0, 's'},
-    [TOP_COL_ERRORS] = {"errors", 7, 0, 'e'},
+    [TOP_COL_ERRORS] = {"errors", 8, 0, 'e'},
     [TOP_COL_END] = {"end", 9, 1, 'x'},
     [TOP_COL_CREATOR] = {"created by", 18, 1, 'b'},
 };

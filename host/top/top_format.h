@@ -24,7 +24,7 @@ typedef enum top_col {
 
 typedef struct top_col_info {
     const char *head;
-    int width;      /* cell width, the sort mark included */
+    int width;      /* cell width: the heading, the sort mark and a space between (ASCII) */
     int left;       /* text, left-aligned */
     int sort_key;   /* the key that sorts by it */
 } top_col_info_t;

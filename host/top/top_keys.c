@@ -19,6 +19,7 @@ static unsigned key_help(top_view_t *v, int key)
 {
     (void)key;
     v->help = !v->help;
+    v->help_scroll = 0;
     return TOP_REDRAW_SCREEN;
 }
 
@@ -183,8 +184,32 @@ static unsigned key_speed(top_view_t *v, int key)
     return TOP_REDRAW_SCREEN;
 }
 
+/* The pane's scrollback: back towards the oldest line kept, forward to following the newest. */
+static unsigned pane_scroll(top_view_t *v, int key)
+{
+    uint64_t shown = top_pane_shown(v), end = top_pane_end(v);
+    uint64_t lines = v->lay.pane_h > 1 ? (uint64_t)v->lay.pane_h - 1 : 1;
+    uint64_t oldest = v->text_total > TOP_TEXT_LINES ? v->text_total - TOP_TEXT_LINES : 0;
+    uint64_t first_end = oldest + lines < shown ? oldest + lines : shown; /* the oldest at the top */
+    uint64_t step = key == KEY_PPAGE || key == KEY_NPAGE ? lines : 1;
+    switch (key) {
+    case KEY_UP:
+    case KEY_PPAGE: end = end > first_end + step ? end - step : first_end; break;
+    case KEY_DOWN:
+    case KEY_NPAGE: end += step; break;
+    case KEY_HOME: end = first_end; break;
+    case KEY_END: end = shown; break;
+    default: return TOP_REDRAW_NONE;
+    }
+    v->pane_end = end >= shown ? 0 : end; /* at the newest: follow it again */
+    return TOP_REDRAW_SCREEN;
+}
+
 static unsigned key_scroll(top_view_t *v, int key)
 {
+    if (v->pane_focus) {
+        return pane_scroll(v, key);
+    }
     long page = v->lay.rows_h > 0 ? v->lay.rows_h : 1;
     switch (key) {
     case KEY_UP: top_table_move(v, -1); break;
@@ -202,6 +227,9 @@ static unsigned key_scroll(top_view_t *v, int key)
  * move the cursor in a live session. */
 static unsigned key_seek(top_view_t *v, int key)
 {
+    if (v->pane_focus && (key == KEY_HOME || key == KEY_END)) {
+        return pane_scroll(v, key);
+    }
     if (v->status == NULL || !v->status->replay) {
         return key == KEY_HOME || key == KEY_END ? key_scroll(v, key) : TOP_REDRAW_NONE;
     }
@@ -212,6 +240,28 @@ static unsigned key_seek(top_view_t *v, int key)
     default: v->action = TOP_REPLAY_END; break;
     }
     return TOP_REDRAW_SCREEN;
+}
+
+/* Tab: the scroll keys go to the device text pane (shown if it was hidden), or back to the table. */
+static unsigned key_focus(top_view_t *v, int key)
+{
+    (void)key;
+    v->pane_focus = !v->pane_focus;
+    if (v->pane_focus && v->pane_mode == TOP_PANE_HIDDEN) {
+        v->pane_mode = TOP_PANE_NORMAL;
+    }
+    return TOP_REDRAW_LAYOUT;
+}
+
+/* o: the pane enlarged, hidden, back to its size. */
+static unsigned key_pane(top_view_t *v, int key)
+{
+    (void)key;
+    v->pane_mode = (v->pane_mode + 1) % 3;
+    if (v->pane_mode == TOP_PANE_HIDDEN) {
+        v->pane_focus = 0;
+    }
+    return TOP_REDRAW_LAYOUT;
 }
 
 static unsigned key_repaint(top_view_t *v, int key)
@@ -245,12 +295,13 @@ static const struct {
     {'+', key_speed}, {'=', key_speed}, {'-', key_speed}, {'_', key_speed},
     {KEY_UP, key_scroll}, {KEY_DOWN, key_scroll}, {KEY_PPAGE, key_scroll}, {KEY_NPAGE, key_scroll},
     {KEY_HOME, key_seek}, {KEY_END, key_seek}, {KEY_LEFT, key_seek}, {KEY_RIGHT, key_seek},
+    {'\t', key_focus}, {'o', key_pane},
     {CTRL('l'), key_repaint},
 };
 
 static const top_key_help_t key_help_text[] = {
     {"q  F10  Ctrl-C", "quit"},
-    {"?  h  F1", "this help (any key closes it)"},
+    {"?  h  F1", "this help (the scroll keys scroll it, any other key closes it)"},
     {"/  F3", "filter by name, as you type (Enter keeps it, Esc clears it)"},
     {"g  F5", "group by task name or by task instance"},
     {"Enter", "the instances of the name under the cursor"},
@@ -264,7 +315,9 @@ static const top_key_help_t key_help_text[] = {
     {"n i c t % m a s e", "sort by name, instances, count, total, share, max, mean, slow, errors"},
     {"x b", "sort instances by end state, by creator"},
     {"I", "invert the sort order (the same sort key twice does too)"},
-    {"up down PgUp PgDn Home End", "move the cursor (Home and End seek in a replay)"},
+    {"up down PgUp PgDn Home End", "move the cursor (Home and End seek in a replay); scroll the device output when it has the focus"},
+    {"Tab", "the scroll keys to the device output pane (its scrollback: the last 1000 lines) and back"},
+    {"o", "the device output pane: larger, hidden, back to its size"},
     {"Ctrl-L", "repaint the screen"},
 };
 
@@ -306,11 +359,30 @@ static unsigned keys_filter_edit(top_view_t *v, int key)
     return key_scroll(v, key);
 }
 
+/* While the help is shown: the scroll keys scroll it (the drawing keeps it within the help), any
+ * other key closes it (q still quits). */
+static unsigned keys_help(top_view_t *v, int key)
+{
+    int page = v->lay.footer_y - v->lay.head_lines - 2;
+    page = page > 1 ? page : 1;
+    switch (key) {
+    case KEY_UP: v->help_scroll = v->help_scroll > 0 ? v->help_scroll - 1 : 0; break;
+    case KEY_DOWN: v->help_scroll++; break;
+    case KEY_PPAGE: v->help_scroll = v->help_scroll > page ? v->help_scroll - page : 0; break;
+    case KEY_NPAGE: v->help_scroll += page; break;
+    case KEY_HOME: v->help_scroll = 0; break;
+    case KEY_END: v->help_scroll = 1 << 20; break;
+    default:
+        v->help = 0;
+        return key == 'q' ? key_quit(v, key) | TOP_REDRAW_SCREEN : TOP_REDRAW_SCREEN;
+    }
+    return TOP_REDRAW_SCREEN;
+}
+
 unsigned top_keys_apply(top_view_t *v, int key)
 {
     if (v->help) {
-        v->help = 0;
-        return key == 'q' ? key_quit(v, key) | TOP_REDRAW_SCREEN : TOP_REDRAW_SCREEN;
+        return keys_help(v, key);
     }
     if (v->filter_edit) {
         return keys_filter_edit(v, key);

@@ -17,7 +17,7 @@
 #include "top_format.h"
 #include "top_view.h"
 
-#define TOP_TEXT_LINES 64        /* device text kept for the pane */
+#define TOP_TEXT_LINES 1000      /* device text kept for the pane: its scrollback */
 #define TOP_TEXT_MAX 240         /* bytes of one kept line */
 #define TOP_FILTER_MAX 64
 #define TOP_MESSAGE_MAX 600
@@ -27,12 +27,15 @@
 #define TOP_WINDOW_US 1000000u   /* the window: one second of device time */
 #define TOP_HISTORY_STEP_US 250000u /* a snapshot every quarter second of host time */
 
+enum { TOP_PANE_NORMAL, TOP_PANE_LARGE, TOP_PANE_HIDDEN };
+
 /* What a key changed, so what must be redone before the next draw. */
 enum {
     TOP_REDRAW_NONE = 0,
     TOP_REDRAW_SCREEN = 1, /* draw again (cursor, help, modes shown) */
     TOP_REDRAW_ROWS = 2,   /* filter and sort the rows again, then draw */
     TOP_REDRAW_DATA = 4,   /* take the rows from the statistics again (even when frozen) */
+    TOP_REDRAW_LAYOUT = 8, /* place the parts of the screen again (the pane changed size), then draw */
 };
 
 /* One row as the view keeps it: copied out of the statistics, so that a frozen view survives
@@ -108,6 +111,10 @@ struct top_view {
 
     /* modes */
     int by_instance, window, frozen, help;
+    int help_scroll;               /* help lines scrolled past */
+    int pane_mode;                 /* TOP_PANE_NORMAL, TOP_PANE_LARGE, TOP_PANE_HIDDEN */
+    int pane_focus;                /* the scroll keys scroll the pane */
+    uint64_t pane_end;             /* the line after the pane's last shown (scrolled back), 0 follows */
     int filter_edit;
     char filter[TOP_FILTER_MAX];
     int drilled;                   /* the instances of one name (Enter), by_instance is kept */
@@ -146,6 +153,18 @@ struct top_view {
     const top_status_t *status;
     top_action_t action;           /* set by a key for top_view_poll to return */
 };
+
+/* The device text the pane can show (all of it, or up to the freeze), and the line after its
+ * last shown one: the newest, unless scrolled back. */
+static inline uint64_t top_pane_shown(const top_view_t *v)
+{
+    return v->frozen ? v->text_frozen : v->text_total;
+}
+static inline uint64_t top_pane_end(const top_view_t *v)
+{
+    uint64_t shown = top_pane_shown(v);
+    return v->pane_end != 0 && v->pane_end < shown ? v->pane_end : shown;
+}
 
 /* ---- top_rows.c: the rows and the header's figures, taken from the statistics ---- */
 void top_rows_free(top_rows_t *r);

@@ -320,7 +320,13 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
         int group_before = top_table_grouping(v);
         redo |= top_keys_apply(v, ch);
         if (top_table_grouping(v) != group_before) {
-            top_layout(v); /* the other grouping has other columns */
+            top_layout(v); /* the other grouping has other columns (its rows are selected below) */
+        } else if (redo & TOP_REDRAW_LAYOUT) {
+            top_layout(v); /* the pane another size: the rows shown too */
+            top_table_move(v, 0);
+        }
+        if (redo & TOP_REDRAW_LAYOUT) {
+            redo = (redo & ~(unsigned)TOP_REDRAW_LAYOUT) | TOP_REDRAW_SCREEN;
         }
         if (redo & TOP_REDRAW_DATA) {
             view_build(v, pipeline_stats(p), v->frozen, now_us);

@@ -60,7 +60,7 @@ tui_has 'cumulative'
 # ---- a key is answered at once: help appears well within a second
 start=$(date +%s%N)
 tmux -L "$TUI_SOCK" send-keys '?'
-tui_wait 'aioprof-top keys' 2 || fail "? did not show the help"
+tui_wait 'aioprof-top help' 2 || fail "? did not show the help"
 ms=$((($(date +%s%N) - start) / 1000000))
 [ "$ms" -lt 1000 ] || fail "the help took $ms ms to appear"
 tui_key Escape

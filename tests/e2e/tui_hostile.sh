@@ -61,7 +61,7 @@ tui_start 100 30 C -r "$TUI_WORK/seed.bin" --speed 0
 tui_wait 'end of recording' 20 || fail "the replay did not reach its end (C locale)"
 sleep 0.5
 tui_capture
-tui_has 'vtotal ms'
+tui_has 'v total ms'
 tui_has '^slow '
 if LC_ALL=C grep -qP '[\x80-\xff]' "$TUI_SHOT"; then
     fail "non-ASCII bytes on the screen in the C locale"

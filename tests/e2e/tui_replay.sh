@@ -96,9 +96,9 @@ tui_lacks 'FROZEN'
 
 # ---- help
 tui_key '?'
-tui_has 'aioprof-top keys'
+tui_has 'aioprof-top help'
 tui_key x
-tui_lacks 'aioprof-top keys'
+tui_lacks 'aioprof-top help'
 
 # ---- resize: 40x10 keeps name, total, share and max (the most important), and nothing spills over
 tmux -L "$TUI_SOCK" resize-window -x 40 -y 10
