@@ -151,6 +151,7 @@ void pipeline_link_up(pipeline_t *p)
 
 void pipeline_input_damaged(pipeline_t *p)
 {
+    p->stats.stream.recording_damage++;
     stats_loss(&p->stats);
     events_mark(&p->events, PIPELINE_MARK_INPUT_DAMAGED, 1);
 }

@@ -57,6 +57,7 @@ static cJSON *json_stream(const stats_t *s)
         !add_num(o, "duplicates", (double)t->duplicates) ||
         !add_num(o, "clock_steps_back", (double)t->clock_steps_back) ||
         !add_num(o, "skipped_bytes", (double)t->skipped_bytes) ||
+        !add_num(o, "recording_damage", (double)t->recording_damage) ||
         !cJSON_AddBoolToObject(o, "ended_before_stop", t->ended_before_stop != 0)) {
         cJSON_Delete(o);
         return NULL;

@@ -32,10 +32,11 @@ typedef struct table {
 
 typedef struct glyphs {
     const char *h, *v, *tl, *tm, *tr, *ml, *mm, *mr, *bl, *bm, *br, *ge;
+    const char *cut; /* ends a cut cell: one column */
 } glyphs_t;
 
-static const glyphs_t box_utf8 = {"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "≥"};
-static const glyphs_t box_ascii = {"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", ">="};
+static const glyphs_t box_utf8 = {"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "≥", ESCAPE_CUT_MARK};
+static const glyphs_t box_ascii = {"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", ">=", "~"};
 
 /* Microseconds as milliseconds with three decimals, exactly. */
 static void fmt_ms(char *out, size_t size, const char *mark, uint64_t us)
@@ -150,7 +151,7 @@ static void table_print_row(FILE *out, line_t *l, const table_t *t, const glyphs
         line_pad(l, 1 + (t->left[c] ? 0 : pad));
         line_put(l, s, bytes);
         if (bytes < all) {
-            line_str(l, ESCAPE_CUT_MARK);
+            line_str(l, g->cut);
         }
         line_pad(l, 1 + (t->left[c] ? pad : 0));
         line_str(l, g->v);
@@ -270,6 +271,10 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
+    }
+    if (t->recording_damage) {
+        fprintf(out, "the recording is damaged in %" PRIu64 " place%s: each read on from the next intact chunk; the "
+            "figures from the first on may be low\n", t->recording_damage, t->recording_damage == 1 ? "" : "s");
     }
     if (t->ended_before_stop) {
         fputs("the input ended before the device said it stopped: its last events may still have been in its ring\n",

@@ -81,6 +81,7 @@ typedef struct stats_stream {
     /* 1 when the input ended (a recording, a capture) before the device said it stopped: its last
      * events may have been still in its ring, and the tasks live at the end are lower bounds */
     uint64_t ended_before_stop;
+    uint64_t recording_damage; /* stretches of a recording that could not be read as chunks */
 } stats_stream_t;
 
 typedef struct stats_device {

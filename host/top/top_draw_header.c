@@ -85,6 +85,9 @@ static int head_health(const top_view_t *v, int y, int x)
     x = top_draw_counter(v, y, x, " duplicates ", h->stream.duplicates);
     x = top_draw_counter(v, y, x, " clock steps back ", h->stream.clock_steps_back);
     x = top_draw_counter(v, y, x, " resets ", h->stream.resets);
+    if (h->stream.recording_damage) {
+        x = top_draw_counter(v, y, x, " recording damage ", h->stream.recording_damage);
+    }
     if (st != NULL && st->record_path != NULL) {
         char size[32], buf[STATS_TEXT_MAX + 64];
         top_format_bytes(size, sizeof size, st->record_bytes);

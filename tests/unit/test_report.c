@@ -401,6 +401,36 @@ static void test_text_report_columns(void **state)
     fake_free(d);
 }
 
+/* A name wider than the name column is cut, and in ASCII the cut is marked with ASCII: the report
+ * of a C locale holds no byte above 0x7F (the UTF-8 ellipsis was its mark). */
+static void test_ascii_cut_mark(void **state)
+{
+    (void)state;
+    static aioprof_task_t t;
+    char name[48];
+    memset(name, 0x01, sizeof name); /* each escapes to "\x01": 192 columns */
+    fake_device_t *d = fake_new(30, 1000, 8192);
+    assert_non_null(d);
+    aioprof_task_created(&d->prof, &t, name, sizeof name);
+    aioprof_enter(&d->prof, &t);
+    d->clock += 100;
+    aioprof_exit(&d->prof, &t, AIOPROF_EXIT_RETURN);
+    fake_flush_all(d);
+    pipeline_t *p = feed(d);
+    size_t len;
+    char *out = render(p, 0, SORT_TOTAL, 0, 0, &len);
+    for (size_t i = 0; i < len; i++) {
+        assert_true((uint8_t)out[i] < 0x80);
+    }
+    assert_non_null(strstr(out, "~ |"));
+    free(out);
+    out = render(p, 0, SORT_TOTAL, 1, 0, &len);
+    assert_non_null(strstr(out, "\xE2\x80\xA6 \xE2\x94\x82")); /* the ellipsis, then the rule */
+    free(out);
+    pipeline_free(p);
+    fake_free(d);
+}
+
 int main(void)
 {
     /* widths are the terminal's, under the locale; the tests use UTF-8 */
@@ -415,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_text_report_columns),
         cmocka_unit_test(test_restart_is_fresh),
+        cmocka_unit_test(test_ascii_cut_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
