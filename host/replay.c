@@ -226,6 +226,7 @@ uint64_t replay_position_us(const replay_t *r, uint64_t now_us)
 
 void replay_ended(replay_t *r)
 {
+    r->seeking = 0; /* a seek past the end ends there */
     if (!r->length_known) {
         r->length_us = replay_position_us(r, source_monotonic_us());
         r->length_known = 1;

@@ -233,6 +233,7 @@ long file_replay_read(file_source_t *f, uint8_t *buf, size_t len, int timeout_ms
             file_step_done(f);
             file_say_end(f);
             f->at_end = 1;
+            f->seeking = 0; /* a seek past the end ends there */
             return SOURCE_EOF;
         case RECORDING_STEP_DOWN:
             if (!file_pace(f, st->time_us, timeout_ms)) {
@@ -272,6 +273,7 @@ long file_replay_read(file_source_t *f, uint8_t *buf, size_t len, int timeout_ms
         default: /* ERROR is only for the first header, handled at open */
             file_step_done(f);
             f->at_end = 1;
+            f->seeking = 0; /* a seek past the end ends there */
             return SOURCE_EOF;
         }
     }
@@ -289,6 +291,7 @@ int file_replay_reconnect(file_source_t *f, int timeout_ms, uint64_t *host_us)
         file_step_done(f);
         file_say_end(f);
         f->at_end = 1;
+        f->seeking = 0; /* a seek past the end ends there */
         return SOURCE_EOF;
     }
     if (!file_pace(f, st->time_us, timeout_ms)) {

@@ -90,6 +90,7 @@ figures_at 10
 tui_key End
 until_screen "End did not reach the end of the recording" "end of recording.*1x, $length\.0 / $length\.0 s"
 figures_at "$length"
+if grep -q 'seeking' "$TUI_SHOT"; then fail "at the end the header still says seeking"; fi
 tui_key Home
 until_screen "Home at the end did not go back to the start" "replaying.*1x, 0\.0 / $length\.0 s"
 tui_key q
