@@ -28,6 +28,7 @@
 #include "replay.h"
 #include "report.h"
 #include "source.h"
+#include "stderr_capture.h"
 #include "top_view.h"
 
 #define READ_TIMEOUT_MS 50      /* how often the loop looks at signals, the clock, the recorder */
@@ -59,11 +60,7 @@ typedef struct session {
     top_status_t status; /* what the live table's header shows */
     replay_t *replay;    /* -r: pace, pause, position, seeking */
     double speed;        /* the replay's pace at the start */
-    int err_pipe;        /* while the table owns the terminal: stderr's lines come out here */
-    int saved_stderr;
-    char err_line[512];
-    size_t err_len;
-    char err_last[512];  /* the last whole line, said again when the table closes */
+    stderr_capture_t err; /* while the table owns the terminal: stderr's lines come out here */
     uint64_t last_us;    /* the latest host time seen */
     uint64_t deadline_us; /* --duration: when the session ends (monotonic), or 0 */
     uint64_t turn_us;    /* when the loop's chores were last done */
@@ -88,65 +85,10 @@ static void main_note(void *user, const char *sentence)
     fprintf(stderr, "aioprof-top: %s\n", sentence);
 }
 
-/* While the live table owns the terminal, whatever any part writes to stderr (a note about a cut
- * recording, a recorder's write error, the simulator's complaints) would draw over it: stderr
- * goes into a pipe instead, and its lines become the table's message line. */
-static int main_capture_stderr(session_t *s)
+/* A line of stderr while the table owns the terminal: the table's message. */
+static void main_err_line(void *user, const char *line)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
-    fflush(stderr);
-    s->saved_stderr = dup(STDERR_FILENO);
-    if (s->saved_stderr < 0 || dup2(fds[1], STDERR_FILENO) < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    close(fds[1]);
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    s->err_pipe = fds[0];
-    return 0;
-}
-
-static void main_drain_stderr(session_t *s);
-
-static void main_release_stderr(session_t *s)
-{
-    if (s->err_pipe < 0)
-        return;
-    fflush(stderr);
-    dup2(s->saved_stderr, STDERR_FILENO);
-    close(s->saved_stderr);
-    /* what was said last is said again where it can be read */
-    main_drain_stderr(s);
-    if (s->err_len > 0)
-        fprintf(stderr, "%.*s\n", (int)s->err_len, s->err_line);
-    else if (s->err_last[0] != '\0')
-        fprintf(stderr, "%s\n", s->err_last);
-    close(s->err_pipe);
-    s->err_pipe = -1;
-}
-
-static void main_drain_stderr(session_t *s)
-{
-    char buf[1024];
-    ssize_t n;
-    if (s->err_pipe < 0)
-        return;
-    fflush(stderr);
-    while ((n = read(s->err_pipe, buf, sizeof buf)) > 0) {
-        for (ssize_t i = 0; i < n; i++) {
-            if (buf[i] == '\n') {
-                s->err_line[s->err_len] = '\0';
-                top_view_message(s->view, s->err_line);
-                memcpy(s->err_last, s->err_line, s->err_len + 1);
-                s->err_len = 0;
-            } else if (s->err_len + 1 < sizeof s->err_line) {
-                s->err_line[s->err_len++] = buf[i];
-            }
-        }
-    }
+    top_view_message(((session_t *)user)->view, line);
 }
 
 static void main_signals(void)
@@ -322,7 +264,7 @@ static int main_view_turn(session_t *s)
 {
     if (s->view == NULL)
         return 0;
-    main_drain_stderr(s);
+    stderr_capture_drain(&s->err, main_err_line, s);
     uint64_t now = source_monotonic_us();
     s->status.record_bytes = recorder_bytes(s->rec);
     if (s->replay != NULL) {
@@ -506,14 +448,14 @@ static int main_view_open(session_t *s)
     s->status.link = TOP_LINK_CONNECTED;
     s->status.record_path = o->write;
     s->status.replay = o->replay != NULL;
-    if (main_capture_stderr(s) != 0)
+    if (stderr_capture_start(&s->err) != 0)
         top_view_message(s->view, "aioprof-top: cannot capture error messages; they may draw over the table.");
     return 0;
 }
 
 static int main_session(const options_t *o)
 {
-    session_t s = {.o = o, .err_pipe = -1, .saved_stderr = -1};
+    session_t s = {.o = o, .err = {.pipe = -1, .saved = -1}};
     char err[600];
     int rc;
     int live = o->view == VIEW_LIVE;
@@ -599,7 +541,7 @@ cleanup:
     /* the terminal first, so what follows can be read */
     top_view_close(s.view);
     s.view = NULL;
-    main_release_stderr(&s);
+    stderr_capture_stop(&s.err);
     recorder_close(s.rec, s.last_us);
     /* still open here only when the session never started: a trace this run made goes */
     export_trace_discard(s.trace);

@@ -181,6 +181,7 @@ void top_view_restart(top_view_t *v)
     }
     top_history_clear(&v->hist);
     v->text_total = v->text_frozen = v->seen_text = 0;
+    v->pane_end = 0;
     v->base[0].n = v->base[1].n = 0;
     v->n_vis = 0;
     v->pending |= 3;
