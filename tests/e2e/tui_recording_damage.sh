@@ -7,7 +7,7 @@ source "$(dirname "$0")/tui_common.bash"
 E2E=$(cd "$(dirname "$0")" && pwd)
 
 "$AIOPROF_SIM" -w seed --clock virtual --duration 40 -q -o "$TUI_WORK/seed.bin"
-python3 "$E2E/make_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/rec.aiop" >/dev/null
+python3 "$E2E/frame_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/rec.aiop" >/dev/null
 # the type byte of the chunks a third and two thirds in: a type no recording has
 python3 - "$TUI_WORK/rec.aiop" "$TUI_WORK/damaged.aiop" <<'PY'
 import struct, sys

@@ -118,7 +118,7 @@ until_screen "o did not bring the pane back" 'device output'
 quit
 
 # ---- -d 2: the screen is drawn at most every 2 s (a replay at 1x moves on every 0.1 s)
-python3 "$(dirname "$0")/make_recording.py" "$TUI_WORK/text.bin" "$TUI_WORK/rec.aiop" >/dev/null
+python3 "$(dirname "$0")/frame_recording.py" "$TUI_WORK/text.bin" "$TUI_WORK/rec.aiop" >/dev/null
 next_terminal
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/rec.aiop" -d 2
 until_screen "the replay did not start" '1x, [0-9]+\.[0-9] / '

@@ -24,12 +24,12 @@ until_screen() {
 
 # 42 frames of the seed workload, one a chunk, a second apart: the recording is 41 s long
 "$AIOPROF_SIM" -w seed --clock virtual --duration 40 -q -o "$TUI_WORK/seed.bin"
-chunks=$(python3 "$E2E/make_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/rec.aiop")
+chunks=$(python3 "$E2E/frame_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/rec.aiop")
 length=$((chunks - 1))
 
 # the figures of slow at recorded time T seconds: a report of the chunks up to T
 want() {
-    python3 "$E2E/make_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/cut.aiop" --chunks $(($1 + 1)) >/dev/null
+    python3 "$E2E/frame_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/cut.aiop" --chunks $(($1 + 1)) >/dev/null
     "$AIOPROF_TOP" -r "$TUI_WORK/cut.aiop" --json >"$TUI_WORK/cut.json" 2>/dev/null
     json "$TUI_WORK/cut.json" "' '.join(['%d %.3f' % (t['count'], t['total_us'] / 1000) for t in j['tasks'] if t['name'] == 'slow'] or ['none'])"
 }

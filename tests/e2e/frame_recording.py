@@ -3,7 +3,7 @@
 frame of the capture is one DATA chunk, the chunks STEP microseconds apart from time 0, then an END
 chunk at the last chunk's time. Replays then have known times: chunk k is at k * STEP.
 
-  make_recording.py RAW OUT [--step-us STEP] [--chunks N]
+  frame_recording.py RAW OUT [--step-us STEP] [--chunks N]
 
 --chunks N keeps only the first N chunks (the figures a replay must show at time (N - 1) * STEP).
 Prints the number of chunks written.
@@ -35,7 +35,7 @@ def main():
     frames = [s + b'\x00' for s in open(a.raw, 'rb').read().split(b'\x00') if s]
     if a.chunks > 0:
         frames = frames[:a.chunks]
-    meta = json.dumps({'format': 'aioprof recording', 'tool': 'make_recording.py', 'source': a.raw,
+    meta = json.dumps({'format': 'aioprof recording', 'tool': 'frame_recording.py', 'source': a.raw,
                        'time_unit': 'us'}).encode()
     out = bytearray(b'\x89AIOPREC' + struct.pack('<HI', 1, len(meta)) + meta)
     for k, frame in enumerate(frames):
