@@ -68,14 +68,14 @@ static void fuzz_check_stats(const struct stats *s, uint64_t fed)
 }
 
 #ifdef FUZZ_WITH_REPORT
-/* One of the four reports (text or JSON, by name or by instance), as the input chose: rendering
- * all four for every input took most of the time of a run. */
+/* One of the four reports (text or JSON, by name or by instance), in one of --sort's orders, as the
+ * input chose: rendering all of them for every input took most of the time of a run. */
 static void fuzz_reports(const pipeline_t *p, unsigned which)
 {
     char *buf = NULL;
     size_t len = 0;
     int json = which & 1u, by_instance = (which >> 1) & 1u;
-    report_options_t o = { STATS_SORT_TOTAL, 0, by_instance, "fuzz" };
+    report_options_t o = { (sort_key_t)((which >> 2) % SORT_KEY_COUNT), 0, by_instance, "fuzz" };
     FILE *out = open_memstream(&buf, &len);
     if (!out) {
         return;
@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned link_every = data[2] & 0x3Fu; /* 0: the link never drops */
     /* which report renders the figures, for one input in four: the figures, names and labels are
      * checked for every input, and rendering took most of the time */
-    int report = (data[1] & 3u) == 0 ? (int)(data[2] >> 6) : -1;
+    int report = (data[1] & 3u) == 0 ? (int)(data[2] >> 6 | (unsigned)(data[1] >> 2) << 2) : -1;
     data += 3;
     size -= 3;
 
