@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "sim_file.h"
 #include "sim_options.h"
 #include "sim_output.h"
 #include "sim_sched.h"
@@ -85,13 +87,10 @@ int main(int argc, char **argv)
     rc = 1;
     /* a truth file that cannot be written should stop the run before it starts, not after */
     if (opt.truth_path != NULL) {
-        FILE *f = fopen(opt.truth_path, "w");
-        if (f == NULL) {
-            fprintf(stderr, "aioprof-sim: cannot write the truth to %s: %s.\n", opt.truth_path,
-                    strerror(errno));
+        int fd = sim_file_create(opt.truth_path, "the truth");
+        if (fd < 0)
             goto done;
-        }
-        fclose(f);
+        close(fd);
     }
     if (sim_output_open(&out, &opt, &sim.clock) != 0)
         goto done;

@@ -2,6 +2,8 @@
 
 #include "sim_output.h"
 
+#include "sim_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,35 +38,12 @@ static int pty_make_raw(int fd)
     return tcsetattr(fd, TCSANOW, &t);
 }
 
-/* Writes the path where scripts wait for it: a temporary name renamed into place, so a reader
- * never sees half a path. */
+/* Writes the path where scripts wait for it, in one step, so a reader never sees half a path. */
 static int write_link(const char *link, const char *path)
 {
-    size_t n = strlen(link) + 8;
-    char *tmp = malloc(n);
-    FILE *f;
-    if (tmp == NULL)
-        return -1;
-    snprintf(tmp, n, "%s.tmp", link);
-    f = fopen(tmp, "w");
-    if (f == NULL)
-        goto error_free;
-    if (fprintf(f, "%s\n", path) < 0) {
-        fclose(f);
-        goto error_unlink;
-    }
-    if (fclose(f) != 0)
-        goto error_unlink;
-    if (rename(tmp, link) != 0)
-        goto error_unlink;
-    free(tmp);
-    return 0;
-
-error_unlink:
-    unlink(tmp);
-error_free:
-    free(tmp);
-    return -1;
+    char line[sizeof ((sim_output_t *)0)->pty_path + 1];
+    int n = snprintf(line, sizeof line, "%s\n", path);
+    return sim_file_replace(link, "the pty's path", line, (size_t)n);
 }
 
 static int open_pty(sim_output_t *o, const sim_options_t *opt)
@@ -93,11 +72,8 @@ static int open_pty(sim_output_t *o, const sim_options_t *opt)
         fprintf(stderr, "aioprof-sim: cannot make the pty non-blocking: %s.\n", strerror(errno));
         goto error_close;
     }
-    if (opt->pty_link != NULL && write_link(opt->pty_link, o->pty_path) != 0) {
-        fprintf(stderr, "aioprof-sim: cannot write the pty's path to %s: %s.\n", opt->pty_link,
-                strerror(errno));
+    if (opt->pty_link != NULL && write_link(opt->pty_link, o->pty_path) != 0)
         goto error_close;
-    }
     fprintf(stderr, "aioprof-sim: pty %s\n", o->pty_path);
     o->fd = fd;
     return 0;
@@ -123,12 +99,8 @@ int sim_output_open(sim_output_t *o, const sim_options_t *opt, const sim_clock_t
     }
     if (opt->out_path != NULL) {
         o->kind = SIM_OUT_FILE;
-        o->fd = open(opt->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (o->fd < 0) {
-            fprintf(stderr, "aioprof-sim: cannot write %s: %s.\n", opt->out_path, strerror(errno));
-            return -1;
-        }
-        return 0;
+        o->fd = sim_file_create(opt->out_path, "the stream");
+        return o->fd < 0 ? -1 : 0;
     }
     o->kind = SIM_OUT_STDOUT;
     if (isatty(STDOUT_FILENO)) {
