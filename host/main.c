@@ -152,12 +152,20 @@ static void main_signals(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
+/* The report's and the header's name of the input: a port by its stable name once it is known. */
+static void main_label(session_t *s)
+{
+    if (s->demo != NULL)
+        snprintf(s->label, sizeof s->label, "demo (aioprof-sim on %s)", s->src->name);
+    else
+        snprintf(s->label, sizeof s->label, "%s @ %d", s->src->name, s->o->baud);
+}
+
 /* Opens what the options name. Returns 0, or an exit code after printing why. */
 static int main_open_input(session_t *s)
 {
     const options_t *o = s->o;
     char err[600];
-    char *picked = NULL;
 
     if (o->replay != NULL) {
         /* pacing is for watching (main_session chose it); a report reads as fast as it can */
@@ -169,31 +177,24 @@ static int main_open_input(session_t *s)
         return 0;
     }
     const char *path = o->port;
+    unsigned flags = 0;
     if (o->demo) {
         s->demo = demo_start(o->workload, o->verbose, err, sizeof err);
         if (s->demo == NULL)
             goto error;
         path = demo_pty(s->demo);
-    } else if (path == NULL) {
-        picked = source_pick_port(o->verbose, err, sizeof err);
-        if (picked == NULL)
-            goto error;
-        fprintf(stderr, "aioprof-top: using %s\n", picked);
-        path = picked;
+    } else if (!o->no_reconnect) {
+        /* a board not plugged in yet is waited for, as tio does */
+        flags |= SOURCE_DEVICE_WAIT;
     }
-    s->src = source_device_open(path, o->baud, o->verbose, err, sizeof err);
+    s->src = source_device_open(path, o->baud, flags, o->verbose, err, sizeof err);
     if (s->src == NULL)
         goto error;
-    if (o->demo)
-        snprintf(s->label, sizeof s->label, "demo (aioprof-sim on %s)", path);
-    else
-        snprintf(s->label, sizeof s->label, "%s @ %d", path, o->baud);
-    free(picked);
+    main_label(s);
     return 0;
 
 error:
     fprintf(stderr, "aioprof-top: %s\n", err);
-    free(picked);
     return EXIT_FAILURE_RUNTIME;
 }
 
@@ -264,27 +265,11 @@ static int main_time_up(const session_t *s)
     return s->deadline_us != 0 && source_monotonic_us() >= s->deadline_us;
 }
 
-/* The port went away: keep everything, say so once, and wait for the same path to return (or,
- * for a recording, read on to where it returned). Returns 0 when the link is back, MAIN_STOP to
- * end the session normally, or an exit code. */
-static int main_link_lost(session_t *s)
+/* Waits for the link to be up (a port gone, or not there yet), the table alive. Returns 0 when it
+ * is up, MAIN_STOP to end the session normally, or an exit code. */
+static int main_wait_link(session_t *s)
 {
-    const options_t *o = s->o;
-    int live = !s->src->is_file;
     uint64_t host_us = s->last_us;
-
-    pipeline_link_down(s->p);
-    recorder_link(s->rec, 0, s->last_us);
-    if (live && s->demo != NULL) {
-        fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
-        return EXIT_FAILURE_RUNTIME;
-    }
-    if (live && o->no_reconnect) {
-        fprintf(stderr, "aioprof-top: %s went away (--no-reconnect: stopping).\n", s->src->name);
-        return EXIT_FAILURE_RUNTIME;
-    }
-    if (live)
-        fprintf(stderr, "aioprof-top: %s went away; waiting for it to come back (Ctrl-C to stop).\n", s->src->name);
     s->status.link = TOP_LINK_WAITING;
     while (!main_stop) {
         if (main_view_turn(s))
@@ -293,10 +278,7 @@ static int main_link_lost(session_t *s)
         if (r == SOURCE_BACK) {
             s->status.link = TOP_LINK_CONNECTED;
             s->last_us = host_us;
-            pipeline_link_up(s->p);
-            recorder_link(s->rec, 1, host_us);
-            if (live)
-                fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
+            main_label(s);
             return 0;
         }
         if (r == SOURCE_EOF)
@@ -313,11 +295,68 @@ static int main_link_lost(session_t *s)
     return MAIN_STOP;
 }
 
+/* The board is not there yet (the port does not exist, or no board was found): say so once (in
+ * the table's header, or on stderr) and wait for it. Returns as main_wait_link. */
+static int main_wait_first(session_t *s)
+{
+    char msg[600];
+    if (s->o->port != NULL)
+        snprintf(msg, sizeof msg, "waiting for %s", s->src->name);
+    else
+        snprintf(msg, sizeof msg, "waiting for a MicroPython board (aioprof-top --list shows the ports)");
+    if (s->view != NULL)
+        top_view_message(s->view, msg);
+    else
+        fprintf(stderr, "aioprof-top: %s (Ctrl-C to stop).\n", msg);
+    int r = main_wait_link(s);
+    if (r == 0 && s->view != NULL)
+        top_view_message(s->view, NULL);
+    else if (r == 0 && s->o->port != NULL)
+        fprintf(stderr, "aioprof-top: %s is here.\n", s->src->name);
+    return r;
+}
+
+/* The port went away: keep everything, say so once, and wait for the same path to return (or,
+ * for a recording, read on to where it returned). Returns 0 when the link is back, MAIN_STOP to
+ * end the session normally, or an exit code. */
+static int main_link_lost(session_t *s)
+{
+    const options_t *o = s->o;
+    int live = !s->src->is_file;
+
+    pipeline_link_down(s->p);
+    recorder_link(s->rec, 0, s->last_us);
+    if (live && s->demo != NULL) {
+        fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
+        return EXIT_FAILURE_RUNTIME;
+    }
+    if (live && o->no_reconnect) {
+        fprintf(stderr, "aioprof-top: %s went away (--no-reconnect: stopping).\n", s->src->name);
+        return EXIT_FAILURE_RUNTIME;
+    }
+    if (live)
+        fprintf(stderr, "aioprof-top: %s went away; waiting for it to come back (Ctrl-C to stop).\n", s->src->name);
+    int r = main_wait_link(s);
+    if (r != 0)
+        return r;
+    pipeline_link_up(s->p);
+    recorder_link(s->rec, 1, s->last_us);
+    if (live)
+        fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
+    return 0;
+}
+
 /* The pump. Returns an exit code. */
 static int main_run(session_t *s)
 {
     const options_t *o = s->o;
     uint8_t buf[4096];
+    if (s->src->down) {
+        int r = main_wait_first(s);
+        if (r != 0)
+            return r == MAIN_STOP ? EXIT_OK : r;
+    }
+    /* --duration counts from when the board is there */
     if (o->duration_s > 0)
         s->deadline_us = source_monotonic_us() + (uint64_t)(o->duration_s * 1e6);
 

@@ -36,7 +36,8 @@ expect 2 "--slow needs a number from 0.001" -- --replay x --slow 0
 expect 2 "one port only" -- /dev/a /dev/b
 expect 2 "--report or --json" -- --report --json --replay x
 
-expect 1 "no such port: $WORK/ttyNOPE" -- "$WORK/ttyNOPE" --report
+# (without --no-reconnect a port not there yet is waited for: tests/e2e/board_wait.sh)
+expect 1 "no such port: $WORK/ttyNOPE" -- "$WORK/ttyNOPE" --report --no-reconnect
 expect 1 "no such file: $WORK/nope.aiop" -- --replay "$WORK/nope.aiop" --report
 : > "$WORK/empty"
 expect 1 "is empty" -- --replay "$WORK/empty" --report

@@ -13,11 +13,11 @@ if [ ! -e "$fake" ]; then
 fi
 ports() { env AIOPROF_FAKE_PORTS="$1" LD_PRELOAD="$fake" "${@:2}"; }
 
-# ---- no ports at all
+# ---- no ports at all (without --no-reconnect it waits for a board: tests/e2e/board_wait.sh)
 ports "" "$TOP" --list > "$WORK/list0.txt" || fail "--list with no ports exited $?"
 grep -q '^no serial ports found$' "$WORK/list0.txt" || fail "--list with no ports: $(cat "$WORK/list0.txt")"
 set +e
-ports "" "$TOP" --report --duration 1 > /dev/null 2> "$WORK/none.err"
+ports "" "$TOP" --report --duration 1 --no-reconnect > /dev/null 2> "$WORK/none.err"
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || fail "no board: exit $rc, want 1"
