@@ -26,6 +26,7 @@
 #include "recorder.h"
 #include "report.h"
 #include "source.h"
+#include "text_log.h"
 #include "top_view.h"
 
 #define READ_TIMEOUT_MS 50      /* how often the loop looks at signals, the clock, the recorder */
@@ -44,6 +45,8 @@ typedef struct session {
     source_t *src;
     recorder_t *rec;
     export_trace_t *trace; /* --export-trace */
+    text_log_t *log;       /* --log */
+    uint64_t feed_us;      /* the host time of the bytes being fed: the text lines' */
     demo_t *demo;
     pipeline_t *p;
     top_view_t *view;    /* the live table, when it is the view */
@@ -58,14 +61,23 @@ typedef struct session {
     uint64_t last_us;    /* the latest host time seen */
     uint64_t deadline_us; /* --duration: when the session ends (monotonic), or 0 */
     int ended;           /* the input ended (a replay's end, a raw capture's) */
+    const char *end_how; /* what else ended the session: "q", "--duration", a signal */
+    view_kind_t kind;    /* the options' view, or VIEW_NONE (main_view_kind) */
     uint64_t bytes;
     char label[600];     /* the report's "source" */
 } session_t;
 
+/* A line of device text (escaped): to the log, and to the table's pane, or to stderr beside a
+ * report when there is no log. (With no view at all the outputs hold it: the recording, the
+ * trace, the log.) */
 static void main_text_line(void *user, const char *line)
 {
-    (void)user;
-    fprintf(stderr, "device: %s\n", line);
+    session_t *s = user;
+    text_log_line(s->log, s->feed_us, line);
+    if (s->view != NULL)
+        top_view_text_line(s->view, line);
+    else if (s->log == NULL && s->kind != VIEW_NONE)
+        fprintf(stderr, "device: %s\n", line);
 }
 
 /* The pipeline's word on the stream (another device on the link): on stderr, which the live table
@@ -179,7 +191,7 @@ static int main_open_input(session_t *s)
     const char *path = o->port;
     unsigned flags = 0;
     if (o->demo) {
-        s->demo = demo_start(o->workload, o->verbose, err, sizeof err);
+        s->demo = demo_start(o->workload, o->text, o->verbose, err, sizeof err);
         if (s->demo == NULL)
             goto error;
         path = demo_pty(s->demo);
@@ -200,6 +212,7 @@ error:
 
 static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_us)
 {
+    s->feed_us = host_us;
     recorder_data(s->rec, host_us, data, (size_t)n);
     pipeline_feed(s->p, data, (size_t)n);
     s->bytes += (uint64_t)n;
@@ -244,7 +257,10 @@ static int main_view_turn(session_t *s)
     s->status.replay_speed = s->speed;
     if (s->status.replay)
         s->status.replay_position_s = source_file_position_s(s->src);
-    return main_view_action(s, top_view_poll(s->view, s->p, &s->status, source_monotonic_us()));
+    int quit = main_view_action(s, top_view_poll(s->view, s->p, &s->status, source_monotonic_us()));
+    if (quit && s->end_how == NULL)
+        s->end_how = "q";
+    return quit;
 }
 
 /* The end of a replay in the live table, the pipeline finished: the table stays until the user
@@ -260,9 +276,13 @@ static void main_view_hold(session_t *s)
 }
 
 /* Is --duration over? */
-static int main_time_up(const session_t *s)
+static int main_time_up(session_t *s)
 {
-    return s->deadline_us != 0 && source_monotonic_us() >= s->deadline_us;
+    if (s->deadline_us == 0 || source_monotonic_us() < s->deadline_us)
+        return 0;
+    if (s->end_how == NULL)
+        s->end_how = "--duration";
+    return 1;
 }
 
 /* Waits for the link to be up (a port gone, or not there yet), the table alive. Returns 0 when it
@@ -289,6 +309,7 @@ static int main_wait_link(session_t *s)
         }
         recorder_tick(s->rec);
         export_trace_tick(s->trace);
+        text_log_tick(s->log);
         if (main_time_up(s))
             return MAIN_STOP;
     }
@@ -393,6 +414,7 @@ static int main_run(session_t *s)
         }
         recorder_tick(s->rec);
         export_trace_tick(s->trace);
+        text_log_tick(s->log);
         if (s->demo != NULL)
             demo_pump(s->demo);
     }
@@ -444,17 +466,55 @@ static int main_view_open(session_t *s)
     return 0;
 }
 
+/* No view asked for and no terminal for the table, but an output to make (-w, --export-trace,
+ * --log): the session just makes it (a script's `aioprof-top -r s.aiop --export-trace t.json`). */
+static view_kind_t main_view_kind(const options_t *o)
+{
+    int outputs = o->write != NULL || o->export_trace != NULL || o->log != NULL;
+    if (o->view == VIEW_LIVE && outputs && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+        return VIEW_NONE;
+    return o->view;
+}
+
+/* What ended the session, for a trace cut short. */
+static const char *main_end_how(const session_t *s)
+{
+    if (s->ended)
+        return s->src->is_file ? "the end of the input" : "the end of the stream";
+    if (s->end_how != NULL)
+        return s->end_how;
+    switch (main_stop) {
+    case SIGINT: return "Ctrl-C";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "an error";
+    }
+}
+
+/* The trace says how the session ended; a replay stopped before its end says so on stderr too. */
+static void main_trace_ended(session_t *s)
+{
+    int cut = s->src != NULL && s->src->is_file && !s->ended;
+    export_trace_ended(s->trace, !cut, main_end_how(s));
+    if (cut)
+        fprintf(stderr, "aioprof-top: the trace %s is cut short: %s stopped the replay at %.1f s of %s "
+                "(the file is valid; its otherData says \"complete\": false).\n", s->o->export_trace,
+                main_end_how(s), source_file_position_s(s->src), s->src->name);
+}
+
 static int main_session(const options_t *o)
 {
     session_t s = {.o = o, .err_pipe = -1, .saved_stderr = -1};
     char err[600];
     int rc;
-    int live = o->view == VIEW_LIVE;
+    s.kind = main_view_kind(o);
+    int live = s.kind == VIEW_LIVE;
 
     pipeline_config_t pc = {
         .slow_us = (uint64_t)(o->slow_ms * 1000.0),
         .text_line = main_text_line,
         .note = main_note,
+        .user = &s,
     };
     /* a replay in the live table is for watching: as recorded unless told otherwise */
     s.speed = o->speed_given ? o->speed : (live ? 1.0 : 0.0);
@@ -463,8 +523,6 @@ static int main_session(const options_t *o)
         rc = main_view_open(&s);
         if (rc != 0)
             return rc;
-        pc.text_line = top_view_text_line_cb;
-        pc.user = s.view;
     }
     rc = main_open_input(&s);
     if (rc != 0)
@@ -486,6 +544,14 @@ static int main_session(const options_t *o)
         rc = EXIT_FAILURE_RUNTIME;
         goto cleanup;
     }
+    if (o->log != NULL) {
+        s.log = text_log_open(o->log, o->force, s.src->is_file, err, sizeof err);
+        if (s.log == NULL) {
+            fprintf(stderr, "aioprof-top: %s\n", err);
+            rc = EXIT_FAILURE_RUNTIME;
+            goto cleanup;
+        }
+    }
     if (o->write != NULL) {
         s.rec = recorder_open(o->write, o->force, s.label, o->baud, err, sizeof err);
         if (s.rec == NULL) {
@@ -505,6 +571,7 @@ static int main_session(const options_t *o)
         main_view_hold(&s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
     if (s.trace != NULL) {
+        main_trace_ended(&s);
         uint64_t events = export_trace_events(s.trace);
         int tr = export_trace_close(s.trace);
         s.trace = NULL;
@@ -517,6 +584,12 @@ static int main_session(const options_t *o)
                     o->export_trace);
         }
     }
+    uint64_t logged = text_log_lines(s.log);
+    if (text_log_close(s.log) < 0 && rc == EXIT_OK)
+        rc = EXIT_FAILURE_RUNTIME;
+    else if (o->verbose && o->log != NULL)
+        fprintf(stderr, "aioprof-top: wrote %llu lines of device text to %s\n", (unsigned long long)logged, o->log);
+    s.log = NULL;
     if (recorder_close(s.rec, s.last_us) < 0 && rc == EXIT_OK && o->verbose)
         fprintf(stderr, "aioprof-top: the recording %s is incomplete (see above).\n", o->write);
     s.rec = NULL;
@@ -524,8 +597,8 @@ static int main_session(const options_t *o)
         fprintf(stderr, "aioprof-top: stopped by signal %d\n", (int)main_stop);
     if (o->verbose)
         fprintf(stderr, "aioprof-top: read %llu bytes from %s\n", (unsigned long long)s.bytes, s.label);
-    if (!live) {
-        int vr = main_view_end(&s, o->view);
+    if (s.kind == VIEW_REPORT || s.kind == VIEW_JSON) {
+        int vr = main_view_end(&s, s.kind);
         if (rc == EXIT_OK)
             rc = vr;
     }
@@ -536,6 +609,7 @@ cleanup:
     s.view = NULL;
     main_release_stderr(&s);
     recorder_close(s.rec, s.last_us);
+    text_log_close(s.log);
     /* still open here only when the session never started: a trace this run made goes */
     export_trace_discard(s.trace);
     source_close(s.src);

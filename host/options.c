@@ -14,7 +14,7 @@
 
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
-    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE,
+    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
 };
 
 static const struct option long_options[] = {
@@ -25,8 +25,10 @@ static const struct option long_options[] = {
     {"write", required_argument, NULL, 'w'},
     {"force", no_argument, NULL, OPT_FORCE},
     {"export-trace", required_argument, NULL, OPT_EXPORT_TRACE},
+    {"log", required_argument, NULL, OPT_LOG},
     {"demo", no_argument, NULL, OPT_DEMO},
     {"workload", required_argument, NULL, OPT_WORKLOAD},
+    {"text", no_argument, NULL, OPT_TEXT},
     {"report", no_argument, NULL, OPT_REPORT},
     {"json", no_argument, NULL, OPT_JSON},
     {"duration", required_argument, NULL, OPT_DURATION},
@@ -60,6 +62,7 @@ static void options_help(FILE *out)
           "                       possible (default 0 for reports)\n"
           "      --demo           run the simulator (aioprof-sim) and profile it\n"
           "      --workload NAME  the simulator's workload for --demo (default seed)\n"
+          "      --text           the simulator of --demo prints device text too\n"
           "      --no-reconnect   exit (code 1) when the port is not there or goes away\n"
           "                       instead of waiting for it\n"
           "\n"
@@ -69,7 +72,9 @@ static void options_help(FILE *out)
           "                       write the session's timeline to FILE as it goes (Chrome\n"
           "                       Trace Event JSON for ui.perfetto.dev, chrome://tracing,\n"
           "                       speedscope; docs/trace-export.md)\n"
-          "      --force          let -w or --export-trace overwrite an existing file\n"
+          "      --log FILE       write the device's text lines to FILE, each with the host time\n"
+          "                       it arrived (a replay: seconds into the recording)\n"
+          "      --force          let -w, --export-trace or --log overwrite an existing file\n"
           "      --report         print a text table at the end (end of a replay, --duration,\n"
           "                       Ctrl-C)\n"
           "      --json           the same as a JSON document\n"
@@ -188,6 +193,15 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --workload only applies to --demo.\n", stderr);
         return -1;
     }
+    if (o->text && !o->demo) {
+        fputs("aioprof-top: --text only applies to --demo (a board prints its own text).\n", stderr);
+        return -1;
+    }
+    if (o->log != NULL && ((o->write != NULL && strcmp(o->log, o->write) == 0) ||
+                           (o->export_trace != NULL && strcmp(o->log, o->export_trace) == 0))) {
+        fputs("aioprof-top: --log needs a file of its own, not the one of --write or --export-trace.\n", stderr);
+        return -1;
+    }
     return 0;
 }
 
@@ -220,6 +234,8 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case 'w': o->write = optarg; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_EXPORT_TRACE: o->export_trace = optarg; break;
+        case OPT_LOG: o->log = optarg; break;
+        case OPT_TEXT: o->text = 1; break;
         case OPT_DEMO: o->demo = 1; break;
         case OPT_WORKLOAD: o->workload = optarg; break;
         case OPT_REPORT: report = 1; break;

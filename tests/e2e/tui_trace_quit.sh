@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# A paced replay in the live table quit with q before its end: the trace it exported is valid,
+# and says it was cut short by q, in its metadata and on stderr once the table is gone.
+set -euo pipefail
+source "$(dirname "$0")/tui_common.bash"
+
+"$AIOPROF_TOP" --demo --duration 2 -w "$TUI_WORK/rec.aiop" < /dev/null > /dev/null 2>&1
+tui_start 120 40 C.UTF-8 -r "$TUI_WORK/rec.aiop" --speed 0.1 --export-trace "$TUI_WORK/t.json"
+tui_wait '^slow ' 20 || fail "no row for slow"
+tmux -L "$TUI_SOCK" send-keys q
+tui_wait 'EXIT=0' 10 || fail "q did not end the program with 0"
+[ "$(json "$TUI_WORK/t.json" 'j["otherData"]["complete"]')" = False ] || fail "the trace says it is complete"
+[ "$(json "$TUI_WORK/t.json" 'j["otherData"]["ended_by"]')" = q ] || fail "the trace does not say q ended it"
+grep -q "the trace $TUI_WORK/t.json is cut short: q stopped the replay at" "$TUI_WORK/stderr.txt" \
+    || fail "no word of the cut on stderr: $(cat "$TUI_WORK/stderr.txt")"
+echo "ok: tui_trace_quit"
