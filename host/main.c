@@ -8,6 +8,7 @@
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* POSIX plus flock, cfmakeraw (ncursesw's pkg-config may set it too) */
 #endif
+#include <errno.h>
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -25,6 +26,7 @@
 #include "pipeline.h"
 #include "recorder.h"
 #include "report.h"
+#include "report_lines.h"
 #include "source.h"
 #include "text_log.h"
 #include "top_view.h"
@@ -46,6 +48,9 @@ typedef struct session {
     recorder_t *rec;
     export_trace_t *trace; /* --export-trace */
     text_log_t *log;       /* --log */
+    report_lines_t *lines; /* --json-lines */
+    int lines_failed;      /* ... could not be written (errno): no more lines */
+    uint64_t now_us;       /* the latest time the source said (the session's time line) */
     uint64_t feed_us;      /* the host time of the bytes being fed: the text lines' */
     demo_t *demo;
     pipeline_t *p;
@@ -215,6 +220,7 @@ static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_u
     s->feed_us = host_us;
     recorder_data(s->rec, host_us, data, (size_t)n);
     pipeline_feed(s->p, data, (size_t)n);
+    report_lines_feed(s->lines, data, (size_t)n);
     s->bytes += (uint64_t)n;
 }
 
@@ -275,6 +281,25 @@ static void main_view_hold(session_t *s)
     }
 }
 
+/* The session's time line moved to host_us: --json-lines writes the intervals that ended. Returns
+ * 0, or 1 when the lines cannot be written any more (the session ends: main_lines_failed). */
+static int main_lines_tick(session_t *s, uint64_t host_us)
+{
+    if (host_us > s->now_us)
+        s->now_us = host_us;
+    return s->lines != NULL && report_lines_tick(s->lines, s->p, s->now_us) < 0;
+}
+
+/* --json-lines could not write: a reader that left (| head) ends the session quietly. */
+static int main_lines_failed(session_t *s)
+{
+    s->lines_failed = errno;
+    if (errno == EPIPE)
+        return EXIT_OK;
+    fprintf(stderr, "aioprof-top: cannot write the JSON lines to standard output: %s.\n", strerror(errno));
+    return EXIT_FAILURE_RUNTIME;
+}
+
 /* Is --duration over? */
 static int main_time_up(session_t *s)
 {
@@ -295,6 +320,8 @@ static int main_wait_link(session_t *s)
         if (main_view_turn(s))
             return MAIN_STOP;
         int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : SOURCE_RECONNECT_POLL_MS, &host_us);
+        if (main_lines_tick(s, host_us))
+            return main_lines_failed(s);
         if (r == SOURCE_BACK) {
             s->status.link = TOP_LINK_CONNECTED;
             s->last_us = host_us;
@@ -346,6 +373,7 @@ static int main_link_lost(session_t *s)
     int live = !s->src->is_file;
 
     pipeline_link_down(s->p);
+    report_lines_link(s->lines, 0);
     recorder_link(s->rec, 0, s->last_us);
     if (live && s->demo != NULL) {
         fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
@@ -361,6 +389,7 @@ static int main_link_lost(session_t *s)
     if (r != 0)
         return r;
     pipeline_link_up(s->p);
+    report_lines_link(s->lines, 1);
     recorder_link(s->rec, 1, s->last_us);
     if (live)
         fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
@@ -393,6 +422,9 @@ static int main_run(session_t *s)
             continue;
         }
         long n = source_read(s->src, buf, sizeof buf, READ_TIMEOUT_MS, &host_us);
+        /* before the bytes: an interval that ended is written without them */
+        if (main_lines_tick(s, host_us))
+            return main_lines_failed(s);
         if (n > 0) {
             s->last_us = host_us;
             main_take(s, buf, n, host_us);
@@ -408,6 +440,7 @@ static int main_run(session_t *s)
                 return r;
         } else if (n == SOURCE_HOLE) {
             pipeline_input_damaged(s->p);
+            report_lines_input_damaged(s->lines);
         } else if (n == SOURCE_ERROR) {
             fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
             return EXIT_FAILURE_RUNTIME;
@@ -544,6 +577,16 @@ static int main_session(const options_t *o)
         rc = EXIT_FAILURE_RUNTIME;
         goto cleanup;
     }
+    if (s.kind == VIEW_JSON_LINES) {
+        report_options_t ro = {.sort = o->sort, .by_instance = o->instances, .source = s.label};
+        double interval = o->interval_s > 0 ? o->interval_s : 1.0;
+        s.lines = report_lines_open(stdout, (uint64_t)(interval * 1e6), pc.slow_us, &ro);
+        if (s.lines == NULL) {
+            fputs("aioprof-top: out of memory.\n", stderr);
+            rc = EXIT_FAILURE_RUNTIME;
+            goto cleanup;
+        }
+    }
     if (o->log != NULL) {
         s.log = text_log_open(o->log, o->force, s.src->is_file, err, sizeof err);
         if (s.log == NULL) {
@@ -567,6 +610,12 @@ static int main_session(const options_t *o)
         pipeline_end_of_input(s.p); /* the end of a recording: was anything left in the device? */
     else
         pipeline_finish(s.p);
+    report_lines_finish(s.lines, s.ended);
+    if (s.lines != NULL && !s.lines_failed && report_lines_end(s.lines, s.p, s.now_us) < 0) {
+        int lr = main_lines_failed(&s);
+        if (rc == EXIT_OK)
+            rc = lr;
+    }
     if (rc == EXIT_OK && s.ended && s.view != NULL)
         main_view_hold(&s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
@@ -615,6 +664,7 @@ cleanup:
     source_close(s.src);
     demo_stop(s.demo);
     pipeline_free(s.p);
+    report_lines_close(s.lines);
     return rc;
 }
 

@@ -15,6 +15,7 @@
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
+    OPT_JSON_LINES,
 };
 
 static const struct option long_options[] = {
@@ -31,6 +32,8 @@ static const struct option long_options[] = {
     {"text", no_argument, NULL, OPT_TEXT},
     {"report", no_argument, NULL, OPT_REPORT},
     {"json", no_argument, NULL, OPT_JSON},
+    {"json-lines", no_argument, NULL, OPT_JSON_LINES},
+    {"interval", required_argument, NULL, 'd'},
     {"duration", required_argument, NULL, OPT_DURATION},
     {"sort", required_argument, NULL, OPT_SORT},
     {"slow", required_argument, NULL, OPT_SLOW},
@@ -78,6 +81,9 @@ static void options_help(FILE *out)
           "      --report         print a text table at the end (end of a replay, --duration,\n"
           "                       Ctrl-C)\n"
           "      --json           the same as a JSON document\n"
+          "      --json-lines     one JSON object a line on stdout per interval, as it goes: that\n"
+          "                       interval's figures and the totals (docs/json.md)\n"
+          "  -d, --interval SEC   the period of --json-lines (default 1)\n"
           "      --duration SEC   stop after SEC seconds\n"
           "      --sort KEY       total, count, max, mean or name (default total)\n"
           "      --slow MS        slices longer than MS milliseconds count as slow (default 20)\n"
@@ -207,7 +213,7 @@ static int options_check(const options_t *o)
 
 options_result_t options_parse(options_t *o, int argc, char **argv)
 {
-    int report = 0, json = 0;
+    int report = 0, json = 0, json_lines = 0;
 
     memset(o, 0, sizeof *o);
     o->baud = 115200;
@@ -216,7 +222,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
 
     opterr = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, ":b:r:w:vhV", long_options, NULL);
+        int c = getopt_long(argc, argv, ":b:r:w:d:vhV", long_options, NULL);
         if (c == -1)
             break;
         switch (c) {
@@ -240,6 +246,11 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case OPT_WORKLOAD: o->workload = optarg; break;
         case OPT_REPORT: report = 1; break;
         case OPT_JSON: json = 1; break;
+        case OPT_JSON_LINES: json_lines = 1; break;
+        case 'd':
+            if (options_number("--interval", optarg, 0.01, 86400, &o->interval_s) < 0)
+                return OPTIONS_BAD;
+            break;
         case OPT_DURATION:
             if (options_number("--duration", optarg, 0.001, 1e7, &o->duration_s) < 0)
                 return OPTIONS_BAD;
@@ -272,11 +283,11 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         fprintf(stderr, "aioprof-top: one port only; '%s' is one too many.\n", argv[optind]);
         return OPTIONS_BAD;
     }
-    if (report && json) {
-        fputs("aioprof-top: choose --report or --json, not both.\n", stderr);
+    if (report + json + json_lines > 1) {
+        fputs("aioprof-top: choose one of --report, --json and --json-lines.\n", stderr);
         return OPTIONS_BAD;
     }
-    o->view = json ? VIEW_JSON : report ? VIEW_REPORT : VIEW_LIVE;
+    o->view = json ? VIEW_JSON : report ? VIEW_REPORT : json_lines ? VIEW_JSON_LINES : VIEW_LIVE;
     if (options_check(o) < 0)
         return OPTIONS_BAD;
     return OPTIONS_RUN;

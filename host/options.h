@@ -14,7 +14,7 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
 
 /* How the statistics are shown: the live table (the default), or a report at the end; or not at
  * all (VIEW_NONE: no view asked for, no terminal, and an output to make: main decides it). */
-typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON, VIEW_NONE } view_kind_t;
+typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON, VIEW_JSON_LINES, VIEW_NONE } view_kind_t;
 
 typedef struct options {
     const char *port;       /* a device path; NULL: --replay, --demo, or pick a board */
@@ -32,6 +32,7 @@ typedef struct options {
     int text;               /* --demo --text: the simulator prints device text too */
     view_kind_t view;
     double duration_s;      /* 0: until the end or Ctrl-C */
+    double interval_s;      /* --interval: 0 unless given (--json-lines then takes 1 s) */
     stats_sort_t sort;
     double slow_ms;
     int instances;

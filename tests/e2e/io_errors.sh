@@ -34,7 +34,9 @@ expect 2 "one input" -- --demo --replay x
 expect 2 "--sort takes" -- --sort fastest --replay x
 expect 2 "--slow needs a number from 0.001" -- --replay x --slow 0
 expect 2 "one port only" -- /dev/a /dev/b
-expect 2 "--report or --json" -- --report --json --replay x
+expect 2 "choose one of --report, --json and --json-lines" -- --report --json --replay x
+expect 2 "choose one of --report, --json and --json-lines" -- --json-lines --report --replay x
+expect 2 "--interval needs a number from 0.01" -- --json-lines -d 0 --replay x
 
 # (without --no-reconnect a port not there yet is waited for: tests/e2e/board_wait.sh)
 expect 1 "no such port: $WORK/ttyNOPE" -- "$WORK/ttyNOPE" --report --no-reconnect
