@@ -11,7 +11,7 @@ typedef struct demo demo_t;
  * the build tree's device/sim/; PATH), starts it with its workload (NULL: "seed"), printing
  * device text when text is set, and waits for it to name its pty. Returns NULL with one sentence
  * in err. */
-demo_t *demo_start(const char *workload, int text, int verbose, char *err, size_t errlen);
+demo_t *demo_start(const char *workload, int text, int repl, int verbose, char *err, size_t errlen);
 
 const char *demo_pty(const demo_t *d);
 

@@ -15,12 +15,13 @@
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
-    OPT_JSON_LINES,
+    OPT_JSON_LINES, OPT_RUN,
 };
 
 static const struct option long_options[] = {
     {"baud", required_argument, NULL, 'b'},
     {"list", no_argument, NULL, OPT_LIST},
+    {"run", required_argument, NULL, OPT_RUN},
     {"replay", required_argument, NULL, 'r'},
     {"speed", required_argument, NULL, OPT_SPEED},
     {"write", required_argument, NULL, 'w'},
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 static void options_help(FILE *out)
 {
     fputs("Usage: aioprof-top [OPTIONS] [PORT]\n"
+          "       aioprof-top --run PROGRAM.py [OPTIONS] [PORT]\n"
           "       aioprof-top --replay FILE [OPTIONS]\n"
           "       aioprof-top --demo [OPTIONS]\n"
           "       aioprof-top --list\n"
@@ -60,6 +62,9 @@ static void options_help(FILE *out)
           "Input:\n"
           "  -b, --baud RATE      baud rate of a UART (default 115200; USB boards ignore it)\n"
           "      --list           list the serial ports and what is known about them, then exit\n"
+          "      --run FILE       send the program FILE through the board's raw REPL (as\n"
+          "                       mpremote run, after a soft reset) and profile what it does;\n"
+          "                       in the table k sends it Ctrl-C, Ctrl-D soft-resets the board\n"
           "  -r, --replay FILE    read a recording (-w) or a raw capture instead of a port\n"
           "      --speed X        replay pacing: 1 as recorded, 2 twice as fast, 0 as fast as\n"
           "                       possible (default 0 for reports)\n"
@@ -94,6 +99,7 @@ static void options_help(FILE *out)
           "\n"
           "Examples:\n"
           "  aioprof-top /dev/ttyACM0                  profile a board\n"
+          "  aioprof-top --run app.py                  run app.py on the board and profile it\n"
           "  aioprof-top -w session.aiop               profile the only board and record it\n"
           "  aioprof-top -r session.aiop --report      table of a recorded session\n"
           "  aioprof-top -r session.aiop --speed 1     replay as it happened\n"
@@ -199,6 +205,10 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --workload only applies to --demo.\n", stderr);
         return -1;
     }
+    if (o->run != NULL && o->replay != NULL) {
+        fputs("aioprof-top: --run sends a program to a board; a replay has none to send it to.\n", stderr);
+        return -1;
+    }
     if (o->text && !o->demo) {
         fputs("aioprof-top: --text only applies to --demo (a board prints its own text).\n", stderr);
         return -1;
@@ -231,6 +241,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
                 return OPTIONS_BAD;
             break;
         case OPT_LIST: o->list = 1; break;
+        case OPT_RUN: o->run = optarg; break;
         case 'r': o->replay = optarg; break;
         case OPT_SPEED:
             if (options_speed(optarg, &o->speed) < 0)

@@ -26,6 +26,7 @@ typedef struct options {
     const char *write;
     const char *export_trace; /* --export-trace: the Chrome Trace Event JSON file */
     const char *log;        /* --log: the device's text lines with host times */
+    const char *run;        /* --run: a program sent through the board's raw REPL */
     int force;
     int demo;
     const char *workload;   /* --demo: the simulator's workload */

@@ -3,6 +3,7 @@
  * written from its description, as a state machine fed by main's loop. */
 #include "raw_repl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,34 @@ raw_repl_t *raw_repl_new(const char *name, const uint8_t *script, size_t len, ch
     memcpy(r->script, script, len);
     r->len = len;
     snprintf(r->name, sizeof r->name, "%s", name);
+    return r;
+}
+
+raw_repl_t *raw_repl_open(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot read the program %s: %s.", path, strerror(errno));
+        return NULL;
+    }
+    /* one byte more than the most it takes, to tell a program that is too large */
+    uint8_t *buf = malloc(RAW_REPL_SCRIPT_MAX + 1);
+    if (buf == NULL) {
+        fclose(f);
+        snprintf(err, errlen, "out of memory.");
+        return NULL;
+    }
+    size_t n = fread(buf, 1, RAW_REPL_SCRIPT_MAX + 1, f);
+    int failed = ferror(f);
+    fclose(f);
+    raw_repl_t *r = NULL;
+    if (failed) {
+        snprintf(err, errlen, "cannot read the program %s (is it a file?).", path);
+    } else {
+        const char *slash = strrchr(path, '/');
+        r = raw_repl_new(slash != NULL && slash[1] != '\0' ? slash + 1 : path, buf, n, err, errlen);
+    }
+    free(buf);
     return r;
 }
 

@@ -44,6 +44,9 @@ typedef struct raw_repl raw_repl_t;
  * byte the raw REPL would take as a command (0x01 to 0x05), or out of memory. name is what the
  * messages call the program ("app.py"). */
 raw_repl_t *raw_repl_new(const char *name, const uint8_t *script, size_t len, char *err, size_t errlen);
+
+/* raw_repl_new with the program read from path (named by its file name). */
+raw_repl_t *raw_repl_open(const char *path, char *err, size_t errlen);
 void raw_repl_free(raw_repl_t *r);
 
 /* The link is up for the first time (now_us: monotonic): interrupt, enter, reset, send. */

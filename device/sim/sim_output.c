@@ -250,9 +250,12 @@ int sim_output_poll(sim_output_t *o)
     uint64_t before = o->text_bytes;
     if (o->kind == SIM_OUT_PTY) {
         /* a reader may send us bytes (a REPL interrupt, a probe): read them so its writes never
-         * block; the simulated device has no REPL to give them to */
-        uint8_t sink[256];
-        while (read(o->fd, sink, sizeof sink) > 0) {
+         * block; they go to the emulated REPL when there is one */
+        uint8_t in[4096];
+        ssize_t n;
+        while ((n = read(o->fd, in, sizeof in)) > 0) {
+            if (o->on_input != NULL)
+                o->on_input(o->input_user, in, (size_t)n);
         }
     }
     flush_text(o);

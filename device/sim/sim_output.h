@@ -32,6 +32,9 @@ typedef struct sim_output {
     uint64_t text_lines;   /* '\n' sent */
     uint64_t write_calls;
     uint64_t last_progress_wall;
+    /* a pty's reader's bytes (--repl): given here as they come; NULL: read and dropped */
+    void (*on_input)(void *user, const uint8_t *data, size_t len);
+    void *input_user;
     size_t text_len;       /* queued text, sent before any further frame byte */
     uint8_t text[SIM_TEXT_QUEUE];
     char pty_path[128];
@@ -50,8 +53,8 @@ size_t sim_output_frames(sim_output_t *o, const uint8_t *data, size_t len);
 size_t sim_output_text_room(const sim_output_t *o);
 void sim_output_text(sim_output_t *o, const char *text, size_t len);
 
-/* Sends queued text if the port takes it, reads and discards what a pty reader sent. Returns 1
- * when something was sent. */
+/* Sends queued text if the port takes it, reads what a pty reader sent (to on_input, or dropped).
+ * Returns 1 when something was sent. */
 int sim_output_poll(sim_output_t *o);
 
 #endif
