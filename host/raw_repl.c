@@ -381,7 +381,8 @@ raw_repl_state_t raw_repl_poll(raw_repl_t *r, uint64_t now_us, int pending_is_te
     case RAW_REPL_ENTERING:
         if (now_us >= r->deadline_us) {
             snprintf(why, sizeof why, "no answer from MicroPython's raw REPL (\"%.24s\") within %u s of Ctrl-C and "
-                     "Ctrl-A: is it a MicroPython board, and is a program on it catching KeyboardInterrupt?", banner,
+                     "Ctrl-A: is it a MicroPython board, and does a program on it ignore Ctrl-C (it catches "
+                     "KeyboardInterrupt, or the port cannot interrupt it, as the qemu port)?", banner,
                      RAW_REPL_ENTER_TIMEOUT_US / 1000000u);
             repl_fail(r, why);
         } else if (now_us >= r->retry_us && r->out_len == 0) {
