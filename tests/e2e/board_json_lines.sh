@@ -13,27 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 (cd "$here" && python3 truth_compare.py "$WORK/report.json" "$WORK/truth.json" exact) || fail "the report is not the truth"
 
 # the capture as a recording: a chunk per 512 bytes, 25 ms apart
-python3 - "$WORK/cap.bin" "$WORK/rec.aiop" <<'PY'
-import json, struct, sys
-data = open(sys.argv[1], "rb").read()
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
-meta = json.dumps({"format": "aioprof recording", "tool": "board_json_lines.sh", "time_unit": "us"}).encode()
-out = bytearray(b"\x89AIOPREC" + struct.pack("<HI", 1, len(meta)) + meta)
-t = 0
-for i in range(0, len(data), 512):
-    chunk = data[i:i + 512]
-    out += b"\x01" + varint(t) + varint(len(chunk)) + chunk
-    t += 25000
-out += b"\x04" + varint(t) + varint(0)
-open(sys.argv[2], "wb").write(out)
-PY
+python3 "$here/make_recording.py" "$WORK/cap.bin" "$WORK/rec.aiop" 512 25000
 
 "$TOP" -r "$WORK/rec.aiop" --json-lines --interval 0.5 > "$WORK/lines.jsonl" 2> "$WORK/lines.err" \
     || fail "--json-lines exited $?: $(cat "$WORK/lines.err")"

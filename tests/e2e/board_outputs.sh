@@ -27,8 +27,11 @@ python3 "$here/trace_check.py" "$WORK/whole.json" "$WORK/cap.json" --truth "$WOR
 [ "$(json "$WORK/whole.json" 'j["otherData"]["complete"]')" = True ] || fail "a whole trace is not said to be complete"
 [ "$(json "$WORK/whole.json" 'j["otherData"]["ended_by"]')" = "the end of the input" ] || fail "ended_by of a whole trace"
 
-# ---- cut short by --duration: valid, and said so in its metadata and on stderr
-"$TOP" -r "$WORK/rec.aiop" --speed 1 --duration 0.3 --export-trace "$WORK/cut.json" < /dev/null \
+# ---- cut short by --duration: valid, and said so in its metadata and on stderr (a recording of
+# 20 s of the seed workload, its times made so that it is long whatever the machine's load)
+"$SIM" -w seed --duration 20 -q -o "$WORK/seed.bin"
+python3 "$here/make_recording.py" "$WORK/seed.bin" "$WORK/long.aiop" 64 250000
+"$TOP" -r "$WORK/long.aiop" --speed 1 --duration 0.3 --export-trace "$WORK/cut.json" < /dev/null \
     > /dev/null 2> "$WORK/cut.err" || fail "the cut replay exited $?: $(cat "$WORK/cut.err")"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/cut.json" || fail "the cut trace is not valid JSON"
 [ "$(json "$WORK/cut.json" 'j["otherData"]["complete"]')" = False ] || fail "the cut trace says it is complete"
@@ -37,7 +40,7 @@ grep -q "the trace $WORK/cut.json is cut short: --duration stopped the replay at
     || fail "no word on stderr of the cut: $(cat "$WORK/cut.err")"
 
 # ---- cut short by Ctrl-C, once the trace holds something
-"$TOP" -r "$WORK/rec.aiop" --speed 0.5 --export-trace "$WORK/int.json" < /dev/null > /dev/null 2> "$WORK/int.err" &
+"$TOP" -r "$WORK/long.aiop" --speed 1 --export-trace "$WORK/int.json" < /dev/null > /dev/null 2> "$WORK/int.err" &
 top_pid=$!
 IO_PIDS+=("$top_pid")
 wait_for_text "$WORK/int.json" '"ph":"X"' 20 || fail "no slice reached the trace: $(cat "$WORK/int.err")"

@@ -4,8 +4,10 @@
 set -euo pipefail
 source "$(dirname "$0")/tui_common.bash"
 
-"$AIOPROF_TOP" --demo --duration 2 -w "$TUI_WORK/rec.aiop" < /dev/null > /dev/null 2>&1
-tui_start 120 40 C.UTF-8 -r "$TUI_WORK/rec.aiop" --speed 0.1 --export-trace "$TUI_WORK/t.json"
+# 20 s of the seed workload as a recording a chunk every 250 ms (long whatever the machine's load)
+"$AIOPROF_SIM" -w seed --duration 20 -q -o "$TUI_WORK/seed.bin"
+python3 "$(dirname "$0")/make_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/rec.aiop" 64 250000
+tui_start 120 40 C.UTF-8 -r "$TUI_WORK/rec.aiop" --speed 1 --export-trace "$TUI_WORK/t.json"
 tui_wait '^slow ' 20 || fail "no row for slow"
 tmux -L "$TUI_SOCK" send-keys q
 tui_wait 'EXIT=0' 10 || fail "q did not end the program with 0"
