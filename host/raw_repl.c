@@ -73,7 +73,8 @@ raw_repl_t *raw_repl_new(const char *name, const uint8_t *script, size_t len, ch
         snprintf(err, errlen, "out of memory.");
         return NULL;
     }
-    memcpy(r->script, script, len);
+    if (len > 0)
+        memcpy(r->script, script, len); /* an empty program may come as NULL */
     r->len = len;
     snprintf(r->name, sizeof r->name, "%s", name);
     return r;
