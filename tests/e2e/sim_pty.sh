@@ -17,14 +17,23 @@ cleanup() {
 trap cleanup EXIT
 
 # read_pty LINK OUT [CHUNK PAUSE_S]: waits for the path in LINK, then reads that pty into OUT until
-# the simulator closes it; CHUNK bytes at a time with a pause after each (a slow reader).
+# the simulator (sim_pid) closes it; CHUNK bytes at a time with a pause after each (a slow reader).
 read_pty() {
     local i
     for ((i = 0; i < 600; i++)); do [ -s "$1" ] && break; sleep 0.05; done
     [ -s "$1" ] || { echo "no pty path in $1"; cat "$tmp/err"; exit 1; }
-    timeout 120 python3 - "$(cat "$1")" "$2" "${3:-4096}" "${4:-0}" <<'PY'
+    timeout 120 python3 - "$(cat "$1")" "$2" "${3:-4096}" "${4:-0}" "$sim_pid" <<'PY'
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NOCTTY)
+# A pty is opened by its number, and a number is given again once its pty closed: go on only if the
+# simulator still holds it (then it is the simulator's), never read another program's terminal.
+fds = "/proc/%s/fd" % sys.argv[5]
+try:
+    mine = any(os.readlink(os.path.join(fds, f)) == sys.argv[1] for f in os.listdir(fds))
+except OSError:
+    mine = False
+if not mine:
+    sys.exit("the simulator had closed %s before the reader opened it" % sys.argv[1])
 # no tty.setraw here: the simulator made the pty raw, and setraw's TCSAFLUSH would throw away what
 # the simulator already wrote
 chunk, pause = int(sys.argv[3]), float(sys.argv[4])
