@@ -57,7 +57,23 @@ fail() {
         echo "---- the screen:" >&2
         cat "$TUI_SHOT" >&2
     fi
+    tui_holders >&2
     exit 1
+}
+
+# tui_holders: the processes that have the terminal's tty open, for a failure's report: keys sent
+# that never arrive would point at a program reading another's terminal.
+tui_holders() {
+    local tty fd
+    [ -n "$TUI_SOCK" ] || return 0
+    tty=$(tui_tmux display-message -p '#{pane_tty}' 2>/dev/null) || return 0
+    [ -n "$tty" ] || return 0
+    echo "---- processes with $tty open:"
+    for fd in /proc/[0-9]*/fd/*; do
+        [ "$(readlink "$fd" 2>/dev/null)" = "$tty" ] && echo "${fd%/fd/*}" | cut -d/ -f3
+    done | sort -un | while read -r pid; do
+        echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-150)"
+    done
 }
 
 # tui_start COLS ROWS LOCALE ARGS...: runs aioprof-top ARGS in a COLSxROWS terminal, after ending
