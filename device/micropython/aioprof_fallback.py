@@ -57,6 +57,16 @@ def _crc_table():
 _CRC = _crc_table()
 
 
+def _cut(b, n):
+    # b cut to at most n bytes at the start of a UTF-8 character (device/aioprof.c, prof_cut)
+    if len(b) <= n:
+        return b
+    k = n
+    while k > 0 and n - k < 3 and b[k] & 0xC0 == 0x80:
+        k -= 1
+    return b[: n if b[k] & 0xC0 == 0x80 else k]
+
+
 def _varint(out, v):
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
@@ -303,7 +313,7 @@ class Recorder:
         self.next_id = (self.next_id + 1) & 0xFFFFFFFF or 1
         t.id = self.next_id
         t.parent = self.current.id if self.current else 0
-        t.name = (name.encode() if isinstance(name, str) else bytes(name))[:_NAME_MAX]
+        t.name = _cut(name.encode() if isinstance(name, str) else bytes(name), _NAME_MAX)
         t.announced = self.period
         if self._write_pending(now) and self._frame_room(now, _TASK_ROOM):
             self._write_task(_OP_TASK_NEW, t)
@@ -316,7 +326,7 @@ class Recorder:
 
     def label(self, t, label):
         label = label.encode() if isinstance(label, str) else bytes(label)
-        t.label = label[: _NAME_MAX - len(t.name)]
+        t.label = _cut(label, _NAME_MAX - len(t.name))
         if not self.on:
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
