@@ -426,12 +426,21 @@ class Recorder:
             self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
         return total
 
-    def stop(self, tries=1000):
-        """Closes the open frame, sends what is left (a bounded number of tries), stops."""
-        if not self.on:
-            return
+    def _send_all(self, tries):
         self.flush()
         while self.pending() and tries:
             self.drain()
             tries -= 1
+
+    def stop(self, tries=1000):
+        """Sends what is left, the open frame included (a bounded number of tries), and stops.
+        What is still owed then (the first HELLO of a recorder that recorded nothing, so that the
+        host can tell "no tasks" from "no hook"; a drop count) goes out by ending the period now."""
+        if not self.on:
+            return
+        self._send_all(tries)
+        if self.hello_due or self.dropped:
+            self.deadline = self.last
+            self.drain()
+            self._send_all(tries)
         self.on = False
