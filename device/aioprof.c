@@ -256,18 +256,15 @@ static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
 }
 
 /* len cut to at most max bytes, at the start of a UTF-8 character: the reader shows names as text,
- * and half a character is not one. Only the bytes of the character that straddles the cut go (at
- * most three continuation bytes are stepped over, so bytes that are not UTF-8 cost no more). */
+ * and half a character is not one. A limit inside a character moves back to its first byte (back
+ * over the continuation bytes, 10xxxxxx; at most three, so bytes that are not UTF-8 cost no more). */
 static uint8_t prof_cut(const char *s, size_t len, size_t max)
 {
-    if (len <= max) {
-        return (uint8_t)len;
-    }
-    size_t n = max;
-    while (n > 0 && max - n < 3u && ((uint8_t)s[n] & 0xC0u) == 0x80u) {
+    size_t n = len < max ? len : max;
+    while (n < len && n > 0 && max - n < 3u && ((uint8_t)s[n] & 0xC0u) == 0x80u) {
         n--;
     }
-    return (uint8_t)(((uint8_t)s[n] & 0xC0u) == 0x80u ? max : n);
+    return (uint8_t)n;
 }
 
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)

@@ -59,12 +59,10 @@ _CRC = _crc_table()
 
 def _cut(b, n):
     # b cut to at most n bytes at the start of a UTF-8 character (device/aioprof.c, prof_cut)
-    if len(b) <= n:
-        return b
-    k = n
-    while k > 0 and n - k < 3 and b[k] & 0xC0 == 0x80:
+    k = min(len(b), n)
+    while k < len(b) and k > 0 and n - k < 3 and b[k] & 0xC0 == 0x80:
         k -= 1
-    return b[: n if b[k] & 0xC0 == 0x80 else k]
+    return b[:k]
 
 
 def _varint(out, v):

@@ -446,7 +446,8 @@ static size_t repeat_utf8(char *buf, const char *prefix, const char *ch, int cou
 }
 
 /* Names and labels longer than the 48 bytes they share are cut at the start of the character that
- * straddles the limit, never inside it; bytes that are not UTF-8 are cut at the limit. */
+ * straddles the limit, never inside it; in bytes that are not UTF-8 the cut moves back at most
+ * three bytes. */
 static void names_cut_at_character_boundary(void **state)
 {
     (void)state;
@@ -460,7 +461,7 @@ static void names_cut_at_character_boundary(void **state)
         {"x", "\xe2\x82\xac", 20, 1 + 15 * 3},    /* 46 */
         {"xy", "\xe2\x82\xac", 20, 2 + 15 * 3},   /* 47 */
         {"ab", "\xf0\x9f\x98\x80", 12, 2 + 11 * 4}, /* a 4-byte character: 46 */
-        {"", "\x80", 60, 48},                     /* not UTF-8: cut at the limit */
+        {"", "\x80", 60, 45},                     /* not UTF-8: at most three bytes back */
         {"short", "\xc3\xa9", 3, 5 + 3 * 2},      /* fits: unchanged */
     };
     fake_device_t *d = fake_new(32, 0, 4096);
