@@ -114,19 +114,23 @@ class _Coro:
 """
 
 
+def _define_coro(native, reraise):
+    src = _CORO_SRC.replace("@NATIVE", native).replace("RERAISE", reraise)
+    try:
+        # named, so that the lines bytecode leaves in tracebacks say where they are from
+        src = compile(src, "aioprof.py", "exec")
+    except NameError:  # a port without compile(): exec takes the text
+        pass
+    exec(src, globals())
+
+
 def _compile_coro():
-    for native, reraise in (("@micropython.native", "raise e"), ("", "raise")):
-        src = _CORO_SRC.replace("@NATIVE", native).replace("RERAISE", reraise)
-        try:
-            try:
-                # named, so that the lines bytecode leaves in tracebacks say where they are from
-                src = compile(src, "aioprof.py", "exec")
-            except NameError:  # a port without compile(): exec takes the text
-                pass
-            exec(src, globals())
-            return
-        except (SyntaxError, NameError):  # no native emitter (or CPython, for tests of the logic)
-            pass
+    try:
+        _define_coro("@micropython.native", "raise e")
+    except Exception:
+        # no native emitter ("invalid micropython decorator"), or no room for native code:
+        # bytecode
+        _define_coro("", "raise")
 
 
 _compile_coro()
