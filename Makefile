@@ -6,7 +6,9 @@
 #   make bench      the benchmark figures (tests/bench/run.sh)
 #   make arm        cross build of the device hook for Cortex-M0+ and Cortex-M4, code size
 #   make sanitize   the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make fuzz       the libFuzzer targets for FUZZ_SECONDS seconds each (clang)
+#   make fuzz       the libFuzzer targets, FUZZ_SECONDS seconds in all (clang)
+#   make install    installs into PREFIX (default /usr/local; DESTDIR honoured)
+#   make package    the Debian package, in build/package/ (CPack, cmake/package.cmake)
 #   make clean      removes the build trees
 
 BUILD        ?= build
@@ -15,11 +17,13 @@ FUZZ_BUILD   ?= build-fuzz
 ARM_BUILD    ?= build-arm
 BUILD_TYPE   ?= RelWithDebInfo
 JOBS         ?= 2
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 120
 # Per test, for tests that do not set their own; the whole run is capped by TEST_TIMEOUT too.
 CTEST_TIMEOUT ?= 300
 TEST_TIMEOUT  ?= 1800
 CMAKE_ARGS   ?=
+PREFIX       ?= /usr/local
+DESTDIR      ?=
 # The build tool's own "Entering directory" lines are noise here.
 MAKEFLAGS    += --no-print-directory
 
@@ -29,11 +33,15 @@ BASE_PKGS  := build-essential cmake pkg-config libserialport-dev libncurses-dev 
 # (tests/e2e/mpy_wasm.sh). Node.js comes from Debian only when there is no node and npm at all: a
 # machine with another Node.js build (NodeSource's bundles npm) must not get Debian's npm.
 TEST_PKGS  := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+# tests/e2e/pkg_*.sh: the installed man pages (man) and the zsh completion's syntax
+PKG_TEST_PKGS := man-db zsh
 NODE_PKGS  := nodejs npm
 ARM_PKGS   := gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
 # libclang-rt-dev holds libFuzzer and clang's sanitizer runtimes (clang only recommends it).
 FUZZ_PKGS  := clang libclang-rt-dev
 BENCH_PKGS := valgrind time
+# CPack's DEB generator: dpkg-shlibdeps works out the dependencies; file finds the programs
+PACKAGE_PKGS := dpkg-dev file
 
 # Installs the missing ones among $(1). Needs root or sudo; says what it installs and why it can't.
 define install_missing
@@ -55,12 +63,12 @@ define install_missing
 	fi
 endef
 
-.PHONY: all deps node-deps build test demo bench arm sanitize fuzz clean help
+.PHONY: all deps node-deps build test demo bench arm sanitize fuzz install package clean help
 
 all: build
 
 help:
-	@sed -n '4,11p' Makefile | sed 's/^# *//'
+	@sed -n '4,13p' Makefile | sed 's/^# *//'
 
 deps:
 	$(call install_missing,$(BASE_PKGS))
@@ -73,7 +81,7 @@ build: deps
 	cmake --build $(BUILD) -j$(JOBS)
 
 test: build
-	$(call install_missing,$(TEST_PKGS))
+	$(call install_missing,$(TEST_PKGS) $(PKG_TEST_PKGS))
 	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then $(MAKE) --no-print-directory node-deps; fi
 	timeout $(TEST_TIMEOUT) ctest --test-dir $(BUILD) --output-on-failure --timeout $(CTEST_TIMEOUT)
 
@@ -103,6 +111,18 @@ fuzz: deps
 	  -DAIOPROF_SANITIZE=ON $(CMAKE_ARGS)
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_all aioprof-sim
 	bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# `make && sudo make install` is the usual way: when the build tree exists, install only brings it
+# up to date and installs, without configuring again or installing packages (as root, those
+# would leave root's files in the user's build tree).
+install:
+	@[ -f $(BUILD)/CMakeCache.txt ] || $(MAKE) build
+	cmake --build $(BUILD) -j$(JOBS)
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+package: build
+	$(call install_missing,$(PACKAGE_PKGS))
+	cpack --config $(BUILD)/CPackConfig.cmake
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(ARM_BUILD)

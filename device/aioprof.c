@@ -10,7 +10,7 @@
 #define EXIT_MAX (1u + AIOPROF_VARINT_MAX)
 #define CONTROL_HEAD_MAX 2u /* tag, a one-byte length: every body here is under 128 bytes */
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
-#define HELLO_BODY_MAX (6u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
+#define HELLO_BODY_MAX (7u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
 #define HELLO_EVERY 8u /* periods: a power of two, so that the device never divides */
 #define MIN_RING 128u
@@ -87,6 +87,8 @@ static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
     p->last = now;
 }
 
+static void frame_close(aioprof_t *p);
+
 /* Makes sure a record of up to n bytes can be written: in the open frame if it fits, else in a
  * new one. Returns 0 when the ring has no room (the caller counts a drop). The frame already
  * written is never lost: its closing bytes are always in reserve. */
@@ -96,7 +98,7 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
         return 1;
     }
     if (p->fw.open) {
-        aioprof_fw_close(&p->fw);
+        frame_close(p);
     }
     if (!aioprof_fw_fits_new(&p->fw, n)) {
         return 0;
@@ -119,9 +121,11 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 }
 
 /* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
- * varints. The platform string follows. */
+ * varints. The platform string follows, then the period (added later, so after the string). */
 #define HELLO_FIELDS 8u
 #define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
+
+static uint32_t period_length(const aioprof_t *p);
 
 static void write_hello(aioprof_t *p, unsigned flags)
 {
@@ -146,32 +150,73 @@ static void write_hello(aioprof_t *p, unsigned flags)
         len++;
     }
     body[n] = (uint8_t)len;
-    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n + 1u + len);
+    n += 1u + len;
+    n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
+    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
+}
+
+static void write_dropped(aioprof_t *p)
+{
+    uint8_t body[AIOPROF_VARINT_MAX];
+    aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_varint_put(body, p->dropped));
+    p->dropped = 0;
+    p->pending &= (uint8_t)~AIOPROF_PENDING_DROPPED;
+}
+
+/* Closes the open frame. A drop count still owed goes in first when it fits, even before a quarter
+ * of the ring is free (the frame holds at most a HELLO then: nothing is recorded while the count
+ * is owed): every frame that follows dropped events says so, and the host knows why frames
+ * stopped coming. */
+static void frame_close(aioprof_t *p)
+{
+    if ((p->pending & AIOPROF_PENDING_DROPPED) && aioprof_fw_fits(&p->fw, DROPPED_MAX)) {
+        write_dropped(p);
+    }
+    aioprof_fw_close(&p->fw);
 }
 
 /* HELLO and DROPPED go before any event once there is room. Returns 0 while something is still
- * waiting: events must then be dropped too, or the count would arrive after them. */
+ * waiting: events must then be dropped too, or the count would arrive after them. After
+ * aioprof_close the drop count goes first and at once, and the HELLO, last, says "stopped". */
 static int write_pending(aioprof_t *p, uint32_t now)
 {
+    unsigned stopped = p->pending & AIOPROF_PENDING_STOPPED;
+    if (stopped && (p->pending & AIOPROF_PENDING_DROPPED)) {
+        if (!frame_room(p, now, DROPPED_MAX)) {
+            return 0;
+        }
+        write_dropped(p);
+    }
     if (p->pending & AIOPROF_PENDING_HELLO) {
         if (!frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX)) {
             return 0;
         }
-        write_hello(p, (p->pending & AIOPROF_PENDING_HELLO_BOOT) ? AIOPROF_HELLO_FLAG_BOOT : 0u);
+        write_hello(p, ((p->pending & AIOPROF_PENDING_HELLO_BOOT) ? AIOPROF_HELLO_FLAG_BOOT : 0u) |
+            (stopped ? AIOPROF_HELLO_FLAG_STOPPED : 0u));
         p->pending &= (uint8_t)~(AIOPROF_PENDING_HELLO | AIOPROF_PENDING_HELLO_BOOT);
     }
     if (p->pending & AIOPROF_PENDING_DROPPED) {
-        uint8_t body[AIOPROF_VARINT_MAX];
         /* once dropping, wait for a quarter of the ring: a port that takes a byte now and then
          * would otherwise get a stream of tiny frames that carry little but DROPPED */
         if (aioprof_fw_room(&p->fw) < p->fw.size / 4u || !frame_room(p, now, DROPPED_MAX)) {
             return 0;
         }
-        aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_varint_put(body, p->dropped));
-        p->dropped = 0;
-        p->pending &= (uint8_t)~AIOPROF_PENDING_DROPPED;
+        write_dropped(p);
     }
     return 1;
+}
+
+/* After aioprof_close: what is owed, as soon as it fits (an empty ring starts again at its
+ * beginning, where the HELLO always fits), in a frame closed at once. */
+static void write_final(aioprof_t *p, uint32_t now)
+{
+    if (!p->fw.open && p->fw.tail == p->fw.head) {
+        aioprof_fw_init(&p->fw, p->fw.buf, p->fw.size);
+    }
+    write_pending(p, now);
+    if (p->fw.open) {
+        frame_close(p);
+    }
 }
 
 static void count_drop(aioprof_t *p)
@@ -255,9 +300,21 @@ static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
     prof_unlock(p, s);
 }
 
+/* len cut to at most max bytes, at the start of a UTF-8 character: the reader shows names as text,
+ * and half a character is not one. A limit inside a character moves back to its first byte (back
+ * over the continuation bytes, 10xxxxxx; at most three, so bytes that are not UTF-8 cost no more). */
+static uint8_t prof_cut(const char *s, size_t len, size_t max)
+{
+    size_t n = len < max ? len : max;
+    while (n < len && n > 0 && max - n < 3u && ((uint8_t)s[n] & 0xC0u) == 0x80u) {
+        n--;
+    }
+    return (uint8_t)n;
+}
+
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
-    if (p->pending & AIOPROF_PENDING_OFF) {
+    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -268,7 +325,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->parent = p->current ? p->current->id : 0u;
     t->outer = NULL;
     t->name = name;
-    t->name_len = (uint8_t)(name_len < AIOPROF_NAME_MAX ? name_len : AIOPROF_NAME_MAX);
+    t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
     t->label = NULL;
     t->label_len = 0;
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
@@ -276,13 +333,13 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
 
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
 {
-    if (p->pending & AIOPROF_PENDING_OFF) {
+    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
         return;
     }
     uint32_t s = prof_lock(p);
     size_t room = AIOPROF_NAME_MAX - t->name_len;
     t->label = label;
-    t->label_len = (uint8_t)(label_len < room ? label_len : room);
+    t->label_len = prof_cut(label, label_len, room);
     /* sent now: a task may never run again after it was labelled */
     announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
@@ -318,7 +375,7 @@ AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
  * AIOPROF_SMALL). */
 static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t now, uint32_t s)
 {
-    if (!(p->pending & AIOPROF_PENDING_OFF)) {
+    if (!(p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED))) {
         int enter = what == PROF_ENTER;
         int announce_it = enter && t->announced != p->period;
         uint32_t n = enter ? ENTER_MAX : EXIT_MAX;
@@ -372,14 +429,27 @@ void aioprof_flush(aioprof_t *p)
 {
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
-        aioprof_fw_close(&p->fw);
+        frame_close(p);
+    }
+    prof_unlock(p, s);
+}
+
+void aioprof_close(aioprof_t *p)
+{
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        return;
+    }
+    uint32_t s = prof_lock(p);
+    if (!(p->pending & AIOPROF_PENDING_STOPPED)) {
+        p->pending |= AIOPROF_PENDING_STOPPED | AIOPROF_PENDING_HELLO;
+        write_final(p, prof_now(p));
     }
     prof_unlock(p, s);
 }
 
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); names are announced
- * again from now on; every eighth period a HELLO. */
+ * again from now on; every eighth period a HELLO. Either carries a drop count still owed. */
 static void period_end(aioprof_t *p, uint32_t now)
 {
     p->deadline = now + period_length(p);
@@ -388,11 +458,18 @@ static void period_end(aioprof_t *p, uint32_t now)
         p->pending |= AIOPROF_PENDING_HELLO;
     }
     write_pending(p, now);
+    if (!p->fw.open && !p->fw.closed) {
+        uint32_t n = (p->pending & AIOPROF_PENDING_DROPPED) ? DROPPED_MAX : 0u;
+        if (aioprof_fw_fits_new(&p->fw, n)) {
+            frame_open(p, now, n);
+        } else {
+            /* no room for the heartbeat: the next frame says so (a DROPPED, of no events if none
+             * were), so the host does not take the silence for lost frames */
+            p->pending |= AIOPROF_PENDING_DROPPED;
+        }
+    }
     if (p->fw.open) {
-        aioprof_fw_close(&p->fw);
-    } else if (!p->fw.closed && aioprof_fw_fits_new(&p->fw, 0)) {
-        frame_open(p, now, 0);
-        aioprof_fw_close(&p->fw);
+        frame_close(p);
     }
     p->fw.closed = 0;
 }
@@ -406,7 +483,8 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         return 0;
     }
     uint32_t s = prof_lock(p);
-    if (due) {
+    int stopped = (p->pending & AIOPROF_PENDING_STOPPED) != 0;
+    if (due && !stopped) {
         period_end(p, start);
     }
     for (;;) {
@@ -427,6 +505,11 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         if (n < len) {
             break;
         }
+    }
+    if (stopped && total) {
+        /* what did not fit when the hook stopped, now that the port took bytes: the next drain
+         * sends it */
+        write_final(p, start);
     }
     if (total) {
         p->drain_ticks += prof_wrap(p, prof_now(p) - start);
@@ -450,7 +533,8 @@ size_t aioprof_drain(aioprof_t *p)
 
 int aioprof_idle(const aioprof_t *p)
 {
-    return (p->pending & AIOPROF_PENDING_OFF) || (!p->fw.open && p->pending == 0 && aioprof_pending(p) == 0);
+    return (p->pending & AIOPROF_PENDING_OFF) ||
+        (!p->fw.open && (p->pending & (uint8_t)~AIOPROF_PENDING_STOPPED) == 0 && aioprof_pending(p) == 0);
 }
 
 size_t aioprof_pending(const aioprof_t *p)

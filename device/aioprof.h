@@ -54,6 +54,7 @@ typedef struct aioprof_port {
 #define AIOPROF_PENDING_HELLO 0x01u
 #define AIOPROF_PENDING_HELLO_BOOT 0x02u /* the HELLO due is the first since start-up */
 #define AIOPROF_PENDING_DROPPED 0x04u
+#define AIOPROF_PENDING_STOPPED 0x08u    /* aioprof_close was called: record nothing, send the rest */
 #define AIOPROF_PENDING_OFF 0x80u        /* aioprof_init refused its arguments: record nothing */
 
 /* Per task: embed one in the scheduler's task structure. The library owns its fields. */
@@ -91,7 +92,7 @@ typedef struct aioprof {
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size);
 
 /* A task was created, by the task running now. name need not be terminated; it is cut to fit
- * AIOPROF_NAME_MAX with the label. */
+ * AIOPROF_NAME_MAX with the label, before a UTF-8 character the limit would split. */
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len);
 
 /* Gives one task instance a label (e.g. "sensor 3"), sent with its name from now on. */
@@ -106,6 +107,14 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind);
 /* Closes the open frame so that drain sends it now. */
 void aioprof_flush(aioprof_t *p);
 
+/* The profiler stops: the drop count still owed and a last HELLO with the flag "stopped" go into
+ * the ring, and the frame is closed, so that the host knows nothing is left behind. From here on
+ * nothing is recorded and no period ends; drain sends what is left (and writes what did not fit
+ * yet once the port has taken enough), then the hook is idle and quiet. Call it where the
+ * scheduler runs (not from an interrupt, not while a task is being created), then drain until
+ * aioprof_idle. */
+void aioprof_close(aioprof_t *p);
+
 /* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the
  * heartbeat), then offers the committed bytes to the port's write function until it takes no
  * more. Call it between slices (an idle hook, the main loop), at least a few times a second.
@@ -116,7 +125,7 @@ size_t aioprof_drain(aioprof_t *p);
 size_t aioprof_pending(const aioprof_t *p);
 
 /* 1 when the hook owes the port nothing: no open frame, no drop count or HELLO waiting, nothing
- * committed. A firmware that is about to stop flushes and drains until then. */
+ * committed. A firmware that is about to stop calls aioprof_close and drains until then. */
 int aioprof_idle(const aioprof_t *p);
 
 #endif

@@ -35,29 +35,61 @@ struct demo {
     char pty[PATH_MAX];
 };
 
-/* AIOPROF_SIM first (tests, unusual installs), then beside this program (an install), then the
- * build tree, where aioprof-top is <build>/host/ and the simulator <build>/device/sim/. */
-static int demo_find_sim(char *out, size_t len)
+/* Where an install put the simulator, relative to the folder of aioprof-top (CMake works it out
+ * from AIOPROF_SIM_INSTALL_DIR; "." is beside it). */
+#ifndef AIOPROF_SIM_FROM_BIN
+#define AIOPROF_SIM_FROM_BIN "."
+#endif
+
+/* Tries dir/rel/aioprof-sim; 0 when it is there and executable. */
+static int demo_try_sim(char *out, size_t len, const char *dir, const char *rel)
+{
+    int n = strcmp(rel, ".") == 0 ? snprintf(out, len, "%s/aioprof-sim", dir)
+                                  : snprintf(out, len, "%s/%s/aioprof-sim", dir, rel);
+    return n > 0 && (size_t)n < len && access(out, X_OK) == 0 ? 0 : -1;
+}
+
+/* AIOPROF_SIM first (tests, unusual installs); then relative to this program's own path, so that
+ * an install is found wherever its prefix is: where the install put it, beside this program, and
+ * the build tree's <build>/device/sim/ from <build>/host/; last, PATH (a system without /proc). */
+static int demo_find_sim(char *out, size_t len, char *err, size_t errlen)
 {
     char self[PATH_MAX];
     const char *env = getenv("AIOPROF_SIM");
     if (env != NULL && env[0] != '\0') {
         snprintf(out, len, "%s", env);
-        return access(out, X_OK) == 0 ? 0 : -1;
+        if (access(out, X_OK) == 0)
+            return 0;
+        snprintf(err, errlen, "cannot find the simulator: AIOPROF_SIM is %s, which is not an "
+                 "executable file (%s); fix it or unset it.", env, strerror(errno));
+        return -1;
     }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash == NULL)
-        return -1;
-    *slash = '\0';
-    static const char *const places[] = {"%s/aioprof-sim", "%s/../device/sim/aioprof-sim"};
-    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-        if (snprintf(out, len, places[i], self) < (int)len && access(out, X_OK) == 0)
-            return 0;
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        static const char *const places[] = {AIOPROF_SIM_FROM_BIN, ".", "../device/sim"};
+        for (size_t i = 0; slash != NULL && i < sizeof places / sizeof places[0]; i++) {
+            *slash = '\0';
+            if (demo_try_sim(out, len, self, places[i]) == 0)
+                return 0;
+        }
     }
+    const char *path = getenv("PATH");
+    while (path != NULL && path[0] != '\0') {
+        size_t dir_len = strcspn(path, ":");
+        char dir[PATH_MAX];
+        if (dir_len > 0 && dir_len < sizeof dir) {
+            memcpy(dir, path, dir_len);
+            dir[dir_len] = '\0';
+            if (demo_try_sim(out, len, dir, ".") == 0)
+                return 0;
+        }
+        path += dir_len + (path[dir_len] == ':');
+    }
+    snprintf(err, errlen, "cannot find the simulator aioprof-sim: it is neither where the install puts "
+             "it (%s from aioprof-top's folder), nor in the build tree, nor in PATH; set AIOPROF_SIM "
+             "to its path.", AIOPROF_SIM_FROM_BIN);
     return -1;
 }
 
@@ -127,11 +159,8 @@ demo_t *demo_start(const char *workload, int verbose, char *err, size_t errlen)
     int fds[2];
     demo_t *d;
 
-    if (demo_find_sim(sim, sizeof sim) < 0) {
-        snprintf(err, errlen, "cannot find the simulator aioprof-sim beside aioprof-top or in the build tree "
-                 "(set AIOPROF_SIM to its path).");
+    if (demo_find_sim(sim, sizeof sim, err, errlen) < 0)
         return NULL;
-    }
     d = calloc(1, sizeof *d);
     if (d == NULL || pipe(fds) < 0) {
         snprintf(err, errlen, "cannot start the simulator: %s.", strerror(errno));

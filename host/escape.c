@@ -1,6 +1,10 @@
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* wcwidth */
+#endif
 #include "escape.h"
 
 #include <string.h>
+#include <wchar.h>
 
 /* The output and where a cut mark still fits, so that a cut never splits an escape or a character. */
 typedef struct escape_out {
@@ -145,28 +149,49 @@ size_t escape_bytes(char *out, size_t out_size, const uint8_t *in, size_t len, u
     return o.len;
 }
 
+/* The columns one character of an escaped string takes on a terminal: wcwidth's answer under the
+ * locale (CJK 2, combining marks and zero-width characters 0). Escaped text holds no controls, so
+ * a -1 only means the locale cannot tell (not UTF-8): one column, as most terminals draw it. The
+ * string is valid UTF-8 (escape_bytes made it), decoded here whatever the locale. */
+static size_t char_width(const char *s, size_t *len)
+{
+    uint8_t b = (uint8_t)s[0];
+    size_t n = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+    uint32_t cp = n == 1 ? b : b & (0x7Fu >> n);
+    for (size_t i = 1; i < n; i++) {
+        if (((uint8_t)s[i] & 0xC0u) != 0x80u) {
+            n = i; /* not what escape_bytes makes; never read past the end */
+            break;
+        }
+        cp = cp << 6 | ((uint8_t)s[i] & 0x3Fu);
+    }
+    *len = n;
+    int w = wcwidth((wchar_t)cp);
+    return w < 0 ? 1 : (size_t)w;
+}
+
 size_t escape_width(const char *s)
 {
-    size_t w = 0;
-    for (; *s; s++) {
-        if (((uint8_t)*s & 0xC0u) != 0x80u) {
-            w++;
-        }
+    size_t w = 0, n;
+    for (size_t i = 0; s[i]; i += n) {
+        w += char_width(s + i, &n);
     }
     return w;
 }
 
-size_t escape_prefix(const char *s, size_t width)
+size_t escape_prefix(const char *s, size_t width, size_t *prefix_width)
 {
-    size_t i = 0, w = 0;
+    size_t i = 0, w = 0, n;
     while (s[i]) {
-        if (((uint8_t)s[i] & 0xC0u) != 0x80u) {
-            if (w == width) {
-                break;
-            }
-            w++;
+        size_t cw = char_width(s + i, &n);
+        if (w + cw > width) {
+            break; /* the zero-width marks of the last character kept still come along */
         }
-        i++;
+        w += cw;
+        i += n;
+    }
+    if (prefix_width != NULL) {
+        *prefix_width = w;
     }
     return i;
 }

@@ -24,11 +24,13 @@ enum {
  * ends with ESCAPE_CUT_MARK. Returns the length written, without the NUL. Never fails. */
 size_t escape_bytes(char *out, size_t out_size, const uint8_t *in, size_t len, unsigned flags);
 
-/* The number of characters (code points) of an escaped string: its width in a table, for the
- * scripts we expect (wide CJK glyphs count as one). */
+/* The display width of an escaped string, in terminal columns under the current locale (wcwidth:
+ * wide CJK glyphs count 2, combining marks and zero-width characters 0; a character the locale
+ * cannot measure counts 1). */
 size_t escape_width(const char *s);
 
-/* The byte length of the longest prefix of s that is at most width characters wide. */
-size_t escape_prefix(const char *s, size_t width);
+/* The byte length of the longest prefix of s that is at most width columns wide (a character's
+ * combining marks stay with it); its width in *prefix_width when that is not NULL. */
+size_t escape_prefix(const char *s, size_t width, size_t *prefix_width);
 
 #endif

@@ -1,5 +1,7 @@
 #include "events.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "aioprof_wire.h"
@@ -12,6 +14,12 @@ void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, cons
     e->text_line = text_line;
     e->user = user;
     e->tick_hz = 1000000u; /* until a HELLO says otherwise */
+    e->period_ticks = e->tick_hz;
+}
+
+void events_on_note(events_t *e, void (*note)(void *user, const char *sentence))
+{
+    e->note = note;
 }
 
 void events_observe(events_t *e, const pipeline_observer_t *obs, void *user)
@@ -67,12 +75,11 @@ static void time_reorigin(events_t *e)
     e->origin_us = e->now_us;
 }
 
-/* Moves time to t (ticks); the step is device time seen when `counting`, and outside any task
- * when nothing is known to run. */
+/* Moves time to t (ticks): device time seen, and outside any task when nothing is known to run. */
 static inline void time_advance(events_t *e, uint64_t t)
 {
     if (t < e->last_ticks) {
-        t = e->last_ticks; /* a hostile or damaged stream never moves time back */
+        t = e->last_ticks; /* a clock that stepped back, or a hostile stream: time never goes back */
     }
     uint64_t us = e->origin_us + ticks_to_us(t - e->origin_ticks, e->tick_hz);
     uint64_t dt = us - e->now_us;
@@ -84,28 +91,47 @@ static inline void time_advance(events_t *e, uint64_t t)
     e->last_ticks = t;
 }
 
-/* The first base of a segment: nothing before it can be related to it. */
+/* The first base of a segment: nothing before it can be related to it. (It sits one wrap up the
+ * line, so that the clock may step back from it.) */
 static void time_start(events_t *e, uint32_t base, unsigned bits)
 {
     e->have_time = 1;
     e->tick_bits = bits;
     e->wrap = 1ull << bits;
-    e->prev_base = e->last_ticks = base;
+    e->half = e->wrap / 2u;
+    e->pos = e->last_ticks = e->wrap + base;
     time_reorigin(e);
     e->drain_ok = 0;
 }
 
-/* docs/protocol.md section 4: t = t_prev + ((base - t_prev) mod 2^width). */
-static uint64_t time_unwrap(events_t *e, uint32_t base)
+/* The device's clock went back by `back` ticks from pos: counted. Time stands still until the
+ * clock is past the latest time point again; after a step of more than a period it goes on from
+ * the latest time point at once (a clock set back, not one that glitched). */
+static uint64_t time_back(events_t *e, uint64_t back)
 {
-    uint64_t t = e->prev_base + (((uint64_t)base - e->prev_base) & (e->wrap - 1u));
-    /* the previous frame's events may have run past a wrap beyond this base: place the base after
-     * them (within half a wrap), never before */
-    uint64_t half = e->wrap / 2u;
-    if (e->last_ticks > t + half) {
-        t += ((e->last_ticks - half - t) / e->wrap + 1u) * e->wrap;
+    e->stats->stream.clock_steps_back++;
+    if (back > e->period_ticks || e->pos + e->period_ticks < e->last_ticks + back) {
+        return e->last_ticks;
     }
-    return t;
+    return e->pos - back;
+}
+
+/* A dt in the upper half of the tick range: a step back (or, from a hostile stream, one wider than
+ * the ticks, taken modulo their range). */
+static void time_step_back(events_t *e, uint32_t dt)
+{
+    uint64_t d = dt & (e->wrap - 1u);
+    e->pos = d < e->half ? e->pos + d : time_back(e, e->wrap - d);
+}
+
+/* The next event's dt: one compare on the replay's hot path. */
+static inline void time_step(events_t *e, uint32_t dt)
+{
+    if (dt < e->half) {
+        e->pos += dt;
+    } else {
+        time_step_back(e, dt);
+    }
 }
 
 /* ---- the running stack ---- */
@@ -152,36 +178,75 @@ static uint32_t stack_innermost_id(const events_t *e)
 
 /* ---- records ---- */
 
+/* Where the frame's base lies: after the device's clock (within half a wrap), or, in the upper
+ * half, a step back. Sets *silence to the ticks since the previous frame's last time point. */
+static uint64_t time_place(events_t *e, uint32_t base, uint64_t *silence)
+{
+    uint64_t d = ((uint64_t)base - e->pos) & (e->wrap - 1u);
+    *silence = d < e->half ? d : 0;
+    return d < e->half ? e->pos + d : time_back(e, e->wrap - d);
+}
+
+/* Is the silence before a frame longer than the device allows without losing frames? It sends a
+ * frame at least once a period, and two periods and two drain intervals (at most a period each)
+ * bound the time from any frame's last event to the next frame's base. Not when the frame says
+ * why: its device restarted, it dropped events (its ring was full, no frame could go), or the
+ * task that ran before the silence still runs (one long slice). */
+static int silence_is_loss(const events_t *e, const aioprof_frame_info_t *f, uint64_t silence)
+{
+    return silence > (uint64_t)e->period_ticks * EVENTS_SILENCE_PERIODS && !f->boot && !f->drops_first &&
+        !(f->running != 0 && f->running == stack_innermost_id(e));
+}
+
 void events_frame(void *user, const aioprof_frame_info_t *f)
 {
     events_t *e = user;
     unsigned bits = f->tick_bits; /* 1..32: the format byte's five bits plus one */
     e->frames_seen++;
+    e->stopped = 0;
+    e->frame_new_epoch = 0;
+    if (e->relinked) {
+        /* the ids from here on may be another device's: they are not mixed with those before */
+        e->relinked = 0;
+        e->check_device = 1;
+        if (e->frames_seen > 1) {
+            stats_new_epoch(e->stats);
+            e->frame_new_epoch = 1;
+        }
+    }
     e->frame_base_raw = f->base;
     e->frame_running = f->running;
     e->frame_events = 0;
     e->frame_before_us = e->now_us;
     uint64_t elapsed0 = e->stats->elapsed_us, outside0 = e->stats->outside_us;
 
-    int lost = f->lost_before > 0;
+    uint64_t lost = f->lost_before;
     if (!e->have_time || bits != e->tick_bits) {
         time_start(e, f->base, bits);
     } else {
-        uint64_t t = time_unwrap(e, f->base);
+        uint64_t silence;
+        uint64_t t = time_place(e, f->base, &silence);
+        if (lost == 0 && silence_is_loss(e, f, silence)) {
+            /* the sequence number wrapped: at least 256 frames are missing */
+            lost = 256;
+            e->frames_unseen += lost;
+        }
         if (lost) {
             /* the time line still holds across lost frames, but what happened in them was not seen */
-            e->last_ticks = t;
+            if (t > e->last_ticks) {
+                e->last_ticks = t;
+            }
             time_reorigin(e);
             e->drain_ok = 0;
         }
         time_advance(e, t);
-        e->prev_base = t;
+        e->pos = t;
     }
     e->frame_elapsed_us = e->stats->elapsed_us - elapsed0;
     e->frame_outside_us = e->stats->outside_us - outside0;
 
     if (lost) {
-        events_mark(e, PIPELINE_MARK_LOST, f->lost_before);
+        events_mark(e, PIPELINE_MARK_LOST, lost);
         stats_loss(e->stats);
         stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
@@ -253,7 +318,9 @@ static void device_reset(events_t *e)
     s->stream.resets++;
     stack_drop(e);
     stats_loss(s); /* what was still in its ring is gone */
-    stats_new_epoch(s);
+    if (!(e->frame_new_epoch && e->frame_events == 0)) {
+        stats_new_epoch(s);
+    }
     if (e->frame_events == 0) {
         /* this frame's base is of the new boot: undo placing it on the old time line */
         s->elapsed_us -= e->frame_elapsed_us;
@@ -271,18 +338,63 @@ static void device_reset(events_t *e)
     }
 }
 
+/* The device's period as it works with it: a device older than the field has the default, a
+ * second. */
+static uint32_t hello_period(const aioprof_hello_t *h)
+{
+    return h->period_ticks ? h->period_ticks : h->tick_hz;
+}
+
+/* "platform", Hz, tick width, period: what tells one device from another. */
+static void device_describe(char *out, size_t size, const char *platform, uint32_t hz, uint32_t bits, uint32_t period)
+{
+    snprintf(out, size, "\"%s\", %" PRIu32 " Hz, %" PRIu32 "-bit ticks, a period of %" PRIu32 " ticks", platform, hz,
+        bits, period);
+}
+
+/* The first HELLO after the link came back: is it the device seen before? (A restart of the same
+ * one is an ordinary reset.) Another one is said once, and marked; its tasks are in the epoch the
+ * link's return started. Returns 1 for another device. */
+static int device_check(events_t *e, const aioprof_hello_t *h)
+{
+    const stats_device_t *d = &e->stats->device;
+    char platform[STATS_PLATFORM_MAX];
+    escape_bytes(platform, sizeof platform, h->platform,
+        h->platform_len > AIOPROF_PLATFORM_MAX ? AIOPROF_PLATFORM_MAX : h->platform_len, 0);
+    if (strcmp(platform, d->platform) == 0 && h->tick_hz == d->tick_hz && h->tick_bits == d->tick_bits &&
+        hello_period(h) == d->period_ticks) {
+        return 0;
+    }
+    if (e->note) {
+        char was[STATS_PLATFORM_MAX + 96], now[STATS_PLATFORM_MAX + 96], sentence[2 * sizeof was + 160];
+        device_describe(was, sizeof was, d->platform, d->tick_hz, d->tick_bits, d->period_ticks);
+        device_describe(now, sizeof now, platform, h->tick_hz, h->tick_bits, hello_period(h));
+        snprintf(sentence, sizeof sentence, "another device is on the link since it came back: %s (before: %s); "
+            "its tasks are counted apart, as a new epoch.", now, was);
+        e->note(e->user, sentence);
+    }
+    events_mark(e, PIPELINE_MARK_NEW_DEVICE, 1);
+    return 1;
+}
+
 static void on_hello(events_t *e, const aioprof_hello_t *h)
 {
     stats_device_t *d = &e->stats->device;
     int boot = (h->flags & AIOPROF_HELLO_FLAG_BOOT) != 0;
+    int other = 0;
     /* d still holds the previous HELLO's figures here */
-    if ((boot && e->frames_seen > 1) || (!boot && d->have_hello && h->boot_ticks != d->boot_ticks)) {
+    if (e->check_device) {
+        e->check_device = 0;
+        other = d->have_hello && device_check(e, h);
+    }
+    if (!other && ((boot && e->frames_seen > 1) || (!boot && d->have_hello && h->boot_ticks != d->boot_ticks))) {
         device_reset(e);
     }
     if (h->tick_hz != e->tick_hz) { /* never 0: the reader refuses such a HELLO */
         time_reorigin(e);
         e->tick_hz = h->tick_hz;
     }
+    e->period_ticks = hello_period(h);
     /* the device counts its drain time in its own ticks (modulo 2^32): converted here, exactly */
     if (e->drain_ok) {
         d->drain_sum_us += ticks_to_us((uint32_t)(h->drain_ticks - e->drain_prev), e->tick_hz);
@@ -292,10 +404,14 @@ static void on_hello(events_t *e, const aioprof_hello_t *h)
     e->drain_prev = h->drain_ticks;
     e->drain_prev_us = e->now_us;
 
+    if (h->flags & AIOPROF_HELLO_FLAG_STOPPED) {
+        e->stopped = 1; /* the last thing it sends: nothing was left in its ring */
+    }
     d->have_hello = 1;
     d->version = h->version;
     d->tick_hz = h->tick_hz;
     d->tick_bits = h->tick_bits;
+    d->period_ticks = e->period_ticks;
     d->ring_bytes = h->ring_bytes;
     d->boot_ticks = h->boot_ticks;
     d->drain_us = ticks_to_us(h->drain_ticks, e->tick_hz);
@@ -306,6 +422,9 @@ static void on_hello(events_t *e, const aioprof_hello_t *h)
 
 static void on_dropped(events_t *e, uint32_t count)
 {
+    if (count == 0) {
+        return; /* no event lost: only frames (heartbeats) could not go while the ring was full */
+    }
     e->stats->stream.dropped_events += count;
     stats_loss(e->stats);
     events_mark(e, PIPELINE_MARK_DROPPED, count);
@@ -323,11 +442,13 @@ void events_record(void *user, const aioprof_record_t *r)
     events_t *e = user;
     switch (r->kind) {
     case AIOPROF_REC_ENTER:
-        on_enter(e, e->prev_base + r->offset, r->id);
+        time_step(e, r->dt);
+        on_enter(e, e->pos, r->id);
         e->frame_events++;
         break;
     case AIOPROF_REC_EXIT:
-        on_exit(e, e->prev_base + r->offset, r->exit_kind);
+        time_step(e, r->dt);
+        on_exit(e, e->pos, r->exit_kind);
         e->frame_events++;
         break;
     case AIOPROF_REC_HELLO:
@@ -413,6 +534,11 @@ void events_gap(events_t *e)
     e->have_time = 0;
     e->drain_ok = 0;
     stats_loss(e->stats);
+}
+
+void events_link_up(events_t *e)
+{
+    e->relinked = 1;
 }
 
 void events_finish(events_t *e)

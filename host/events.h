@@ -3,7 +3,12 @@
  *
  * Time: each frame's base is unwrapped onto a 64-bit tick line (docs/protocol.md section 4) and
  * turned into microseconds with the HELLO's tick_hz. Gaps (lost frames, a link that went down, a
- * device reset) are cut out of the microsecond line, so elapsed time is time actually seen.
+ * device reset) are cut out of the microsecond line, so elapsed time is time actually seen. A
+ * difference in the upper half of the tick range is the device's clock stepping back: time stands
+ * still until the clock passes the latest time point again (a step of more than a period starts
+ * from there at once), so a glitch costs a slice its step and never becomes a huge one. A base
+ * further past the previous frame than the device's heartbeat allows is a loss of 256 frames (or
+ * a multiple), which the sequence number cannot show.
  *
  * Slices: ENTER pushes, EXIT ends the innermost; a nested enter pauses the outer slice, so every
  * slice is exclusive time. Whenever what runs is uncertain (frames lost, events dropped, a frame
@@ -21,6 +26,8 @@
 
 #define EVENTS_STACK_MAX 64u /* deeper nesting is treated as lost track */
 #define EVENTS_LINE_MAX 512u /* longer device text lines are cut, with ESCAPE_CUT_MARK */
+/* A silence between frames longer than this many of the device's periods is a loss (events.c). */
+#define EVENTS_SILENCE_PERIODS 4u
 
 typedef struct events_open {
     int32_t inst;       /* stats instance row */
@@ -33,6 +40,7 @@ typedef struct events_open {
 typedef struct events {
     stats_t *stats;
     void (*text_line)(void *user, const char *line);
+    void (*note)(void *user, const char *sentence);
     void *user;
     const pipeline_observer_t *obs; /* NULL: nobody watches (the hot path only tests it) */
     void *obs_user;
@@ -41,12 +49,15 @@ typedef struct events {
     int have_time;          /* inside a time segment: the next base can be unwrapped */
     unsigned tick_bits;
     uint64_t wrap;          /* 2^tick_bits */
-    uint64_t prev_base;     /* the previous frame's unwrapped base, ticks */
-    uint64_t last_ticks;    /* the latest time point, ticks */
+    uint64_t half;          /* wrap / 2: differences at or above it are steps back */
+    uint64_t pos;           /* where the device's clock is, ticks: the last event (or base) it stamped */
+    uint64_t last_ticks;    /* the latest time point, ticks: pos or, after a step back, ahead of it */
     uint64_t origin_ticks;  /* ticks that map to origin_us: set at every gap or tick_hz change */
     uint64_t origin_us;
     uint64_t now_us;        /* the latest time point on the gapless microsecond line */
     uint32_t tick_hz;
+    uint32_t period_ticks;  /* the device's period (its HELLO's, else a second) */
+    uint64_t frames_unseen; /* lost frames only the time line showed: 256 per silence too long */
 
     /* the open frame */
     uint32_t frame_base_raw;
@@ -62,6 +73,11 @@ typedef struct events {
     int known_bottom;       /* nothing runs below the stack: idle time there is outside tasks */
 
     /* HELLOs: device resets and the drain overhead */
+    int stopped;            /* the last frame ended with a HELLO saying the device stopped */
+    int relinked;           /* the link came back: the next frame starts an epoch (its ids may be
+                               another device's), and the next HELLO says whose they are */
+    int check_device;       /* the next HELLO is compared with the device seen before the link went */
+    int frame_new_epoch;    /* this frame started the epoch: a reset in it needs no other */
     int drain_ok;           /* the previous HELLO is of this boot and this gapless stretch */
     uint32_t drain_prev;
     uint64_t drain_prev_us;
@@ -76,6 +92,10 @@ typedef struct events {
 /* Never fails; stats must outlive e. text_line may be NULL. */
 void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user);
 
+/* Who is told, in one sentence, of another device on the link (user is the one of events_init).
+ * NULL: nobody. */
+void events_on_note(events_t *e, void (*note)(void *user, const char *sentence));
+
 /* Lets an observer see the slices, marks and text lines from now on (NULL: none). */
 void events_observe(events_t *e, const pipeline_observer_t *obs, void *user);
 
@@ -89,6 +109,9 @@ void events_text(void *user, const uint8_t *text, size_t len);
 
 /* The link went down: open slices are dropped, the time line ends (the gap cannot be measured). */
 void events_gap(events_t *e);
+
+/* The link is back: what comes next may be another device (docs/usage.md, "Health counters"). */
+void events_link_up(events_t *e);
 
 /* The stream ended: open slices are dropped as cut off, a partial text line is shown. */
 void events_finish(events_t *e);

@@ -16,7 +16,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,9 @@ struct export_trace {
     file_out_t out;
     char *path;
     char *source;
+    int created;        /* this run made the file: the only case where it may be removed */
+    int opened;         /* the opening is written: failures from here on are reported as they come */
+    int open_errno;
     uint64_t written;   /* events */
     uint64_t slices;
     uint64_t marks;
@@ -69,6 +71,10 @@ struct export_trace {
 static void export_on_fail(void *user, int errnum)
 {
     export_trace_t *x = user;
+    if (!x->opened) {
+        x->open_errno = errnum; /* export_trace_open says it, in its one sentence */
+        return;
+    }
     fprintf(stderr, "aioprof-top: the trace export to %s stopped: %s; the rest of the session is not in it.\n",
         x->path, strerror(errnum));
 }
@@ -291,6 +297,8 @@ static void export_on_mark(void *user, pipeline_mark_t mark, uint64_t at_us, uin
         [PIPELINE_MARK_MALFORMED] = "malformed frames",
         [PIPELINE_MARK_LOST] = "frames lost",
         [PIPELINE_MARK_LINK_DOWN] = "link down",
+        [PIPELINE_MARK_NEW_DEVICE] = "another device",
+        [PIPELINE_MARK_INPUT_DAMAGED] = "recording damaged",
     };
     export_trace_t *x = user;
     const char *name = (size_t)mark < sizeof names / sizeof names[0] ? names[mark] : "gap";
@@ -393,14 +401,9 @@ export_trace_t *export_trace_open(const char *path, int force, const char *input
         snprintf(err, errlen, "--export-trace %s is the recording being read; name another file.", path);
         goto error_free;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+    int fd = file_out_create(path, force, "trace", &x->created, err, errlen);
     file_out_init(&x->out, fd, x->buf, sizeof x->buf, export_on_fail, x);
     if (fd < 0) {
-        if (errno == EEXIST) {
-            snprintf(err, errlen, "%s exists; add --force to overwrite it.", path);
-        } else {
-            snprintf(err, errlen, "cannot create the trace %s: %s.", path, strerror(errno));
-        }
         goto error_free;
     }
     static const char opening[] = "{\"traceEvents\":[\n";
@@ -412,14 +415,16 @@ export_trace_t *export_trace_open(const char *path, int force, const char *input
     /* the opening goes out at once and must: an export that cannot start is an error, not a note */
     file_out_flush(&x->out);
     if (x->out.failed) {
-        snprintf(err, errlen, "cannot write the trace %s.", path);
+        snprintf(err, errlen, "cannot write the trace %s: %s.", path, strerror(x->open_errno));
         goto error_close;
     }
+    x->opened = 1;
     return x;
 
 error_close:
+    /* only a file this run made is removed: --force on someone's file leaves it there */
+    file_out_remove_created(path, x->out.fd, x->created);
     close(x->out.fd);
-    unlink(path);
 error_free:
     if (x != NULL) {
         export_free(x);
@@ -480,8 +485,8 @@ void export_trace_discard(export_trace_t *x)
     if (x == NULL) {
         return;
     }
+    file_out_remove_created(x->path, x->out.fd, x->created);
     close(x->out.fd);
-    unlink(x->path);
     export_free(x);
 }
 

@@ -19,8 +19,8 @@
 
 typedef struct export_trace export_trace_t;
 
-/* Creates path (refusing an existing file unless force, and never the file named by input, which
- * may be NULL) and writes the opening. source names the input in the trace's metadata. Returns
+/* Creates path (refusing an existing file unless force, anything but a regular file even with
+ * force, and never the file named by input, which may be NULL) and writes the opening. source names the input in the trace's metadata. Returns
  * NULL with one sentence in err. */
 export_trace_t *export_trace_open(const char *path, int force, const char *input, const char *source, char *err,
     size_t errlen);
@@ -35,7 +35,8 @@ void export_trace_tick(export_trace_t *x);
  * was already reported). NULL is accepted. */
 int export_trace_close(export_trace_t *x);
 
-/* The session never started: closes and removes the file. NULL is accepted. */
+/* The session never started: closes, and removes the file if this run created it. NULL is
+ * accepted. */
 void export_trace_discard(export_trace_t *x);
 
 /* Events written so far (slices, marks, text lines, counters, track names). */

@@ -19,6 +19,18 @@ typedef struct file_out {
     void *user;
 } file_out_t;
 
+/* Opens path for writing, for -w and --export-trace (what: "recording", "trace"): a new file, made
+ * here (O_EXCL), or with force an existing regular file, emptied. Whatever else is at path (a
+ * device node, a FIFO, a socket, a directory, a symbolic link) is refused with or without force:
+ * --force overwrites files, it does not write into devices or through links. *created says
+ * whether this run made the file, the one case where it may later be removed. Returns the fd, or
+ * -1 with one sentence in err. */
+int file_out_create(const char *path, int force, const char *what, int *created, char *err, size_t errlen);
+
+/* Removes path only when this run created it (created) and it is still the file open on fd, so a
+ * file put there by someone else in the meantime is left alone. Closes nothing. */
+void file_out_remove_created(const char *path, int fd, int created);
+
 void file_out_init(file_out_t *f, int fd, char *buf, size_t size, void (*on_fail)(void *, int), void *user);
 
 /* Stops writing as if a write had failed with errnum (once: later calls do nothing). */

@@ -68,6 +68,14 @@ static void main_text_line(void *user, const char *line)
     fprintf(stderr, "device: %s\n", line);
 }
 
+/* The pipeline's word on the stream (another device on the link): on stderr, which the live table
+ * shows as its message line. */
+static void main_note(void *user, const char *sentence)
+{
+    (void)user;
+    fprintf(stderr, "aioprof-top: %s\n", sentence);
+}
+
 /* While the live table owns the terminal, whatever any part writes to stderr (a note about a cut
  * recording, a recorder's write error, the simulator's complaints) would draw over it: stderr
  * goes into a pipe instead, and its lines become the table's message line. */
@@ -157,10 +165,7 @@ static int main_open_input(session_t *s)
         s->src = source_file_open(o->replay, speed, o->verbose, err, sizeof err);
         if (s->src == NULL)
             goto error;
-        if (source_file_is_raw(s->src) && speed > 0)
-            fprintf(stderr, "aioprof-top: note: %s is a raw capture without receive times; it is read "
-                    "as fast as possible.\n", o->replay);
-        snprintf(s->label, sizeof s->label, "%s", o->replay);
+        snprintf(s->label, sizeof s->label, "%s", s->src->name);
         return 0;
     }
     const char *path = o->port;
@@ -341,6 +346,8 @@ static int main_run(session_t *s)
                 break;
             if (r != 0)
                 return r;
+        } else if (n == SOURCE_HOLE) {
+            pipeline_input_damaged(s->p);
         } else if (n == SOURCE_ERROR) {
             fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
             return EXIT_FAILURE_RUNTIME;
@@ -408,6 +415,7 @@ static int main_session(const options_t *o)
     pipeline_config_t pc = {
         .slow_us = (uint64_t)(o->slow_ms * 1000.0),
         .text_line = main_text_line,
+        .note = main_note,
     };
     /* a replay in the live table is for watching: as recorded unless told otherwise */
     s.speed = o->speed_given ? o->speed : (live ? 1.0 : 0.0);
@@ -450,7 +458,10 @@ static int main_session(const options_t *o)
             fprintf(stderr, "aioprof-top: recording to %s\n", o->write);
     }
     rc = main_run(&s);
-    pipeline_finish(s.p);
+    if (s.ended)
+        pipeline_end_of_input(s.p); /* the end of a recording: was anything left in the device? */
+    else
+        pipeline_finish(s.p);
     if (rc == EXIT_OK && s.ended && s.view != NULL)
         main_view_hold(&s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
@@ -486,7 +497,8 @@ cleanup:
     s.view = NULL;
     main_release_stderr(&s);
     recorder_close(s.rec, s.last_us);
-    export_trace_close(s.trace);
+    /* still open here only when the session never started: a trace this run made goes */
+    export_trace_discard(s.trace);
     source_close(s.src);
     demo_stop(s.demo);
     pipeline_free(s.p);

@@ -4,6 +4,7 @@
 #endif
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -92,13 +93,53 @@ static void options_help(FILE *out)
           out);
 }
 
-static int options_number(const char *name, const char *text, double min, double max, double *out)
+/* A plain decimal number. strtod alone also takes "nan", "inf", hexadecimal and leading blanks;
+ * its overflow and underflow ("1e400", "1e-400") set errno. Returns 0, or -1 when it is not one. */
+static int options_decimal(const char *text, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < min || v > max) {
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || strpbrk(text, "xXpP") != NULL ||
+        isspace((unsigned char)text[0]))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int options_number(const char *name, const char *text, double min, double max, double *out)
+{
+    double v;
+    if (options_decimal(text, &v) < 0 || v < min || v > max) {
         fprintf(stderr, "aioprof-top: %s needs a number from %g to %g, not '%s'.\n", name, min, max, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A whole number in [min, max]: "9600.7" is a mistake to point out, not a 9600 to guess. */
+static int options_integer(const char *name, const char *text, long min, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < min || v > max || isspace((unsigned char)text[0])) {
+        fprintf(stderr, "aioprof-top: %s needs a whole number from %ld to %ld, not '%s'.\n", name, min, max, text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* --speed: 0 (as fast as possible) or a pace within [OPTIONS_SPEED_MIN, OPTIONS_SPEED_MAX]. A pace
+ * nearer 0 (1e-300) would put a recorded second past any session, and its cast out of range. */
+static int options_speed(const char *text, double *out)
+{
+    double v;
+    if (options_decimal(text, &v) < 0 || (v != 0 && (v < OPTIONS_SPEED_MIN || v > OPTIONS_SPEED_MAX))) {
+        fprintf(stderr, "aioprof-top: --speed needs 0 (as fast as possible) or a number from %g to %g, not '%s'.\n",
+                OPTIONS_SPEED_MIN, OPTIONS_SPEED_MAX, text);
         return -1;
     }
     *out = v;
@@ -150,7 +191,6 @@ static int options_check(const options_t *o)
 
 options_result_t options_parse(options_t *o, int argc, char **argv)
 {
-    double v;
     int report = 0, json = 0;
 
     memset(o, 0, sizeof *o);
@@ -165,14 +205,13 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
             break;
         switch (c) {
         case 'b':
-            if (options_number("--baud", optarg, 50, 20000000, &v) < 0)
+            if (options_integer("--baud", optarg, 50, 20000000, &o->baud) < 0)
                 return OPTIONS_BAD;
-            o->baud = (int)v;
             break;
         case OPT_LIST: o->list = 1; break;
         case 'r': o->replay = optarg; break;
         case OPT_SPEED:
-            if (options_number("--speed", optarg, 0, 1000, &o->speed) < 0)
+            if (options_speed(optarg, &o->speed) < 0)
                 return OPTIONS_BAD;
             o->speed_given = 1;
             break;

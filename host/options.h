@@ -8,6 +8,10 @@
 /* Exit codes (docs/usage.md): 0 success, 1 a runtime failure, 2 a usage error. */
 enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
 
+/* --speed: 0 (as fast as possible), or a pace in this range. */
+#define OPTIONS_SPEED_MIN 0.001
+#define OPTIONS_SPEED_MAX 1000.0
+
 /* How the statistics are shown: the live table (the default), or a report at the end. */
 typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON } view_kind_t;
 

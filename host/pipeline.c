@@ -8,6 +8,7 @@
 #include "stats.h"
 
 struct pipeline {
+    pipeline_config_t config;
     aioprof_reader_t reader;
     events_t events;
     stats_t stats;
@@ -55,23 +56,42 @@ static void pipeline_text(void *user, const uint8_t *text, size_t len)
 
 static const aioprof_reader_sink_t pipeline_sink = {pipeline_frame, pipeline_record, pipeline_text};
 
+/* Everything but the statistics' memory, as at the start of a stream. */
+static void pipeline_start(pipeline_t *p)
+{
+    const pipeline_config_t *c = &p->config;
+    events_init(&p->events, &p->stats, c->text_line, c->user);
+    events_on_note(&p->events, c->note);
+    if (c->observer) {
+        events_observe(&p->events, c->observer, c->observer_user);
+    }
+    aioprof_reader_init(&p->reader, &pipeline_sink, p);
+    p->link_down = 0;
+    p->marked_crc = p->marked_malformed = 0;
+}
+
 pipeline_t *pipeline_new(const pipeline_config_t *config)
 {
     pipeline_t *p = calloc(1, sizeof *p);
     if (!p) {
         return NULL;
     }
-    uint64_t slow_us = config && config->slow_us ? config->slow_us : 20000u;
-    if (stats_init(&p->stats, config ? config->instance_cap : 0, slow_us) < 0) {
+    if (config) {
+        p->config = *config;
+    }
+    uint64_t slow_us = p->config.slow_us ? p->config.slow_us : 20000u;
+    if (stats_init(&p->stats, p->config.instance_cap, slow_us) < 0) {
         free(p);
         return NULL;
     }
-    events_init(&p->events, &p->stats, config ? config->text_line : NULL, config ? config->user : NULL);
-    if (config && config->observer) {
-        events_observe(&p->events, config->observer, config->observer_user);
-    }
-    aioprof_reader_init(&p->reader, &pipeline_sink, p);
+    pipeline_start(p);
     return p;
+}
+
+void pipeline_restart(pipeline_t *p)
+{
+    stats_clear(&p->stats);
+    pipeline_start(p);
 }
 
 void pipeline_free(pipeline_t *p)
@@ -91,9 +111,11 @@ static void pipeline_sync_counters(pipeline_t *p)
     s->bytes = r->bytes;
     s->frames = r->frames;
     s->crc_errors = r->crc_errors;
-    s->lost_frames = r->lost_frames;
+    s->lost_frames = r->lost_frames + p->events.frames_unseen;
     s->malformed = r->malformed;
     s->unsupported = r->unsupported;
+    s->duplicates = r->duplicates;
+    s->skipped_bytes = r->skipped_bytes;
 }
 
 void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len)
@@ -124,6 +146,13 @@ void pipeline_link_up(pipeline_t *p)
     }
     p->link_down = 0;
     p->stats.stream.reconnects++;
+    events_link_up(&p->events);
+}
+
+void pipeline_input_damaged(pipeline_t *p)
+{
+    stats_loss(&p->stats);
+    events_mark(&p->events, PIPELINE_MARK_INPUT_DAMAGED, 1);
 }
 
 void pipeline_finish(pipeline_t *p)
@@ -132,6 +161,15 @@ void pipeline_finish(pipeline_t *p)
     pipeline_damage(p);
     events_finish(&p->events);
     pipeline_sync_counters(p);
+}
+
+void pipeline_end_of_input(pipeline_t *p)
+{
+    pipeline_finish(p);
+    if (p->events.frames_seen > 0 && !p->events.stopped && !p->stats.stream.ended_before_stop) {
+        stats_loss(&p->stats);
+        p->stats.stream.ended_before_stop = 1;
+    }
 }
 
 void pipeline_reset_stats(pipeline_t *p)

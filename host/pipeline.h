@@ -46,6 +46,8 @@ typedef enum pipeline_mark {
     PIPELINE_MARK_MALFORMED, /* count frames whose records did not parse */
     PIPELINE_MARK_LOST,      /* count frames missing (sequence gap) */
     PIPELINE_MARK_LINK_DOWN, /* the link went away (count 1); the time line resumes when it is back */
+    PIPELINE_MARK_NEW_DEVICE, /* after the link came back, another device (count 1): a new epoch */
+    PIPELINE_MARK_INPUT_DAMAGED, /* part of a recording could not be read here (count 1) */
 } pipeline_mark_t;
 
 /* Any member may be NULL. */
@@ -63,6 +65,9 @@ typedef struct pipeline_config {
     /* Called for every complete line of device text, already made safe to print (control
      * characters and escape sequences visible), NUL-terminated, without its newline. May be NULL. */
     void (*text_line)(void *user, const char *line);
+    /* Called, with the same user, with one sentence about something the user should know of the
+     * stream at once (another device on the link). May be NULL. */
+    void (*note)(void *user, const char *sentence);
     void *user;
     /* Sees every slice, loss and text line (the trace export). NULL costs nothing. */
     const pipeline_observer_t *observer;
@@ -73,6 +78,10 @@ typedef struct pipeline_config {
 pipeline_t *pipeline_new(const pipeline_config_t *config);
 void pipeline_free(pipeline_t *p);
 
+/* As if just made by pipeline_new with the same config, its memory kept: the fuzzers run many
+ * streams through one pipeline, as allocating one per input took most of their time. */
+void pipeline_restart(pipeline_t *p);
+
 /* Bytes as received. (Timing is the device's: the host's receive time is the recorder's business.) */
 void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len);
 
@@ -81,9 +90,19 @@ void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len);
 void pipeline_link_down(pipeline_t *p);
 void pipeline_link_up(pipeline_t *p);
 
+/* Part of the input could not be read here (a damaged recording): what follows may not continue
+ * what came before, so the figures from here on are marked as possibly low. The bytes themselves
+ * still go through pipeline_feed, whose decoder counts what it cannot read. */
+void pipeline_input_damaged(pipeline_t *p);
+
 /* The stream ended (end of file, end of session): finishes a buffered segment and closes any open
  * slice as cut off (not counted). */
 void pipeline_finish(pipeline_t *p);
+
+/* The input ended by itself (the end of a recording or capture), not because the user ended the
+ * session: pipeline_finish, and when the device never said it stopped, its last events may still
+ * have been in its ring: the tasks live at the end become lower bounds (stream.ended_before_stop). */
+void pipeline_end_of_input(pipeline_t *p);
 
 /* Resets the statistics (the live table's `r` key); stream counters are kept. */
 void pipeline_reset_stats(pipeline_t *p);

@@ -7,7 +7,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,15 +88,11 @@ recorder_t *recorder_open(const char *path, int force, const char *source, int b
         snprintf(err, errlen, "out of memory.");
         goto error_free;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+    int created;
+    int fd = file_out_create(path, force, "recording", &created, err, errlen);
     file_out_init(&r->out, fd, r->buf, sizeof r->buf, recorder_on_fail, r);
-    if (fd < 0) {
-        if (errno == EEXIST)
-            snprintf(err, errlen, "%s exists; add --force to overwrite it.", path);
-        else
-            snprintf(err, errlen, "cannot create the recording %s: %s.", path, strerror(errno));
+    if (fd < 0)
         goto error_free;
-    }
     size_t meta_len = strlen(meta);
     memcpy(fixed, RECORDING_MAGIC, RECORDING_MAGIC_LEN);
     fixed[8] = (uint8_t)(RECORDING_VERSION & 0xFFu);
@@ -115,6 +110,8 @@ recorder_t *recorder_open(const char *path, int force, const char *source, int b
     return r;
 
 error_close:
+    /* a file this run made holds nothing worth keeping; one that was there stays */
+    file_out_remove_created(path, fd, created);
     close(fd);
 error_free:
     free(meta);

@@ -34,6 +34,7 @@ static cJSON *json_device(const stats_t *s)
     double ov = stats_overhead(s);
     if (!o || !cJSON_AddStringToObject(o, "platform", d->platform) || !add_num(o, "version", d->version) ||
         !add_num(o, "tick_hz", d->tick_hz) || !add_num(o, "tick_bits", d->tick_bits) ||
+        !add_num(o, "period_ticks", d->period_ticks) ||
         !add_num(o, "ring_bytes", d->ring_bytes) || !add_num(o, "boot_ticks", d->boot_ticks) ||
         !add_num(o, "drain_us", d->drain_us) || !add_num(o, "dropped_total", d->dropped_total) ||
         !(ov >= 0 ? add_num(o, "overhead", ov) : cJSON_AddNullToObject(o, "overhead") != NULL)) {
@@ -52,7 +53,11 @@ static cJSON *json_stream(const stats_t *s)
         !add_num(o, "lost_frames", (double)t->lost_frames) || !add_num(o, "dropped_events", (double)t->dropped_events) ||
         !add_num(o, "text_lines", (double)t->text_lines) || !add_num(o, "resets", (double)t->resets) ||
         !add_num(o, "reconnects", (double)t->reconnects) || !add_num(o, "malformed", (double)t->malformed) ||
-        !add_num(o, "unsupported", (double)t->unsupported) || !add_num(o, "unmatched", (double)t->unmatched)) {
+        !add_num(o, "unsupported", (double)t->unsupported) || !add_num(o, "unmatched", (double)t->unmatched) ||
+        !add_num(o, "duplicates", (double)t->duplicates) ||
+        !add_num(o, "clock_steps_back", (double)t->clock_steps_back) ||
+        !add_num(o, "skipped_bytes", (double)t->skipped_bytes) ||
+        !cJSON_AddBoolToObject(o, "ended_before_stop", t->ended_before_stop != 0)) {
         cJSON_Delete(o);
         return NULL;
     }

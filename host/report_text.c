@@ -1,4 +1,6 @@
-/* The text report: one table, box-drawn in UTF-8 or plain ASCII, with the stream's health around it. */
+/* The text report: one table, box-drawn in UTF-8 or plain ASCII, with the stream's health around it.
+ * Cells are measured in terminal columns (escape_width), so wide and zero-width characters in
+ * names keep the borders straight, as in the live table. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,13 @@ typedef struct table {
     const char *head[COLS_MAX];
     int left[COLS_MAX];          /* left-aligned column */
     size_t width[COLS_MAX];
-    char (*cells)[COLS_MAX][CELL_MAX];
+    /* the cells' text back to back (most are a few digits: a fixed CELL_MAX each took 5 KB a row,
+     * 50 MB for 10,000 instances); at[row * COLS_MAX + col] is 1 + where a cell starts, 0 empty */
+    char *text;
+    size_t text_len, text_cap;
+    size_t *at;
+    size_t open_cell;            /* 1 + the at[] index of the cell being written, 0 none */
+    int failed;                  /* out of memory */
     size_t rule_before;          /* a rule above this row (the outside-tasks row), or SIZE_MAX */
 } table_t;
 
@@ -44,59 +52,119 @@ static void fmt_share(char *out, size_t size, const char *mark, uint64_t us, uin
     snprintf(out, size, "%s%.1f", mark, 100.0 * (double)us / (double)elapsed);
 }
 
+/* Ends the cell being written: its text stays, the rest of its room is for the next. */
+static void cell_close(table_t *t)
+{
+    if (t->open_cell != 0) {
+        t->text_len += strlen(t->text + t->at[t->open_cell - 1] - 1) + 1;
+        t->open_cell = 0;
+    }
+}
+
+/* Room for a cell's text (CELL_MAX bytes, to be written at once, before the next call). */
 static char *cell(table_t *t, size_t row, size_t col)
 {
-    return t->cells[row][col];
+    static char lost[CELL_MAX];
+    cell_close(t);
+    if (t->text_cap - t->text_len < CELL_MAX) {
+        size_t cap = t->text_cap * 2 + CELL_MAX;
+        char *grown = t->failed ? NULL : realloc(t->text, cap);
+        if (grown == NULL) {
+            t->failed = 1;
+            return lost;
+        }
+        t->text = grown;
+        t->text_cap = cap;
+    }
+    size_t i = row * COLS_MAX + col;
+    t->at[i] = t->text_len + 1;
+    t->open_cell = i + 1;
+    t->text[t->text_len] = '\0';
+    return t->text + t->text_len;
 }
 
-static void table_print_rule(FILE *out, const table_t *t, const glyphs_t *g, const char *l, const char *m, const char *r)
+static const char *cell_text(const table_t *t, size_t row, size_t col)
 {
-    fputs(l, out);
+    size_t at = t->at[row * COLS_MAX + col];
+    return at != 0 ? t->text + at - 1 : "";
+}
+
+/* A line is put together here and written with one call: a table of thousands of instances was
+ * tens of thousands of stdio calls. */
+typedef struct line {
+    char *buf;
+    size_t len;
+} line_t;
+
+static void line_put(line_t *l, const char *s, size_t n)
+{
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
+}
+
+static void line_str(line_t *l, const char *s)
+{
+    line_put(l, s, strlen(s));
+}
+
+static void line_pad(line_t *l, size_t n)
+{
+    memset(l->buf + l->len, ' ', n);
+    l->len += n;
+}
+
+static void line_end(FILE *out, line_t *l)
+{
+    l->buf[l->len++] = '\n';
+    fwrite(l->buf, 1, l->len, out);
+    l->len = 0;
+}
+
+static void table_print_rule(FILE *out, line_t *l, const table_t *t, const glyphs_t *g, const char *left,
+    const char *mid, const char *right)
+{
+    line_str(l, left);
     for (size_t c = 0; c < t->ncols; c++) {
         for (size_t i = 0; i < t->width[c] + 2; i++) {
-            fputs(g->h, out);
+            line_str(l, g->h);
         }
-        fputs(c + 1 < t->ncols ? m : r, out);
+        line_str(l, c + 1 < t->ncols ? mid : right);
     }
-    fputc('\n', out);
+    line_end(out, l);
 }
 
-static void table_print_row(FILE *out, const table_t *t, const glyphs_t *g, const char *const *cells)
+static void table_print_row(FILE *out, line_t *l, const table_t *t, const glyphs_t *g, const char *const *cells)
 {
-    fputs(g->v, out);
+    line_str(l, g->v);
     for (size_t c = 0; c < t->ncols; c++) {
         const char *s = cells[c];
         size_t w = escape_width(s);
-        size_t bytes = strlen(s);
+        size_t bytes = strlen(s), all = bytes;
         if (w > t->width[c]) {
-            /* only the name column is ever cut: keep whole characters, mark the cut */
-            bytes = escape_prefix(s, t->width[c] - 1);
-            w = t->width[c];
+            /* only the name column is ever cut: keep whole characters, mark the cut (one column);
+             * a wide glyph that would straddle the edge goes, and padding fills its place */
+            bytes = escape_prefix(s, t->width[c] - 1, &w);
+            w++;
         }
         size_t pad = t->width[c] - w;
-        fputc(' ', out);
-        if (!t->left[c]) {
-            fprintf(out, "%*s", (int)pad, "");
+        line_pad(l, 1 + (t->left[c] ? 0 : pad));
+        line_put(l, s, bytes);
+        if (bytes < all) {
+            line_str(l, ESCAPE_CUT_MARK);
         }
-        fwrite(s, 1, bytes, out);
-        if (bytes < strlen(s)) {
-            fputs(ESCAPE_CUT_MARK, out);
-        }
-        if (t->left[c]) {
-            fprintf(out, "%*s", (int)pad, "");
-        }
-        fputc(' ', out);
-        fputs(g->v, out);
+        line_pad(l, 1 + (t->left[c] ? pad : 0));
+        line_str(l, g->v);
     }
-    fputc('\n', out);
+    line_end(out, l);
 }
 
-static void table_print(FILE *out, table_t *t, const glyphs_t *g)
+/* Returns 0, or -1 when out of memory. */
+static int table_print(FILE *out, table_t *t, const glyphs_t *g)
 {
     for (size_t c = 0; c < t->ncols; c++) {
         t->width[c] = escape_width(t->head[c]);
         for (size_t r = 0; r < t->nrows; r++) {
-            size_t w = escape_width(cell(t, r, c));
+            size_t w = escape_width(cell_text(t, r, c));
             if (w > t->width[c]) {
                 t->width[c] = w;
             }
@@ -105,20 +173,31 @@ static void table_print(FILE *out, table_t *t, const glyphs_t *g)
     if (t->width[0] > NAME_WIDTH_MAX) {
         t->width[0] = NAME_WIDTH_MAX;
     }
-    table_print_rule(out, t, g, g->tl, g->tm, g->tr);
-    table_print_row(out, t, g, t->head);
-    table_print_rule(out, t, g, g->ml, g->mm, g->mr);
+    /* the longest a line can be: every column's rule glyphs, or its text, the cut mark and padding */
+    size_t cap = 4 * (t->ncols + 1) + 2;
+    for (size_t c = 0; c < t->ncols; c++) {
+        cap += 4 * (t->width[c] + 2) + CELL_MAX + sizeof ESCAPE_CUT_MARK + t->width[c];
+    }
+    line_t l = {malloc(cap), 0};
+    if (l.buf == NULL) {
+        return -1;
+    }
+    table_print_rule(out, &l, t, g, g->tl, g->tm, g->tr);
+    table_print_row(out, &l, t, g, t->head);
+    table_print_rule(out, &l, t, g, g->ml, g->mm, g->mr);
     for (size_t r = 0; r < t->nrows; r++) {
         if (r == t->rule_before) {
-            table_print_rule(out, t, g, g->ml, g->mm, g->mr);
+            table_print_rule(out, &l, t, g, g->ml, g->mm, g->mr);
         }
         const char *cells[COLS_MAX];
         for (size_t c = 0; c < t->ncols; c++) {
-            cells[c] = cell(t, r, c);
+            cells[c] = cell_text(t, r, c);
         }
-        table_print_row(out, t, g, cells);
+        table_print_row(out, &l, t, g, cells);
     }
-    table_print_rule(out, t, g, g->bl, g->bm, g->br);
+    table_print_rule(out, &l, t, g, g->bl, g->bm, g->br);
+    free(l.buf);
+    return 0;
 }
 
 static void fill_row(table_t *t, size_t r, const stats_t *s, const stats_row_t *row, int by_instance, const glyphs_t *g)
@@ -183,17 +262,22 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
     fprintf(out,
         "stream: %" PRIu64 " bytes, %" PRIu64 " frames, %" PRIu64 " events, %" PRIu64 " text lines\n"
         "health: %" PRIu64 " dropped events, %" PRIu64 " CRC errors, %" PRIu64 " lost frames, %" PRIu64
-        " resets, %" PRIu64 " reconnects, %" PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
-        " unmatched slices\n",
-        t->bytes, t->frames, t->events, t->text_lines, t->dropped_events, t->crc_errors, t->lost_frames, t->resets,
-        t->reconnects, t->malformed, t->unsupported, t->unmatched);
+        " duplicates, %" PRIu64 " clock steps back, %" PRIu64 " resets, %" PRIu64 " reconnects, %" PRIu64
+        " malformed, %" PRIu64 " unsupported, %" PRIu64 " unmatched slices, %" PRIu64 " skipped bytes\n",
+        t->bytes, t->frames, t->events, t->text_lines, t->dropped_events, t->crc_errors, t->lost_frames,
+        t->duplicates, t->clock_steps_back, t->resets, t->reconnects, t->malformed, t->unsupported, t->unmatched,
+        t->skipped_bytes);
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
     }
+    if (t->ended_before_stop) {
+        fputs("the input ended before the device said it stopped: its last events may still have been in its ring\n",
+            out);
+    }
     if (any_lower) {
-        fprintf(out, "%s marks figures that may be low: events were dropped or frames lost while those tasks ran\n",
-            g->ge);
+        fprintf(out, "%s marks figures that may be low: events were dropped or frames lost while those tasks ran%s\n",
+            g->ge, t->ended_before_stop ? ", or they still ran at the end" : "");
     }
 }
 
@@ -214,8 +298,8 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
         t.head[c] = by_instance ? head_inst[c] : head_name[c];
         t.left[c] = c == 0 || (by_instance && c >= 8);
     }
-    t.cells = calloc(n + 1, sizeof *t.cells);
-    if (!t.cells || (!rows && n)) {
+    t.at = calloc((n + 1) * COLS_MAX, sizeof *t.at);
+    if (!t.at || (!rows && n)) {
         goto out;
     }
     int any_lower = 0;
@@ -230,13 +314,20 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
     fmt_ms(cell(&t, n, tc), CELL_MAX, "", s->outside_us);
     fmt_share(cell(&t, n, tc + 1), CELL_MAX, "", s->outside_us, s->elapsed_us);
     t.nrows = n + 1;
+    cell_close(&t);
+    if (t.failed) {
+        goto out;
+    }
 
     print_header(out, s, o);
-    table_print(out, &t, g);
+    if (table_print(out, &t, g) < 0) {
+        goto out;
+    }
     print_footer(out, s, g, any_lower);
     rc = ferror(out) ? -1 : 0;
 out:
-    free(t.cells);
+    free(t.at);
+    free(t.text);
     free(rows);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 typedef enum source_status {
     SOURCE_BACK = 1,     /* source_reconnect(): the link is back */
@@ -20,6 +21,8 @@ typedef enum source_status {
     SOURCE_EOF = -1,     /* the end of a file, or of the stream */
     SOURCE_GONE = -2,    /* the port vanished (unplugged) or the recording says it did */
     SOURCE_ERROR = -3,   /* anything else; source_error() says what */
+    SOURCE_HOLE = -4,    /* part of the input could not be read here (a damaged recording): the
+                          * bytes that follow do not continue those before; the source said so */
 } source_status_t;
 
 typedef struct source source_t;
@@ -66,9 +69,10 @@ void source_close(source_t *s);
  * verbose: say which. Returns NULL with one sentence in err. */
 source_t *source_device_open(const char *path, int baud, int verbose, char *err, size_t errlen);
 
-/* Opens a recording or a raw capture. speed: 1 as recorded, 0 as fast as possible (recordings
- * only; a raw capture has no receive times and is always read as fast as possible). Returns NULL
- * with one sentence in err. */
+/* Opens a recording or a raw capture: a file, a FIFO or a pipe, "-" for standard input (a FIFO
+ * with no writer yet is not waited for: reads time out until bytes come). speed: 1 as recorded, 0
+ * as fast as possible (recordings only; a raw capture has no receive times and is always read as
+ * fast as possible, with a note when speed > 0). Returns NULL with one sentence in err. */
 source_t *source_file_open(const char *path, double speed, int verbose, char *err, size_t errlen);
 
 int source_file_is_raw(const source_t *s);
@@ -89,6 +93,13 @@ char *source_pick_port(int verbose, char *err, size_t errlen);
 uint64_t source_monotonic_us(void);
 void source_describe_errno(char *err, size_t errlen, const char *path, int errnum);
 int source_lock_exclusive(int fd, const char *path, char *err, size_t errlen);
+
+/* Is the terminal with device number rdev some session's controlling terminal (a shell's, a
+ * login's)? Reading it would take that session's keystrokes. Linux answers only for the caller's
+ * own terminal (TIOCGSID), so /proc/<pid>/stat's tty_nr of every process is looked at. Returns 1
+ * with who filled in ("bash, session 1234", escaped), 0 when no process has it, or -1 when it
+ * cannot be told (no /proc: only this program's own terminal is recognised then). */
+int source_tty_owner(dev_t rdev, char *who, size_t wholen);
 
 /* The termios back-end (source_pty.c): returns an fd set to raw 8N1, or -1 with err set. */
 int source_pty_open(const char *path, int baud, char *err, size_t errlen);

@@ -25,7 +25,30 @@ typedef struct device_source {
     struct sp_port *port;   /* the libserialport path, or NULL */
     int fd;                 /* the termios path, or -1 */
     uint64_t idle_since_us; /* when the last byte or check was, to notice a vanished node */
+    int owned;              /* the last connect found the path to be a session's terminal */
+    char owner[128];        /* whose: "bash, session 1234" */
+    int owned_said;         /* ... and said so, once while it stays that way */
+    int owner_unknown_said;
 } device_source_t;
+
+/* A terminal that is some session's controlling terminal is a user's shell or login, not a board:
+ * reading it would take their keystrokes (a pty number freed by an unplugged device is soon
+ * another terminal's). Returns 0 when it is nobody's, -1 with err set when it is. */
+static int device_not_owned(device_source_t *d, dev_t rdev, char *err, size_t errlen)
+{
+    int r = source_tty_owner(rdev, d->owner, sizeof d->owner);
+    if (r < 0 && d->verbose && !d->owner_unknown_said) {
+        d->owner_unknown_said = 1;
+        fprintf(stderr, "aioprof-top: no /proc here: only this program's own terminal can be told from a board's "
+                "port\n");
+    }
+    d->owned = r > 0;
+    if (r <= 0)
+        return 0;
+    snprintf(err, errlen, "%s is the controlling terminal of a session (%s): reading it would take that session's "
+             "keystrokes; name the board's port (aioprof-top --list shows them).", d->path, d->owner);
+    return -1;
+}
 
 /* libserialport fails get_port_by_name for any tty without a sysfs device (SP_ERR_ARG); other
  * failures carry an errno. */
@@ -81,6 +104,9 @@ static int device_connect(device_source_t *d, char *err, size_t errlen)
         snprintf(err, errlen, "%s is not a serial port (to read a file, use --replay).", d->path);
         return -1;
     }
+    /* before it is opened: opening sets it raw, which would break the session's terminal too */
+    if (device_not_owned(d, st.st_rdev, err, errlen) < 0)
+        return -1;
     int r = device_open_libserialport(d, real, err, errlen);
     if (r < 0)
         return -1;
@@ -123,6 +149,24 @@ static long device_read_libserialport(device_source_t *d, uint8_t *buf, size_t l
     return SOURCE_ERROR;
 }
 
+/* A quiet terminal that became a session's since it was opened (a terminal emulator that took the
+ * pty number between our check and our open, and made it its shell's afterwards): let go of it at
+ * once, before its user types. Returns SOURCE_TIMEOUT, or SOURCE_GONE after saying why. */
+static long device_still_free(device_source_t *d)
+{
+    struct stat st;
+    char err[512];
+    int fd = d->fd;
+    if (d->port != NULL)
+        sp_get_port_handle(d->port, &fd);
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || device_not_owned(d, st.st_rdev, err, sizeof err) == 0)
+        return SOURCE_TIMEOUT;
+    fprintf(stderr, "aioprof-top: %s became the controlling terminal of a session (%s): let go of it.\n", d->path,
+            d->owner);
+    d->owned_said = 1; /* the reconnect's refusal is the same news */
+    return SOURCE_GONE;
+}
+
 static long device_read(source_t *s, uint8_t *buf, size_t len, int timeout_ms, uint64_t *host_us)
 {
     device_source_t *d = (device_source_t *)s;
@@ -143,6 +187,8 @@ static long device_read(source_t *s, uint8_t *buf, size_t len, int timeout_ms, u
         d->idle_since_us = now;
         if (access(d->path, F_OK) < 0)
             n = SOURCE_GONE;
+        else
+            n = device_still_free(d);
     }
     if (n == SOURCE_GONE)
         device_disconnect(d);
@@ -167,9 +213,18 @@ static int device_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
 
     device_disconnect(d);
     for (;;) {
-        if (access(d->path, F_OK) == 0 && device_connect(d, err, sizeof err) == 0) {
+        int present = access(d->path, F_OK) == 0;
+        if (present && device_connect(d, err, sizeof err) == 0) {
+            d->owned_said = 0;
             *host_us = source_monotonic_us() - d->origin_us;
             return SOURCE_BACK;
+        }
+        if (present && d->owned && !d->owned_said) {
+            d->owned_said = 1;
+            fprintf(stderr, "aioprof-top: note: %s is back, but as the controlling terminal of a session (%s), "
+                    "not the board: not reading it; still waiting for the board.\n", d->path, d->owner);
+        } else if (!present || !d->owned) {
+            d->owned_said = 0; /* said again if it comes back owned again */
         }
         if (waited >= timeout_ms)
             break;

@@ -45,6 +45,17 @@ static void figures_merge(stats_figures_t *dst, const stats_figures_t *src)
     dst->errors += src->errors;
 }
 
+/* What stats_init and stats_clear both do once the memory is there: the empty tables. */
+static void stats_start(stats_t *s)
+{
+    s->other_row = s->unnamed_row = -1;
+    memset(s->name_table, 0xFF, (s->name_mask + 1) * sizeof *s->name_table);
+    memset(s->recent, 0xFF, sizeof s->recent);
+    for (size_t i = 0; i <= s->table_mask; i++) {
+        s->table[i].idx = -1;
+    }
+}
+
 int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
 {
     memset(s, 0, sizeof *s);
@@ -55,12 +66,13 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
         instance_cap = STATS_INSTANCE_CAP_MIN;
     }
     s->slow_us = slow_us;
-    s->other_row = s->unnamed_row = -1;
     s->inst_cap = instance_cap;
     s->table_mask = pow2_at_least(instance_cap * 2) - 1;
     s->name_mask = pow2_at_least(STATS_NAME_CAP * 2) - 1;
-    /* two more name rows than the cap: the special rows */
-    s->names = calloc(STATS_NAME_CAP + 2, sizeof *s->names);
+    /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); two
+     * more than are used are always there, for the special rows */
+    s->names_cap = STATS_NAMES_FIRST;
+    s->names = calloc(s->names_cap, sizeof *s->names);
     s->name_table = malloc((s->name_mask + 1) * sizeof *s->name_table);
     s->inst = calloc(instance_cap, sizeof *s->inst);
     s->free_list = malloc(instance_cap * sizeof *s->free_list);
@@ -72,12 +84,30 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
         stats_free(s);
         return -1;
     }
-    memset(s->name_table, 0xFF, (s->name_mask + 1) * sizeof *s->name_table);
-    memset(s->recent, 0xFF, sizeof s->recent);
-    for (size_t i = 0; i <= s->table_mask; i++) {
-        s->table[i].idx = -1;
-    }
+    stats_start(s);
     return 0;
+}
+
+void stats_clear(stats_t *s)
+{
+    /* the rows used go back to zero, as calloc gave them; the others never left it */
+    memset(s->names, 0, s->n_names * sizeof *s->names);
+    memset(s->inst, 0, s->inst_used * sizeof *s->inst);
+    stats_t kept = *s;
+    memset(s, 0, sizeof *s);
+    s->slow_us = kept.slow_us;
+    s->names = kept.names;
+    s->names_cap = kept.names_cap;
+    s->name_table = kept.name_table;
+    s->name_mask = kept.name_mask;
+    s->inst = kept.inst;
+    s->inst_cap = kept.inst_cap;
+    s->free_list = kept.free_list;
+    s->table = kept.table;
+    s->table_mask = kept.table_mask;
+    s->finished = kept.finished;
+    s->finished_order = kept.finished_order;
+    stats_start(s);
 }
 
 void stats_free(stats_t *s)
@@ -106,6 +136,25 @@ static int32_t special_row(stats_t *s, int32_t *row, stats_row_kind_t kind, cons
     return *row;
 }
 
+/* Room for one more name row beside the two special ones: the rows are grown when needed.
+ * Returns 0, or -1 when they cannot grow (the name goes to "(other names)", which fits). */
+static int names_room(stats_t *s)
+{
+    size_t need = s->n_names + 1 + (s->other_row < 0) + (s->unnamed_row < 0);
+    if (need <= s->names_cap) {
+        return 0;
+    }
+    size_t cap = s->names_cap * 2 < STATS_NAME_CAP + 2 ? s->names_cap * 2 : STATS_NAME_CAP + 2;
+    stats_name_t *grown = cap > s->names_cap ? realloc(s->names, cap * sizeof *grown) : NULL;
+    if (grown == NULL) {
+        return -1;
+    }
+    memset(grown + s->names_cap, 0, (cap - s->names_cap) * sizeof *grown);
+    s->names = grown;
+    s->names_cap = cap;
+    return 0;
+}
+
 /* The row of an escaped name, created when new; past the cap, "(other names)". */
 static int32_t name_row(stats_t *s, const char *name)
 {
@@ -120,7 +169,7 @@ static int32_t name_row(stats_t *s, const char *name)
         i = (i + 1) & s->name_mask;
     }
     size_t named = s->n_names - (s->other_row >= 0) - (s->unnamed_row >= 0);
-    if (named >= STATS_NAME_CAP) {
+    if (named >= STATS_NAME_CAP || names_room(s) < 0) {
         return special_row(s, &s->other_row, STATS_ROW_OTHER, "(other names)");
     }
     int32_t idx = (int32_t)s->n_names++;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define STATS_NAME_CAP 4096u
+#define STATS_NAMES_FIRST 16u /* name rows allocated at first; they double as names come */
 #define STATS_INSTANCE_CAP_DEFAULT 10000u
 #define STATS_INSTANCE_CAP_MIN 256u
 /* An escaped name or label: 48 untrusted bytes can grow to 4 characters each, plus the cut mark. */
@@ -73,14 +74,19 @@ typedef struct stats_instance {
     char label[STATS_TEXT_MAX]; /* escaped; empty for none */
 } stats_instance_t;
 
+/* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
 typedef struct stats_stream {
     uint64_t bytes, frames, events, crc_errors, lost_frames, dropped_events, text_lines, resets,
-        reconnects, malformed, unsupported, unmatched;
+        reconnects, malformed, unsupported, unmatched, duplicates, clock_steps_back, skipped_bytes;
+    /* 1 when the input ended (a recording, a capture) before the device said it stopped: its last
+     * events may have been still in its ring, and the tasks live at the end are lower bounds */
+    uint64_t ended_before_stop;
 } stats_stream_t;
 
 typedef struct stats_device {
     int have_hello;
     uint32_t version, tick_hz, tick_bits, ring_bytes, boot_ticks, dropped_total;
+    uint32_t period_ticks;  /* its period (a second's ticks when its HELLO predates the field) */
     uint64_t drain_us;      /* the device's drain time counter (it wraps at 2^32 ticks), in us */
     char platform[STATS_PLATFORM_MAX]; /* escaped */
     uint64_t drain_sum_us;  /* drain time between HELLOs of one boot and one link session */
@@ -104,6 +110,7 @@ typedef struct stats {
 
     stats_name_t *names;
     size_t n_names;
+    size_t names_cap;    /* rows allocated: grown as names come, at least n_names + 2 (the special rows) */
     int32_t *name_table; /* open addressing by name hash, -1 empty */
     size_t name_mask;
     int32_t other_row, unnamed_row; /* special rows, -1 until needed */
@@ -125,6 +132,10 @@ typedef struct stats {
 /* Returns 0, or -1 when out of memory. instance_cap 0 picks the default. */
 int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us);
 void stats_free(stats_t *s);
+
+/* Back to the state stats_init left, keeping the memory it took (and the name rows grown since):
+ * for running many streams through one pipeline (the fuzzer). */
+void stats_clear(stats_t *s);
 
 /* Clears the figures (not the stream counters, not the names of running tasks). */
 void stats_reset(stats_t *s);

@@ -214,6 +214,8 @@ static int head_health(const top_view_t *v, int y, int x)
     x = draw_counter(v, y, x, "dropped ", h->stream.dropped_events);
     x = draw_counter(v, y, x, " CRC errors ", h->stream.crc_errors);
     x = draw_counter(v, y, x, " lost frames ", h->stream.lost_frames);
+    x = draw_counter(v, y, x, " duplicates ", h->stream.duplicates);
+    x = draw_counter(v, y, x, " clock steps back ", h->stream.clock_steps_back);
     x = draw_counter(v, y, x, " resets ", h->stream.resets);
     if (st != NULL && st->record_path != NULL) {
         char size[32], buf[STATS_TEXT_MAX + 64];

@@ -13,17 +13,7 @@ void aioprof_reader_init(aioprof_reader_t *r, const aioprof_reader_sink_t *sink,
         r->sink = *sink;
     }
     r->user = user;
-}
-
-int aioprof_is_text(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        uint8_t b = data[i];
-        if (b < 0x20 && b != 0x07 && b != 0x08 && b != 0x09 && b != 0x0A && b != 0x0D && b != 0x1B) {
-            return 0;
-        }
-    }
-    return 1;
+    r->period_ticks = 1000000u; /* a second of microseconds, until a HELLO says otherwise */
 }
 
 /* A cursor over one record body; any read past its end sets bad. */
@@ -81,6 +71,8 @@ static int parse_hello(cursor_t *c, aioprof_hello_t *h)
     h->dropped_total = cur_varint(c);
     h->platform_len = cur_varint(c);
     h->platform = cur_bytes(c, h->platform_len);
+    /* added after the platform: a device that predates it does not send it */
+    h->period_ticks = c->p < c->end ? cur_varint(c) : 0u;
     if (c->bad || h->tick_bits < 8 || h->tick_bits > 32 || h->tick_hz == 0) {
         return -1;
     }
@@ -112,7 +104,13 @@ static int parse_control(aioprof_reader_t *r, cursor_t *body, unsigned op, aiopr
     switch (op) {
     case AIOPROF_OP_HELLO:
         rec->kind = AIOPROF_REC_HELLO;
-        return parse_hello(&c, &rec->hello);
+        if (parse_hello(&c, &rec->hello) < 0) {
+            return -1;
+        }
+        if (r) {
+            r->period_ticks = rec->hello.period_ticks ? rec->hello.period_ticks : rec->hello.tick_hz;
+        }
+        return 0;
     case AIOPROF_OP_TASK_NEW:
     case AIOPROF_OP_TASK_INFO:
         rec->kind = op == AIOPROF_OP_TASK_NEW ? AIOPROF_REC_TASK_NEW : AIOPROF_REC_TASK_INFO;
@@ -122,13 +120,12 @@ static int parse_control(aioprof_reader_t *r, cursor_t *body, unsigned op, aiopr
         rec->count = cur_varint(&c);
         return c.bad ? -1 : 0;
     default:
-        (void)r;
         return 1; /* an operation of a later version: skipped */
     }
 }
 
 /* dt's low bits are in the tag; the continuation varint carries the rest. */
-static inline int parse_dt(cursor_t *c, uint8_t tag, unsigned bits, uint64_t *offset)
+static inline int parse_dt(cursor_t *c, uint8_t tag, unsigned bits, uint64_t *offset, aioprof_record_t *rec)
 {
     uint32_t dt = tag & ((1u << bits) - 1u);
     if (tag & (1u << bits)) {
@@ -139,20 +136,63 @@ static inline int parse_dt(cursor_t *c, uint8_t tag, unsigned bits, uint64_t *of
         dt |= rest << bits;
     }
     *offset += dt;
+    rec->dt = dt;
     return 0;
 }
 
-/* Is the frame's first record a HELLO from a device that just started? Then its sequence numbers
- * restart and a jump is not a loss. */
-static int starts_with_boot_hello(const uint8_t *p, const uint8_t *end)
+/* What the frame's first records say about the frame: a HELLO of a device that just started (its
+ * sequence numbers restart and a jump is not a loss), a DROPPED (after the HELLO, if any: the
+ * device sent no frame while its ring was full). */
+static void frame_opening(const uint8_t *p, const uint8_t *end, aioprof_frame_info_t *info)
 {
-    if (p >= end || *p != (AIOPROF_TAG_CONTROL | AIOPROF_OP_HELLO)) {
+    aioprof_record_t rec;
+    info->boot = info->drops_first = 0;
+    if (p < end && *p == (AIOPROF_TAG_CONTROL | AIOPROF_OP_HELLO)) {
+        cursor_t c = {p + 1, end, 0};
+        if (parse_control(NULL, &c, AIOPROF_OP_HELLO, &rec) != 0) {
+            return;
+        }
+        info->boot = (rec.hello.flags & AIOPROF_HELLO_FLAG_BOOT) != 0;
+        p = c.p;
+    }
+    info->drops_first = p < end && *p == (AIOPROF_TAG_CONTROL | AIOPROF_OP_DROPPED);
+}
+
+static uint32_t tick_mask(unsigned bits)
+{
+    return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
+}
+
+/* A frame seen already (a duplicated stretch of the stream) or one that arrives after frames that
+ * followed it: its sequence number is a little behind the last one's, and its base lies among the
+ * bases of the frames that window spans (the same tick width). A base outside them makes the same
+ * number a wrap of the counter: frames were lost. */
+static int seen_already(const aioprof_reader_t *r, const aioprof_frame_info_t *f)
+{
+    uint8_t behind = (uint8_t)(r->next_seq - 1u - f->seq);
+    if (behind >= AIOPROF_REPEAT_WINDOW || AIOPROF_FORMAT_TICK_BITS(r->last_format) != f->tick_bits) {
         return 0;
     }
-    cursor_t c = {p + 1, end, 0};
-    aioprof_record_t rec;
-    memset(&rec, 0, sizeof rec);
-    return parse_control(NULL, &c, AIOPROF_OP_HELLO, &rec) == 0 && (rec.hello.flags & AIOPROF_HELLO_FLAG_BOOT);
+    uint32_t mask = tick_mask(f->tick_bits);
+    uint32_t last = r->recent_base[(r->taken - 1u) % AIOPROF_REPEAT_WINDOW];
+    uint32_t oldest = r->recent_base[r->taken % AIOPROF_REPEAT_WINDOW];
+    return ((last - f->base) & mask) <= ((last - oldest) & mask);
+}
+
+/* The frame is taken: its base joins the window (a first frame, or a device's first, fills it). */
+static void frame_taken(aioprof_reader_t *r, const aioprof_frame_info_t *f, uint8_t format)
+{
+    if (!r->have_seq || f->boot) {
+        for (unsigned i = 0; i < AIOPROF_REPEAT_WINDOW; i++) {
+            r->recent_base[i] = f->base;
+        }
+    }
+    r->recent_base[r->taken % AIOPROF_REPEAT_WINDOW] = f->base;
+    r->taken++;
+    r->have_seq = 1;
+    r->next_seq = (uint8_t)(f->seq + 1u);
+    r->last_format = format;
+    r->stats.frames++;
 }
 
 int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
@@ -170,13 +210,16 @@ int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
         return -1;
     }
     info.lost_before = 0;
-    if (r->have_seq && info.seq != r->next_seq && !starts_with_boot_hello(c.p, c.end)) {
+    frame_opening(c.p, c.end, &info);
+    if (r->have_seq && info.seq != r->next_seq && !info.boot) {
+        if (seen_already(r, &info)) {
+            r->stats.duplicates++;
+            return 0;
+        }
         info.lost_before = (uint8_t)(info.seq - r->next_seq);
     }
     r->stats.lost_frames += info.lost_before;
-    r->have_seq = 1;
-    r->next_seq = (uint8_t)(info.seq + 1u);
-    r->stats.frames++;
+    frame_taken(r, &info, body[1]);
     if (r->sink.frame) {
         r->sink.frame(r->user, &info);
     }
@@ -189,7 +232,7 @@ int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
         rec.name_len = rec.label_len = 0;
         if (tag & AIOPROF_TAG_ENTER) {
             rec.kind = AIOPROF_REC_ENTER;
-            rc = parse_dt(&c, tag, AIOPROF_ENTER_DT_BITS, &offset);
+            rc = parse_dt(&c, tag, AIOPROF_ENTER_DT_BITS, &offset, &rec);
             rec.id = (tag >> AIOPROF_ENTER_ID_SHIFT) & 0x0Fu;
             if (rc == 0 && rec.id == 0) {
                 rec.id = cur_varint(&c);
@@ -198,11 +241,11 @@ int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
         } else if (tag < AIOPROF_TAG_EXIT_RETURN) {
             rec.kind = AIOPROF_REC_EXIT;
             rec.exit_kind = AIOPROF_EXIT_YIELD;
-            rc = parse_dt(&c, tag, AIOPROF_YIELD_DT_BITS, &offset);
+            rc = parse_dt(&c, tag, AIOPROF_YIELD_DT_BITS, &offset, &rec);
         } else if (tag < AIOPROF_TAG_CONTROL) {
             rec.kind = AIOPROF_REC_EXIT;
             rec.exit_kind = AIOPROF_EXIT_RETURN + ((tag - AIOPROF_TAG_EXIT_RETURN) >> 4);
-            rc = parse_dt(&c, tag, AIOPROF_END_DT_BITS, &offset);
+            rc = parse_dt(&c, tag, AIOPROF_END_DT_BITS, &offset, &rec);
         } else {
             rc = parse_control(r, &c, tag & 0x0Fu, &rec);
         }
@@ -222,6 +265,78 @@ int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
     return 0;
 }
 
+/* ---- segments that are not frames: device text or damage (docs/protocol.md section 1) ---- */
+
+/* The control bytes device text uses: EOT (MicroPython's raw REPL ends its output with two), BEL,
+ * BS, TAB, LF, CR, ESC. Every other byte below 0x20, and DEL, is binary: rare in text, common in
+ * frames (code bytes, short dt, lengths, ids). */
+#define TEXT_CONTROLS ((1u << 0x04) | (1u << 0x07) | (1u << 0x08) | (1u << 0x09) | (1u << 0x0A) | \
+    (1u << 0x0D) | (1u << 0x1B))
+/* Damage: at least this many binary bytes and at least one in BINARY_SHARE, or nothing else. */
+#define BINARY_MIN 3u
+#define BINARY_SHARE 8u
+/* A base within this many periods after the last frame's is the next frame's. */
+#define BASE_WINDOW_PERIODS 4u
+
+static size_t count_binary(const uint8_t *data, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t b = data[i];
+        n += (b < 0x20 && !((TEXT_CONTROLS >> b) & 1u)) || b == 0x7F;
+    }
+    return n;
+}
+
+static int binary_enough(size_t binary, size_t len)
+{
+    return binary == len || (binary >= BINARY_MIN && binary * BINARY_SHARE >= len);
+}
+
+/* Does the encoded segment carry the header the next frame would have? Its body starts at seg[1]:
+ * seq, format, base (a zero byte of the body is a COBS code byte in the segment). A damaged byte,
+ * lost or inserted before them, moves them by one: each is looked for one byte either side. */
+static int header_expected(const aioprof_reader_t *r, const uint8_t *s, size_t n)
+{
+    if (!r->have_seq) {
+        return 0;
+    }
+    uint8_t seq = r->next_seq, fmt = r->last_format;
+    int seq_at = 0, fmt_at = 0;
+    for (size_t i = 0; i < 3 && i + 1 < n; i++) {
+        /* the sequence number and the format byte side by side */
+        if (s[i] == seq && s[i + 1] == fmt) {
+            return 1;
+        }
+        seq_at |= s[i] == seq;
+        fmt_at |= s[i + 1] == fmt;
+    }
+    if (seq == 0 && n > 2 && s[0] == 1 && s[2] == fmt) {
+        return 1; /* seq 0 is a zero byte: the first code byte is 1 */
+    }
+    if (!seq_at && !fmt_at) {
+        return 0;
+    }
+    /* one of the two, and a base a little after the last frame's */
+    unsigned bits = AIOPROF_FORMAT_TICK_BITS(fmt);
+    uint32_t mask = tick_mask(bits);
+    uint32_t last = r->recent_base[(r->taken - 1u) % AIOPROF_REPEAT_WINDOW];
+    uint64_t window = (uint64_t)r->period_ticks * BASE_WINDOW_PERIODS;
+    for (size_t i = 2; i <= 4 && i + 4 <= n; i++) {
+        uint32_t base = (uint32_t)s[i] | (uint32_t)s[i + 1] << 8 | (uint32_t)s[i + 2] << 16 | (uint32_t)s[i + 3] << 24;
+        if ((base & ~mask) == 0 && ((base - last) & mask) < window) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int aioprof_reader_looks_like_frame(const aioprof_reader_t *r, const uint8_t *seg, size_t len)
+{
+    return binary_enough(count_binary(seg, len), len) || header_expected(r, seg, len);
+}
+
+/* A damaged frame; before the first delimiter, the tail of a frame the reader joined late. */
 static void count_damage(aioprof_reader_t *r, size_t len)
 {
     if (r->synced) {
@@ -267,42 +382,45 @@ static void segment_end(aioprof_reader_t *r)
             return;
         }
     }
-    if (aioprof_is_text(r->seg, len)) {
-        pass_text(r, r->seg, len);
-    } else {
+    if (aioprof_reader_looks_like_frame(r, r->seg, len)) {
         count_damage(r, len);
+    } else {
+        pass_text(r, r->seg, len);
     }
 }
 
 /* Bytes of the current segment, before its delimiter. */
 static void segment_add(aioprof_reader_t *r, const uint8_t *data, size_t n)
 {
-    if (n == 0 || r->long_damage) {
+    if (n == 0) {
         return;
     }
-    if (r->long_text) {
-        if (aioprof_is_text(data, n)) {
-            pass_text(r, data, n);
-        } else {
-            r->long_text = 0;
-            r->long_damage = 1;
-            count_damage(r, n);
+    if (r->long_damage) {
+        if (!r->synced) {
+            r->stats.skipped_bytes += n;
         }
         return;
     }
-    if (r->seg_len + n <= AIOPROF_SEGMENT_MAX) {
+    if (r->long_text) {
+        pass_text(r, data, n);
+        return;
+    }
+    size_t room = AIOPROF_SEGMENT_MAX - r->seg_len;
+    if (n <= room) {
         memcpy(r->seg + r->seg_len, data, n);
         r->seg_len += (uint32_t)n;
         return;
     }
-    /* too long for a frame: device text, or damage */
-    if (aioprof_is_text(r->seg, r->seg_len) && aioprof_is_text(data, n)) {
-        pass_text(r, r->seg, r->seg_len);
-        pass_text(r, data, n);
-        r->long_text = 1;
-    } else {
-        count_damage(r, r->seg_len + n);
+    /* too long for a frame: judged on its first AIOPROF_SEGMENT_MAX bytes (however the bytes came
+     * in pieces), device text to its end, or damage */
+    memcpy(r->seg + r->seg_len, data, room);
+    if (binary_enough(count_binary(r->seg, AIOPROF_SEGMENT_MAX), AIOPROF_SEGMENT_MAX)) {
+        count_damage(r, AIOPROF_SEGMENT_MAX + (n - room));
         r->long_damage = 1;
+    } else {
+        pass_text(r, r->seg, AIOPROF_SEGMENT_MAX);
+        pass_text(r, data + room, n - room);
+        r->long_text = 1;
     }
     r->seg_len = 0;
 }

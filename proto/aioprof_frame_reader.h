@@ -2,7 +2,13 @@
  * segments, decodes frames and their records, passes device text on, and counts what it could not
  * read. A pump in the style of orbuculum: damage is counted and skipped, never fatal.
  *
- * Memory: the reader struct holds one segment buffer (AIOPROF_SEGMENT_MAX); it never allocates. */
+ * Besides the frames' own checks it judges the stream (docs/protocol.md sections 1 and 2): a
+ * segment that is not a valid frame is device text unless it looks like a frame (then it is a
+ * damaged one), and a frame whose sequence number and base say it was seen already (a duplicated
+ * or reordered stretch) is skipped and counted.
+ *
+ * Memory: the reader struct holds one segment buffer (AIOPROF_SEGMENT_MAX) and the bases of the
+ * last AIOPROF_REPEAT_WINDOW frames; it never allocates. */
 #ifndef AIOPROF_FRAME_READER_H
 #define AIOPROF_FRAME_READER_H
 
@@ -31,12 +37,14 @@ typedef struct aioprof_hello {
     uint32_t dropped_total;
     const uint8_t *platform; /* untrusted bytes, not terminated */
     size_t platform_len;
+    uint32_t period_ticks;   /* 0: not sent (a device older than the field): one second */
 } aioprof_hello_t;
 
 typedef struct aioprof_record {
     aioprof_rec_kind_t kind;
     /* ENTER and EXIT: ticks since the frame's base (the sum of dt so far; can pass 2^tick_bits) */
     uint64_t offset;
+    uint32_t dt;        /* ENTER and EXIT: this record's own dt (offset is the sum) */
     uint32_t id;        /* ENTER, TASK_NEW, TASK_INFO */
     uint32_t exit_kind; /* EXIT: enum aioprof_exit_kind */
     uint32_t parent;    /* TASK_NEW, TASK_INFO */
@@ -54,6 +62,8 @@ typedef struct aioprof_frame_info {
     uint32_t base;
     uint32_t running;
     uint32_t lost_before; /* frames missing between the previous frame and this one */
+    uint8_t boot;         /* its first record is a HELLO of a device that just started */
+    uint8_t drops_first;  /* its first records (after a HELLO) say events were dropped before it */
 } aioprof_frame_info_t;
 
 /* What a reader tells its user. Any member may be NULL. Pointers are valid during the call only. */
@@ -69,14 +79,20 @@ typedef struct aioprof_reader_stats {
     uint64_t bytes;          /* every byte fed */
     uint64_t frames;         /* valid frames */
     uint64_t records;        /* records passed on */
-    uint64_t crc_errors;     /* damaged segments: bad COBS, bad CRC, not text */
+    uint64_t crc_errors;     /* damaged segments: not a valid frame, and they look like one */
     uint64_t lost_frames;    /* sequence gaps */
+    uint64_t duplicates;     /* valid frames skipped: a repeat or a late arrival of frames seen */
     uint64_t malformed;      /* frames with a good CRC whose records did not parse (the valid
                                 records before the fault were passed on) */
     uint64_t unsupported;    /* frames of another protocol version */
     uint64_t text_bytes;
     uint64_t skipped_bytes;  /* bytes before the first delimiter that were not text */
 } aioprof_reader_stats_t;
+
+/* A frame whose sequence number is this many or fewer behind the last one's (0: the same), and
+ * whose base lies among the bases of the frames this window spans, is a repeat (docs/protocol.md
+ * section 2). */
+#define AIOPROF_REPEAT_WINDOW 128u
 
 typedef struct aioprof_reader {
     aioprof_reader_sink_t sink;
@@ -86,8 +102,12 @@ typedef struct aioprof_reader {
     uint8_t synced;      /* a delimiter has been seen */
     uint8_t long_text;   /* inside a segment too long for a frame that is being passed as text */
     uint8_t long_damage; /* inside a segment too long for a frame that is not text */
-    uint8_t have_seq;
+    uint8_t have_seq;    /* a frame was taken: what follows is the next frame's */
     uint8_t next_seq;
+    uint8_t last_format; /* the format byte of the last frame taken */
+    uint32_t period_ticks; /* the device's period from its HELLO (one second until one came) */
+    uint32_t taken;      /* frames taken, modulo 2^32: recent_base[taken % window] is the oldest */
+    uint32_t recent_base[AIOPROF_REPEAT_WINDOW]; /* the bases of the last frames taken */
     uint8_t seg[AIOPROF_SEGMENT_MAX];
 } aioprof_reader_t;
 
@@ -104,7 +124,9 @@ void aioprof_reader_finish(aioprof_reader_t *r);
  * when the whole body parsed, -1 otherwise. Exposed for the golden-vector tests. */
 int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len);
 
-/* 1 when every byte is text-like (docs/protocol.md section 1). */
-int aioprof_is_text(const uint8_t *data, size_t len);
+/* 1 when a segment that is not a valid frame looks like one, by what r has read so far (the header
+ * of the frame it expects next, or the segment's binary bytes): then it is a damaged frame; else
+ * it is device text (docs/protocol.md section 1). */
+int aioprof_reader_looks_like_frame(const aioprof_reader_t *r, const uint8_t *seg, size_t len);
 
 #endif

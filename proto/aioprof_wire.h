@@ -48,7 +48,8 @@ enum aioprof_exit_kind {
     AIOPROF_EXIT_CANCEL = 3,
 };
 
-#define AIOPROF_HELLO_FLAG_BOOT 0x01u
+#define AIOPROF_HELLO_FLAG_BOOT 0x01u    /* the first HELLO since the hook started */
+#define AIOPROF_HELLO_FLAG_STOPPED 0x02u /* the last one: the hook stopped, nothing follows */
 #define AIOPROF_PLATFORM_MAX 32u
 #define AIOPROF_NAME_MAX 48u          /* name and label together */
 

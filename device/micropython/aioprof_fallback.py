@@ -34,9 +34,10 @@ _CLOSE_COST = const(3)  # CRC (2), 00
 _ENTER_MAX = const(11)
 _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
-_HELLO_ROOM = const(67)  # control head (2) + HELLO body
+_HELLO_ROOM = const(72)  # control head (2) + HELLO body (7 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
 _HELLO_EVERY = const(8)
+_FLAG_STOPPED = const(2)
 
 YIELD = const(0)
 RETURN = const(1)
@@ -55,6 +56,14 @@ def _crc_table():
 
 
 _CRC = _crc_table()
+
+
+def _cut(b, n):
+    # b cut to at most n bytes at the start of a UTF-8 character (device/aioprof.c, prof_cut)
+    k = min(len(b), n)
+    while k < len(b) and k > 0 and n - k < 3 and b[k] & 0xC0 == 0x80:
+        k -= 1
+    return b[:k]
 
 
 def _varint(out, v):
@@ -103,6 +112,7 @@ class Recorder:
         self.current = None
         self.next_id = 0
         self.dropped = 0
+        self.drop_due = False  # a DROPPED must go before any event (its count may be 0)
         self.dropped_total = 0
         self.drain_ticks = 0
         self.period = 0
@@ -116,6 +126,7 @@ class Recorder:
         self.deadline = (now + self.period_len) & self.mask
         self.hello_due = 2  # 1 + the boot flag
         self.on = True
+        self.stopped = False  # close() was called: record nothing, send the rest
 
     # ---- the frame writer (proto/aioprof_frame_writer.c) ----
 
@@ -231,6 +242,9 @@ class Recorder:
     # ---- the profiler (device/aioprof.c) ----
 
     def _frame_close(self):
+        # a drop count still owed goes in first when it fits (the frame holds at most a HELLO)
+        if self.drop_due and self.budget >= _DROPPED_ROOM:
+            self._write_dropped()
         self._fw_close()
         self.sent = True
 
@@ -271,39 +285,59 @@ class Recorder:
         _varint(body, self.dropped_total)
         body.append(len(self.platform))
         body.extend(self.platform)
+        _varint(body, self.period_len)
         self._control(_OP_HELLO, body)
 
+    def _write_dropped(self):
+        body = bytearray()
+        _varint(body, self.dropped)
+        self._control(_OP_DROPPED, body)
+        self.dropped = 0
+        self.drop_due = False
+
     def _write_pending(self, now):
-        # HELLO and DROPPED go before any event; while one waits, events are dropped too
+        # HELLO and DROPPED go before any event; while one waits, events are dropped too. After
+        # close() the drop count goes first and at once, and the HELLO, last, says "stopped"
+        if self.stopped and self.drop_due:
+            if not self._frame_room(now, _DROPPED_ROOM):
+                return False
+            self._write_dropped()
         if self.hello_due:
             if not self._frame_room(now, _HELLO_ROOM):
                 return False
-            self._write_hello(self.hello_due - 1)
+            self._write_hello((self.hello_due - 1) | (_FLAG_STOPPED if self.stopped else 0))
             self.hello_due = 0
-        if self.dropped:
+        if self.drop_due:
             # once dropping, wait for a quarter of the ring (as the C library does)
             if self._room() < self.size // 4 or not self._frame_room(now, _DROPPED_ROOM):
                 return False
-            body = bytearray()
-            _varint(body, self.dropped)
-            self._control(_OP_DROPPED, body)
-            self.dropped = 0
+            self._write_dropped()
         return True
+
+    def _write_final(self, now):
+        # after close(): what is owed, as soon as it fits (an empty ring starts again at its
+        # beginning), in a frame closed at once
+        if not self.open and self.tail == self.head:
+            self.head = self.tail = self.commit = 0
+        self._write_pending(now)
+        if self.open:
+            self._frame_close()
 
     def _drop(self):
         self.dropped += 1
+        self.drop_due = True
         self.dropped_total = (self.dropped_total + 1) & 0xFFFFFFFF
 
     def task(self, name, label=None):
         """A task was created by the task running now: returns its record."""
         t = TaskRec()
-        if not self.on:
+        if not self.on or self.stopped:
             return t
         now = self.ticks() & self.mask
         self.next_id = (self.next_id + 1) & 0xFFFFFFFF or 1
         t.id = self.next_id
         t.parent = self.current.id if self.current else 0
-        t.name = (name.encode() if isinstance(name, str) else bytes(name))[:_NAME_MAX]
+        t.name = _cut(name.encode() if isinstance(name, str) else bytes(name), _NAME_MAX)
         t.announced = self.period
         if self._write_pending(now) and self._frame_room(now, _TASK_ROOM):
             self._write_task(_OP_TASK_NEW, t)
@@ -316,8 +350,8 @@ class Recorder:
 
     def label(self, t, label):
         label = label.encode() if isinstance(label, str) else bytes(label)
-        t.label = label[: _NAME_MAX - len(t.name)]
-        if not self.on:
+        t.label = _cut(label, _NAME_MAX - len(t.name))
+        if not self.on or self.stopped:
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
         now = self.ticks() & self.mask
@@ -327,14 +361,14 @@ class Recorder:
             t.announced = self.period
 
     def enter(self, t):
-        if not self.on:
+        if not self.on or self.stopped:
             return
         now = self.ticks() & self.mask
         n = _ENTER_MAX
         announce = t.announced != self.period
         if announce:
             n += _TASK_ROOM
-        if (self.hello_due or self.dropped) and not self._write_pending(now) or not self._frame_room(now, n):
+        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):
             self._drop()
         else:
             if announce:
@@ -352,10 +386,10 @@ class Recorder:
         self.current = t
 
     def exit(self, t, kind):
-        if not self.on:
+        if not self.on or self.stopped:
             return
         now = self.ticks() & self.mask
-        if (self.hello_due or self.dropped) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
+        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
             self._drop()
         else:
             dt = (now - self.last) & self.mask
@@ -371,16 +405,32 @@ class Recorder:
         if self.open:
             self._frame_close()
 
+    def close(self):
+        """The hook stops (aioprof_close): the drop count owed and a last HELLO with the flag
+        "stopped" go into the ring and the frame is closed; from here on nothing is recorded and
+        no period ends. drain() sends what is left."""
+        if not self.on or self.stopped:
+            return
+        self.stopped = True
+        self.hello_due = self.hello_due or 1
+        self._write_final(self.ticks() & self.mask)
+
     def _period_end(self, now):
         self.deadline = (now + self.period_len) & self.mask
         self.period = (self.period + 1) & 0xFFFF
         if self.period % _HELLO_EVERY == 0 and not self.hello_due:
             self.hello_due = 1
         self._write_pending(now)
+        if not self.open and not self.sent:
+            # the heartbeat (with a drop count still owed)
+            n = _DROPPED_ROOM if self.drop_due else 0
+            if self._fits_new(n):
+                self._frame_open(now, n)
+            else:
+                # no room for the heartbeat: the next frame says so (a DROPPED, of no events if
+                # none were), so the host does not take the silence for lost frames
+                self.drop_due = True
         if self.open:
-            self._frame_close()
-        elif not self.sent and self._fits_new(0):
-            self._frame_open(now, 0)
             self._frame_close()
         self.sent = False
 
@@ -397,7 +447,7 @@ class Recorder:
         mask = self.mask
         start = self.ticks() & mask
         # over once the deadline is behind: less than half the wrap past it
-        if (start - self.deadline) & mask <= mask // 2:
+        if not self.stopped and (start - self.deadline) & mask <= mask // 2:
             self._period_end(start)
         total = 0
         while self.commit != self.tail:
@@ -412,16 +462,27 @@ class Recorder:
             total += n
             if n < want:
                 break
+        if self.stopped and total:
+            self._write_final(start)  # what did not fit when it stopped: the next drain sends it
         if total:
             self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
         return total
 
-    def stop(self, tries=1000):
-        """Closes the open frame, sends what is left (a bounded number of tries), stops."""
-        if not self.on:
-            return
+    def _send_all(self, tries):
         self.flush()
         while self.pending() and tries:
             self.drain()
             tries -= 1
+
+    def stop(self, tries=1000):
+        """Sends what is left, the open frame included (a bounded number of tries), and stops.
+        What is still owed then (the first HELLO of a recorder that recorded nothing, so that the
+        host can tell "no tasks" from "no hook"; a drop count) goes out by ending the period now."""
+        if not self.on:
+            return
+        self._send_all(tries)
+        if self.hello_due or self.dropped:
+            self.deadline = self.last
+            self.drain()
+            self._send_all(tries)
         self.on = False

@@ -53,6 +53,7 @@ static void fill_run(const sim_t *s, const sim_options_t *opt, sim_truth_run_t *
     run->frames = s->out->frames;
     run->duration_us = s->end_us;
     run->text_lines = s->out->text_lines;
+    run->clock_steps_back = s->steps_back;
 }
 
 static void print_stats(const sim_truth_run_t *run, uint64_t wall_us)

@@ -17,6 +17,7 @@
 #define DEFAULT_RING_BYTES 2048u
 #define DEFAULT_TEXT_EVERY 50u
 #define RING_MAX AIOPROF_FW_RING_MAX
+#define TASKS_MAX 100000u
 
 enum {
     OPT_DURATION = 256,
@@ -34,10 +35,14 @@ enum {
     OPT_WRITE_CHUNK,
     OPT_BAUD,
     OPT_SLOW,
+    OPT_PLATFORM,
+    OPT_CLOCK_BACK,
+    OPT_TASKS,
 };
 
 static const struct option long_options[] = {
     {"workload", required_argument, NULL, 'w'},
+    {"tasks", required_argument, NULL, OPT_TASKS},
     {"duration", required_argument, NULL, OPT_DURATION},
     {"events", required_argument, NULL, OPT_EVENTS},
     {"clock", required_argument, NULL, OPT_CLOCK},
@@ -54,8 +59,11 @@ static const struct option long_options[] = {
     {"write-chunk", required_argument, NULL, OPT_WRITE_CHUNK},
     {"baud", required_argument, NULL, OPT_BAUD},
     {"slow", required_argument, NULL, OPT_SLOW},
+    {"platform", required_argument, NULL, OPT_PLATFORM},
+    {"clock-back", required_argument, NULL, OPT_CLOCK_BACK},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -71,6 +79,7 @@ static void print_help(void)
     printf(" (default seed):\n");
     sim_workloads_print_help(stdout);
     printf(""
+           "      --tasks N          the number of tasks of the busy workload, 1 to %u (default %u)\n"
            "      --duration SEC     device seconds to run, e.g. 60 or 0.5 (default 10 with the\n"
            "                         virtual clock, until Ctrl-C with the real one)\n"
            "      --events N         stop after N enter/exit events instead\n"
@@ -90,6 +99,11 @@ static void print_help(void)
            "Device:\n"
            "      --tick-bits 30|32  tick counter width (default 30, as time.ticks_us())\n"
            "      --start-tick T     tick counter at the start, e.g. just before a wrap\n"
+           "      --platform NAME    the platform the device names in its HELLO (default\n"
+           "                         \"aioprof-sim WORKLOAD\"; at most 32 bytes are sent)\n"
+           "      --clock-back N     every Nth slice ends with the clock read 1 ms early, as the\n"
+           "                         clock of MicroPython's qemu port does now and then: it steps\n"
+           "                         back (the truth counts the steps and applies the host's rule)\n"
            "      --ring BYTES       the hook's ring size (default %u, at least 128)\n"
            "      --text N           print() a line of device text every N slices\n"
            "      --hostile-text     every other line carries escape sequences, bells, bad UTF-8\n"
@@ -99,14 +113,16 @@ static void print_help(void)
            "      --truth FILE       write what the workload really did as JSON\n"
            "  -q, --quiet            no statistics on stderr\n"
            "  -h, --help             this text\n"
+           "  -V, --version          the version\n"
            "\n"
            "Examples:\n"
            "  aioprof-sim -w seed --duration 60 -o seed.aiop --truth seed.json\n"
            "  aioprof-sim -w busy --seed 7 --events 100000 | aioprof-top --replay -\n"
            "  aioprof-sim -w instances --clock real --pty --pty-link /tmp/sim.pty\n"
            "  aioprof-sim -w busy --ring 256 --baud 115200 --truth drops.json -o drops.aiop\n"
+           "  aioprof-sim -w busy --tasks 4000 --duration 600 -o many.aiop --truth many.json\n"
            "  aioprof-sim --tick-bits 30 --start-tick 1073000000 --duration 5 -o wrap.aiop\n",
-           DEFAULT_RING_BYTES, DEFAULT_TEXT_EVERY);
+           TASKS_MAX, SIM_BUSY_TASKS, DEFAULT_RING_BYTES, DEFAULT_TEXT_EVERY);
 }
 
 /* One sentence on stderr; returns the exit code for a bad argument. */
@@ -176,7 +192,7 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
 
     opterr = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, ":w:o:qh", long_options, NULL);
+        int c = getopt_long(argc, argv, ":w:o:qhV", long_options, NULL);
         if (c == -1)
             break;
         switch (c) {
@@ -184,6 +200,11 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             if (sim_workload_find(optarg) == NULL)
                 return fail("there is no workload '%s'", optarg);
             o->workload = optarg;
+            break;
+        case OPT_TASKS:
+            if (parse_u64(optarg, 1, TASKS_MAX, &v) != 0)
+                return fail("--tasks wants a number of tasks from 1 to %u, not '%s'", TASKS_MAX, optarg);
+            o->tasks = (unsigned)v;
             break;
         case OPT_DURATION:
             if (parse_seconds(optarg, &o->duration_us) != 0)
@@ -260,11 +281,22 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
                 return fail("--slow wants a positive number of milliseconds, not '%s'", optarg);
             o->slow_us = v * 1000u;
             break;
+        case OPT_PLATFORM:
+            o->platform = optarg;
+            break;
+        case OPT_CLOCK_BACK:
+            if (parse_u64(optarg, 1, 1000000000u, &v) != 0)
+                return fail("--clock-back wants a positive number of slices, not '%s'", optarg);
+            o->clock_back = (unsigned)v;
+            break;
         case 'q':
             o->quiet = 1;
             break;
         case 'h':
             print_help();
+            return 1;
+        case 'V':
+            printf("aioprof-sim %s\n", AIOPROF_VERSION);
             return 1;
         case ':':
             if (optopt > 0 && optopt < 256)
@@ -278,6 +310,8 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
     }
     if (optind < argc)
         return fail("'%s' is not an option; this program takes no file names", argv[optind]);
+    if (o->tasks != 0 && strcmp(o->workload, "busy") != 0)
+        return fail("--tasks sets the number of tasks of the busy workload; add -w busy");
     if (o->pty && o->out_path != NULL)
         return fail("-o and --pty both name the output; pick one");
     if (o->pty_link != NULL && !o->pty)

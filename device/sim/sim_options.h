@@ -9,6 +9,7 @@
 
 typedef struct sim_options {
     const char *workload;
+    unsigned tasks;        /* the busy workload's number of tasks; 0: its default */
     uint64_t duration_us;  /* 0: no limit (real clock), see sim_options_parse */
     uint64_t max_events;   /* 0: no limit */
     sim_clock_mode_t clock;
@@ -18,6 +19,8 @@ typedef struct sim_options {
     const char *pty_link;
     unsigned tick_bits;
     uint32_t start_tick;
+    const char *platform;  /* the HELLO's platform string; NULL: "aioprof-sim WORKLOAD" */
+    unsigned clock_back;   /* every this many slices, the end is stamped SIM_CLOCK_BACK_US early; 0: never */
     uint32_t ring_bytes;
     unsigned text_every;   /* a print() line every this many slices; 0: none */
     int hostile_text;
@@ -28,7 +31,7 @@ typedef struct sim_options {
     int quiet;
 } sim_options_t;
 
-/* Fills o from argv. Returns 0 to run, 1 when --help was printed (exit 0), 2 after printing one
+/* Fills o from argv. Returns 0 to run, 1 when --help or --version was printed (exit 0), 2 after printing one
  * sentence about a bad argument on stderr (exit 2). */
 int sim_options_parse(sim_options_t *o, int argc, char **argv);
 

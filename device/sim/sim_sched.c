@@ -25,7 +25,7 @@
 static uint32_t port_ticks(void *user)
 {
     sim_t *s = user;
-    return sim_clock_ticks(&s->clock);
+    return sim_clock_ticks(&s->clock) - s->clock_off;
 }
 
 static size_t port_write(void *user, const uint8_t *data, size_t len)
@@ -52,7 +52,10 @@ int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
         fprintf(stderr, "aioprof-sim: out of memory for a %u-byte ring.\n", (unsigned)opt->ring_bytes);
         return -1;
     }
-    snprintf(platform, sizeof platform, "aioprof-sim %s", opt->workload);
+    if (opt->platform != NULL)
+        snprintf(platform, sizeof platform, "%s", opt->platform);
+    else
+        snprintf(platform, sizeof platform, "aioprof-sim %s", opt->workload);
     s->port.ticks = port_ticks;
     s->port.write = port_write;
     s->port.user = s;
@@ -81,6 +84,7 @@ error_ring:
 
 void sim_free(sim_t *s)
 {
+    sim_queue_free(&s->queue);
     for (size_t i = 0; i < s->ntasks; i++)
         free(s->tasks[i]);
     free(s->tasks);
@@ -91,10 +95,18 @@ void sim_free(sim_t *s)
     sim_truth_free(&s->truth);
 }
 
+static sim_task_t *task_of(sim_queue_item_t *item)
+{
+    return item ? (sim_task_t *)(void *)((char *)item - offsetof(sim_task_t, run)) : NULL;
+}
+
 static void make_ready(sim_t *s, sim_task_t *t, uint64_t when)
 {
-    t->wake = when;
-    t->order = s->next_order++;
+    t->run.wake = when;
+    t->run.order = s->next_order++;
+    /* a waiting task keeps its time for when it stops waiting, out of the queue */
+    if (!t->waiting && sim_queue_put(&s->queue, &t->run) != 0)
+        s->oom = 1;
 }
 
 sim_task_t *sim_spawn(sim_t *s, const char *name, sim_step_fn step, int waiting)
@@ -116,9 +128,11 @@ sim_task_t *sim_spawn(sim_t *s, const char *name, sim_step_fn step, int waiting)
     t->waiting = (uint8_t)(waiting != 0);
     make_ready(s, t, s->clock.now);
     aioprof_task_created(&s->prof, &t->prof, t->name, strlen(t->name));
+    s->announced = 1;
     t->truth = sim_truth_add(&s->truth, t->prof.id, t->name, t->prof.parent,
                              s->running ? s->running->name : "");
     if (t->truth == (size_t)-1) {
+        sim_queue_remove(&s->queue, &t->run);
         free(t);
         goto error;
     }
@@ -137,6 +151,7 @@ void sim_label(sim_t *s, sim_task_t *t, const char *label)
         return;
     snprintf(t->label, sizeof t->label, "%s", label);
     aioprof_task_label(&s->prof, &t->prof, t->label, strlen(t->label));
+    s->announced = 1;
     if (sim_truth_label(&s->truth, t->truth, t->label) != 0)
         s->oom = 1;
 }
@@ -152,6 +167,14 @@ void sim_cancel(sim_t *s, sim_task_t *t)
         return;
     t->cancel = 1;
     /* asyncio's cancel() puts the task back in the run queue at once */
+    t->waiting = 0;
+    make_ready(s, t, s->clock.now);
+}
+
+void sim_wake(sim_t *s, sim_task_t *t)
+{
+    if (t == NULL || !t->waiting || t->active)
+        return;
     t->waiting = 0;
     make_ready(s, t, s->clock.now);
 }
@@ -180,14 +203,29 @@ static void remove_task(sim_t *s, sim_task_t *t)
             break;
         }
     }
+    sim_queue_remove(&s->queue, &t->run);
     free(t);
 }
 
 /* The ground truth's clock is the one the hook reads: the sample taken here is the tick the hook
- * records, because the clock does not move during the call. */
+ * records, because the clock does not move during the call. With --clock-back some of those
+ * readings are early; the truth then times slices as the host must (docs/protocol.md section 4):
+ * on the latest reading, which never goes back, so a step back gives its slice nothing. */
+static uint64_t hook_reading(sim_t *s, uint64_t now)
+{
+    uint64_t reading = now - s->clock_off;
+    if (reading < s->last_reading)
+        s->steps_back++;
+    s->last_reading = reading;
+    s->announced = 0;
+    if (reading > s->seen)
+        s->seen = reading;
+    return s->seen;
+}
+
 static void hook_enter(sim_t *s, sim_task_t *t)
 {
-    uint64_t now = sim_clock_sample(&s->clock);
+    uint64_t now = hook_reading(s, sim_clock_sample(&s->clock));
     if (s->running != NULL)
         s->running->slice_excl += now - s->running->slice_start;
     t->slice_start = now;
@@ -199,9 +237,22 @@ static void hook_enter(sim_t *s, sim_task_t *t)
     aioprof_enter(&s->prof, &t->prof);
 }
 
+/* --clock-back: is this slice's end read early? Every Nth slice, unless a task was created or
+ * labelled since the last event (the hook may have stamped a frame then, which the truth does not
+ * see), then the next one. */
+static uint32_t exit_reads_early(sim_t *s, uint64_t now)
+{
+    if (s->opt->clock_back == 0 || ++s->glitch_due < s->opt->clock_back || s->announced || now < SIM_CLOCK_BACK_US)
+        return 0;
+    s->glitch_due = 0;
+    return SIM_CLOCK_BACK_US;
+}
+
 static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
 {
-    uint64_t now = sim_clock_sample(&s->clock);
+    uint64_t sample = sim_clock_sample(&s->clock);
+    s->clock_off = exit_reads_early(s, sample);
+    uint64_t now = hook_reading(s, sample);
     sim_truth_slice(&s->truth, t->truth, t->slice_excl + (now - t->slice_start));
     s->running = t->outer;
     if (s->running != NULL)
@@ -210,6 +261,7 @@ static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
     t->active = 0;
     s->events++;
     aioprof_exit(&s->prof, &t->prof, kind);
+    s->clock_off = 0;
 }
 
 static void run_slice(sim_t *s, sim_task_t *t)
@@ -232,10 +284,12 @@ static void run_slice(sim_t *s, sim_task_t *t)
 
     switch (kind) {
     case AIOPROF_EXIT_YIELD:
-        if (next == SIM_NEXT_WAIT)
+        if (next == SIM_NEXT_WAIT) {
             t->waiting = 1;
-        else
+            sim_queue_remove(&s->queue, &t->run);
+        } else {
             make_ready(s, t, s->clock.now + t->sleep_us);
+        }
         return;
     case AIOPROF_EXIT_RETURN:
         sim_truth_end(&s->truth, t->truth, SIM_END_RETURN);
@@ -259,15 +313,7 @@ void sim_nest(sim_t *s, sim_task_t *t)
 
 static sim_task_t *next_ready(const sim_t *s)
 {
-    sim_task_t *best = NULL;
-    for (size_t i = 0; i < s->ntasks; i++) {
-        sim_task_t *t = s->tasks[i];
-        if (t->waiting)
-            continue;
-        if (best == NULL || t->wake < best->wake || (t->wake == best->wake && t->order < best->order))
-            best = t;
-    }
-    return best;
+    return task_of(sim_queue_first(&s->queue));
 }
 
 static void drain(sim_t *s)
@@ -314,10 +360,10 @@ void sim_run(sim_t *s, volatile sig_atomic_t *stop)
     while (!*stop && !s->out->closed && !s->out->failed && !s->oom && !limit_reached(s)) {
         uint64_t now = sim_clock_sample(&s->clock);
         sim_task_t *t = next_ready(s);
-        if (t == NULL || t->wake > now) {
+        if (t == NULL || t->run.wake > now) {
             uint64_t until = now + idle_step;
-            if (t != NULL && t->wake < until)
-                until = t->wake;
+            if (t != NULL && t->run.wake < until)
+                until = t->run.wake;
             if (s->opt->duration_us != 0 && until > s->opt->duration_us)
                 until = s->opt->duration_us;
             sim_clock_idle_until(&s->clock, until);
@@ -342,6 +388,8 @@ static int all_sent(const sim_t *s)
 void sim_finish(sim_t *s)
 {
     uint64_t virtual_limit = s->clock.now + 3600u * 1000000u;
+    /* the device says it stopped: the host then knows nothing was left behind in the ring */
+    aioprof_close(&s->prof);
     for (;;) {
         /* a DROPPED or HELLO the drain writes opens a frame again: close it on the next turn */
         aioprof_flush(&s->prof);

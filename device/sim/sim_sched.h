@@ -16,8 +16,13 @@
 #include "sim_clock.h"
 #include "sim_options.h"
 #include "sim_output.h"
+#include "sim_queue.h"
 #include "sim_rng.h"
 #include "sim_truth.h"
+
+/* How early the clock reads when it steps back (--clock-back): a millisecond, as MicroPython's qemu
+ * port, which reads its millisecond counter and SysTick apart. */
+#define SIM_CLOCK_BACK_US 1000u
 
 typedef struct sim sim_t;
 typedef struct sim_task sim_task_t;
@@ -37,8 +42,7 @@ struct sim_task {
     sim_step_fn step;
     sim_task_t *outer;     /* the task this one's slice is nested in */
     sim_task_t *peer;      /* workload use: the task it resumes inside its slices */
-    uint64_t wake;         /* ready from this time on */
-    uint64_t order;        /* first come, first served among tasks ready together */
+    sim_queue_item_t run;  /* ready from run.wake on; in the run queue unless waiting */
     uint64_t sleep_us;     /* set by a step that returns SIM_NEXT_SLEEP */
     uint64_t slice_start;  /* exclusive time of the open slice: resumed at, and so far */
     uint64_t slice_excl;
@@ -69,6 +73,7 @@ struct sim {
     sim_task_t **tasks;    /* live tasks */
     size_t ntasks;
     size_t cap_tasks;
+    sim_queue_t queue;     /* the live tasks that are not waiting, by when they are due */
     sim_task_t *running;   /* innermost running task */
     uint64_t next_order;
     uint64_t events;       /* enter and exit calls */
@@ -77,6 +82,13 @@ struct sim {
     uint64_t text_owed;    /* print() lines waiting for the stream to be between frames */
     uint64_t text_made;
     uint64_t end_us;       /* device time when the run stopped */
+    /* --clock-back: the clock as the hook reads it, and what the host makes of it */
+    uint32_t clock_off;    /* read this much early during the current hook call */
+    uint64_t glitch_due;   /* slices since the last early reading */
+    int announced;         /* a task was created or labelled since the last enter or exit */
+    uint64_t last_reading; /* the last enter's or exit's reading, microseconds */
+    uint64_t seen;         /* the latest reading: the host's time line, which never goes back */
+    uint64_t steps_back;   /* readings behind the one before */
     int oom;
 };
 
@@ -87,8 +99,8 @@ void sim_free(sim_t *s);
 /* Runs until the duration or event limit, a stop request or the consumer leaving. */
 void sim_run(sim_t *s, volatile sig_atomic_t *stop);
 
-/* Closes the open frame and drains until everything is sent (a pty gives up after 2 s of no
- * reader). */
+/* Stops the hook (aioprof_close: its last HELLO says so) and drains until everything is sent (a
+ * pty gives up after 2 s of no reader). */
 void sim_finish(sim_t *s);
 
 /* For workloads, inside a slice (or before the run for the first task). */
@@ -97,6 +109,8 @@ void sim_label(sim_t *s, sim_task_t *t, const char *label);
 void sim_work(sim_t *s, uint64_t us);
 void sim_nest(sim_t *s, sim_task_t *t);
 void sim_cancel(sim_t *s, sim_task_t *t);
+/* What it awaited came (an event set): a waiting task is ready again. */
+void sim_wake(sim_t *s, sim_task_t *t);
 /* A live task of this role, chosen at random, that is neither running nor already cancelled;
  * NULL when there is none. */
 sim_task_t *sim_pick(sim_t *s, int role);

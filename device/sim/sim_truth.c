@@ -170,7 +170,8 @@ static cJSON *document(const sim_truth_t *t, const sim_truth_run_t *run)
         cJSON_AddNumberToObject(doc, "bytes_per_event",
                                 events ? (double)run->frame_bytes / (double)events : 0.0) == NULL ||
         add_u64(doc, "duration_us", run->duration_us) || add_u64(doc, "slow_us", t->slow_us) ||
-        add_u64(doc, "text_lines", run->text_lines))
+        add_u64(doc, "text_lines", run->text_lines) ||
+        add_u64(doc, "clock_steps_back", run->clock_steps_back))
         goto error;
     tasks = tasks_json(t);
     if (tasks == NULL || !cJSON_AddItemToObject(doc, "tasks", tasks)) {

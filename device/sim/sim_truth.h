@@ -51,6 +51,7 @@ typedef struct sim_truth_run {
     uint64_t duration_us;
     uint64_t text_lines;
     uint32_t ring_bytes;
+    uint64_t clock_steps_back; /* readings behind the one before (--clock-back) */
 } sim_truth_run_t;
 
 void sim_truth_init(sim_truth_t *t, uint64_t slow_us);

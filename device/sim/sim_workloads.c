@@ -40,7 +40,7 @@ static void seed_start(sim_t *s)
 
 /* ---- instances: many instances of one bound task, from two creators, with every ending ---- */
 
-enum { ROLE_SENSOR = 1 };
+enum { ROLE_SENSOR = 1, ROLE_BUSY };
 #define SENSOR_HOG 1u        /* param flag: this instance computes for milliseconds */
 #define SENSOR_LATE_LABEL 2u /* param flag: it labels itself in its first slice */
 
@@ -128,9 +128,8 @@ static void instances_start(sim_t *s)
     sim_spawn(s, "main", instances_main, 0);
 }
 
-/* ---- busy: forty short tasks, the high event rate ---- */
+/* ---- busy: forty short tasks (or --tasks N), the high event rate ---- */
 
-#define BUSY_TASKS 40
 static const char *const busy_names[] = {
     "uart.rx", "i2c.read", "ui.draw", "net.poll", "led.blink",
     "adc.sample", "log.flush", "mqtt.ping", "btn.scan", "pid.step",
@@ -139,25 +138,55 @@ static const char *const busy_names[] = {
 
 static sim_next_t busy_task(sim_t *s, sim_task_t *t)
 {
+    /* started past the first batch: wait for main's start event (see busy_main) */
+    if (t->slices == 0 && t->role == ROLE_BUSY) {
+        sim_work(s, 5);
+        return SIM_NEXT_WAIT;
+    }
     sim_work(s, t->work_us / 2u + sim_rand(s, 0, t->work_us));
     /* param: the longest sleep; 0 for a task that only ever does asyncio.sleep(0) */
     t->sleep_us = t->param ? sim_rand(s, 0, t->param) : 0;
     return SIM_NEXT_SLEEP;
 }
 
+/* More than a batch of tasks (--tasks): main creates them a batch per slice with an
+ * asyncio.sleep(0) between, so that their announcements never overflow the hook's ring (all in
+ * one slice, thousands of them would, and the run would drop events). Each task first awaits a
+ * start event that main sets when it has created them all, so that main is not queued behind
+ * every task made so far (a start-up quadratic in the number of tasks). Forty or fewer: all in
+ * one slice, no event. main's t->param counts the tasks created so far. */
+#define BUSY_BATCH 40u
+
 static sim_next_t busy_main(sim_t *s, sim_task_t *t)
 {
-    (void)t;
-    for (int i = 0; i < BUSY_TASKS; i++) {
+    unsigned tasks = s->opt->tasks ? s->opt->tasks : SIM_BUSY_TASKS;
+    unsigned end = tasks - (unsigned)t->param > BUSY_BATCH ? (unsigned)t->param + BUSY_BATCH : tasks;
+    for (unsigned i = (unsigned)t->param; i < end; i++) {
         char label[16];
         sim_task_t *b = sim_spawn(s, busy_names[i % BUSY_NAMES], busy_task, 0);
         if (b == NULL)
             break;
+        if (tasks > BUSY_BATCH)
+            b->role = ROLE_BUSY;
         b->work_us = sim_rand(s, 20, 400);
         b->param = sim_rng_chance(&s->rng, 30) ? 0 : sim_rand(s, 1000, 10000);
-        snprintf(label, sizeof label, "#%d", i / (int)BUSY_NAMES);
+        snprintf(label, sizeof label, "#%u", i / (unsigned)BUSY_NAMES);
         sim_label(s, b, label);
         sim_work(s, 5);
+    }
+    t->param = end;
+    if (end < tasks) {
+        t->sleep_us = 0;
+        return SIM_NEXT_SLEEP;
+    }
+    if (tasks > BUSY_BATCH) {
+        /* start.set(): every task waiting for it is ready, in the order they were made */
+        for (size_t i = 0; i < s->ntasks; i++) {
+            if (s->tasks[i]->role == ROLE_BUSY) {
+                s->tasks[i]->role = 0;
+                sim_wake(s, s->tasks[i]);
+            }
+        }
     }
     return SIM_NEXT_WAIT;
 }
@@ -223,7 +252,7 @@ static const sim_workload_t workloads[] = {
     {"seed", "main creates slow (80 ms slices) and quicker (1 ms), then awaits them", seed_start},
     {"instances", "many Sensor._go instances from two creators; returns, raises, cancels, labels",
      instances_start},
-    {"busy", "40 tasks with slices of tens to hundreds of microseconds", busy_start},
+    {"busy", "40 tasks (--tasks) with slices of tens to hundreds of microseconds", busy_start},
     {"nested", "outer resumes inner inside its slice, inner sometimes resumes innermost",
      nested_start},
 };

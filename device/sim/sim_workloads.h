@@ -7,6 +7,9 @@
 
 struct sim;
 
+/* The busy workload's number of tasks unless --tasks says otherwise. */
+#define SIM_BUSY_TASKS 40u
+
 typedef struct sim_workload {
     const char *name;
     const char *about;

@@ -65,6 +65,11 @@ grep -q "note" "$WORK/term.err" && fail "a SIGTERM'd recording is not clean: $(c
 python3 - "$WORK/term-live.json" "$WORK/term.json" <<'PY' || fail "SIGTERM lost data"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
+# the replay ends before the device stopped (the live session, ended by the signal, says nothing)
+for j in (a, b):
+    j["stream"].pop("ended_before_stop", None)
+    for t in j["tasks"]:
+        t.pop("lower_bound", None)
 sys.exit(0 if a["tasks"] == b["tasks"] and a["stream"] == b["stream"] and a["stream"]["frames"] > 0 else 1)
 PY
 echo "io_crash: all checks passed"

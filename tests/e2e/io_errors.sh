@@ -15,7 +15,20 @@ expect() {
 }
 
 expect 2 "unknown option '--bogus'" -- --bogus
-expect 2 "--speed needs a number" -- --replay x --speed fast
+expect 2 "--speed needs 0 \(as fast as possible\) or a number" -- --replay x --speed fast
+# Every numeric option: values whose cast would overflow (undefined behaviour), and fractions
+# where a whole number is meant, are usage errors, not silently changed values.
+expect 2 "--speed needs 0 \(as fast as possible\) or a number from 0.001 to 1000, not '1e-300'" -- --replay x --speed 1e-300
+expect 2 "--speed needs" -- --replay x --speed 1e400
+expect 2 "--speed needs" -- --replay x --speed nan
+expect 2 "--speed needs" -- --replay x --speed 0x10
+expect 2 "--speed needs" -- --replay x --speed -1
+expect 2 "--baud needs a whole number from 50 to 20000000, not '9600.7'" -- -b 9600.7 /dev/null
+expect 2 "--baud needs a whole number" -- -b 1e5 /dev/null
+expect 2 "--baud needs a whole number" -- -b 99999999999999999999 /dev/null
+expect 2 "--duration needs a number" -- --replay x --duration inf
+expect 2 "--duration needs a number" -- --replay x --duration 1e-300
+expect 2 "--slow needs a number" -- --replay x --slow 1e400
 expect 2 "--speed only applies to --replay" -- --speed 2 /dev/null
 expect 2 "one input" -- --demo --replay x
 expect 2 "--sort takes" -- --sort fastest --replay x

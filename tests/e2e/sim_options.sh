@@ -13,7 +13,8 @@ bad=(
     "-w nosuch" "--duration" "--duration 0" "--duration -1" "--duration 1.2.3" "--events 0"
     "--clock sundial" "--seed x" "--tick-bits 16" "--start-tick 1073741824" "--start-tick 4294967296"
     "--ring 64" "--ring 99999999999" "--text 0" "--write-chunk 0" "--baud 10" "--slow 0"
-    "--pty -o $tmp/x" "--pty-link $tmp/l" "--bogus" "-x" "stray"
+    "--pty -o $tmp/x" "--pty-link $tmp/l" "--bogus" "-x" "stray" "--clock-back 0" "--clock-back x"
+    "--platform"
 )
 for args in "${bad[@]}"; do
     set +e

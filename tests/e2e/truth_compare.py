@@ -10,6 +10,10 @@ Modes:
            missing are no more than the damaged frames could have held.
   late:F   the capture lost its first fraction F (joined late): names learned from announcements,
            nothing above the truth, at most 5 % of the slices left unnamed.
+  repeated:N:R  stretches of the capture came twice: R frames came a second time intact, N have
+           no intact copy left (the splice cut them). Each figure is the truth's, or below it and
+           marked lower_bound; exactly R repeats and N lost frames counted; elapsed time not above
+           the run's.
 Usage: truth_compare.py REPORT.json TRUTH.json MODE [CAPTURE]
 With CAPTURE (the clean capture): in exact mode a label the truth has but the device never sent is
 a note, not a failure; in damaged mode the slices of its fullest frame bound what one lost frame
@@ -58,9 +62,11 @@ def main():
     if mode == "exact":
         if stream["events"] != tru["events"]:
             fail(problems, f"events {stream['events']} != truth {tru['events']}")
-        for k in ("crc_errors", "lost_frames", "dropped_events", "malformed", "unmatched"):
+        for k in ("crc_errors", "lost_frames", "dropped_events", "malformed", "unmatched", "duplicates"):
             if stream[k] != 0:
                 fail(problems, f"stream.{k} = {stream[k]} on a clean capture")
+        if stream["clock_steps_back"] != tru.get("clock_steps_back", 0):
+            fail(problems, f"clock_steps_back {stream['clock_steps_back']} != truth {tru.get('clock_steps_back', 0)}")
         if stream["text_lines"] != tru.get("text_lines", 0):
             fail(problems, f"text_lines {stream['text_lines']} != truth {tru.get('text_lines', 0)}")
         if stream["bytes"] != tru["bytes"]:
@@ -159,6 +165,33 @@ def main():
             fail(problems, f"counted {counted} slices, more than the truth {truth}")
         print(f"{report_path}: counted {counted} of {truth} slices; damage: {stream['crc_errors']} CRC errors, "
               f"{stream['lost_frames']} lost frames, {stream['malformed']} malformed (allows {allowance} missing)")
+    elif mode.startswith("repeated:"):
+        destroyed, repeated = (int(x) for x in mode.split(":")[1:3])
+        if stream["duplicates"] != repeated:
+            fail(problems, f"{stream['duplicates']} repeated frames counted, {repeated} came twice")
+        if stream["lost_frames"] != destroyed:
+            fail(problems, f"{stream['lost_frames']} lost frames, {destroyed} were lost")
+        if stream["events"] > tru["events"]:
+            fail(problems, f"events {stream['events']} > truth {tru['events']}")
+        if rep["elapsed_us"] > tru["duration_us"] + 1000:
+            fail(problems, f"elapsed {rep['elapsed_us']} > the run's {tru['duration_us']}")
+        exact = 0
+        for t in tru["tasks"]:
+            r = tasks.get(t["name"])
+            if r is None:
+                fail(problems, f"task {t['name']!r} missing from the report")
+                continue
+            keys = ("count", "total_us", "max_us", "slow", "errors", "instances")
+            for k in keys:
+                if r[k] > t[k]:
+                    fail(problems, f"{t['name']}: {k} {r[k]} above the truth {t[k]}")
+            if any(r[k] != t[k] for k in keys[:5]):
+                if not r["lower_bound"]:
+                    fail(problems, f"{t['name']}: below the truth but not marked lower_bound")
+            else:
+                exact += 1
+        print(f"{report_path}: {stream['duplicates']} repeated frames skipped, {stream['crc_errors']} CRC errors; "
+              f"{exact} of {len(tru['tasks'])} names exact")
     elif mode.startswith("late"):
         # joined late: the capture lost its first fraction (mode "late:0.3"); names come from the
         # announcements, nothing may exceed the truth, and little may stay unnamed

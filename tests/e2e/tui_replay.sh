@@ -31,7 +31,7 @@ tui_has '▼total ms'
 tui_has '^\(outside tasks\)'
 # ---- the header
 tui_has 'aioprof-sim seed, protocol 1'
-tui_has 'dropped 0 +CRC errors 0 +lost frames 0 +resets 0'
+tui_has 'dropped 0 +CRC errors 0 +lost frames 0 +duplicates 0 +clock steps back 0 +resets 0'
 tui_has 'time (19\.9[0-9]|20\.00) s'
 tui_has 'by name · cumulative · sort total ms ▼'
 

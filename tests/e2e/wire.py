@@ -1,17 +1,15 @@
 """The wire format's building blocks in plain Python, written from docs/protocol.md (not from the
 C code), for the end-to-end tests and benchmarks that take captures apart: CRC-16/CCITT-FALSE,
 COBS, varints, and a walk over a frame's records."""
+import binascii
 
 
 def crc16(data):
-    """CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, no reflection, no final xor."""
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
+    """CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, no reflection, no final xor.
+    binascii.crc_hqx is that CRC with the initial value as its second argument (check value
+    0x29B1 for b"123456789"), and runs at C speed: the bit-by-bit loop made CRC most of the time
+    a benchmark spent taking a 60 MB capture apart."""
+    return binascii.crc_hqx(data, 0xFFFF)
 
 
 def cobs_decode(seg):

@@ -433,6 +433,246 @@ static void drain_time_in_ticks(void **state)
     fake_free(d);
 }
 
+/* Fills buf with prefix and then count copies of ch; returns the length. */
+static size_t repeat_utf8(char *buf, const char *prefix, const char *ch, int count)
+{
+    size_t n = strlen(prefix);
+    memcpy(buf, prefix, n);
+    for (int i = 0; i < count; i++) {
+        memcpy(buf + n, ch, strlen(ch));
+        n += strlen(ch);
+    }
+    return n;
+}
+
+/* Names and labels longer than the 48 bytes they share are cut at the start of the character that
+ * straddles the limit, never inside it; in bytes that are not UTF-8 the cut moves back at most
+ * three bytes. */
+static void names_cut_at_character_boundary(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *prefix, *ch;
+        int count;
+        size_t want; /* bytes kept: the prefix and the whole characters that fit */
+    } cases[] = {
+        {"a", "\xc3\xa9", 30, 1 + 23 * 2},        /* e-acute, 2 bytes: 47, not 48 */
+        {"", "\xe2\x82\xac", 20, 16 * 3},         /* euro sign, 3 bytes: exactly 48 */
+        {"x", "\xe2\x82\xac", 20, 1 + 15 * 3},    /* 46 */
+        {"xy", "\xe2\x82\xac", 20, 2 + 15 * 3},   /* 47 */
+        {"ab", "\xf0\x9f\x98\x80", 12, 2 + 11 * 4}, /* a 4-byte character: 46 */
+        {"", "\x80", 60, 45},                     /* not UTF-8: at most three bytes back */
+        {"short", "\xc3\xa9", 3, 5 + 3 * 2},      /* fits: unchanged */
+    };
+    fake_device_t *d = fake_new(32, 0, 4096);
+    enum { N = sizeof cases / sizeof cases[0] };
+    static aioprof_task_t tasks[N + 2];
+    static char names[N][256];
+    for (size_t i = 0; i < N; i++) {
+        size_t len = repeat_utf8(names[i], cases[i].prefix, cases[i].ch, cases[i].count);
+        aioprof_task_created(&d->prof, &tasks[i], names[i], len);
+        assert_int_equal(tasks[i].name_len, cases[i].want);
+    }
+    /* a label gets what the name leaves: 44 bytes after "slow", 43 after "abcde" */
+    static char label[256];
+    size_t label_len = repeat_utf8(label, "", "\xc3\xa9", 30);
+    aioprof_task_created(&d->prof, &tasks[N], "slow", 4);
+    aioprof_task_label(&d->prof, &tasks[N], label, label_len);
+    assert_int_equal(tasks[N].label_len, 44);
+    aioprof_task_created(&d->prof, &tasks[N + 1], "abcde", 5);
+    aioprof_task_label(&d->prof, &tasks[N + 1], label, label_len);
+    assert_int_equal(tasks[N + 1].label_len, 42);
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    size_t seen = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        const decoded_event_t *e = &dec->ev[i];
+        if (e->kind == AIOPROF_REC_TASK_NEW && e->id <= N) {
+            /* what the reader got is the name's first want bytes */
+            assert_int_equal(strlen(e->name), cases[e->id - 1].want);
+            assert_memory_equal(e->name, names[e->id - 1], cases[e->id - 1].want);
+            seen++;
+        }
+        if (e->kind == AIOPROF_REC_TASK_INFO && e->id > N) {
+            assert_int_equal(strlen(e->label), e->id == N + 1 ? 44 : 42);
+            assert_memory_equal(e->label, label, strlen(e->label));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, N + 2);
+    decoded_free(dec);
+    fake_free(d);
+}
+
+/* aioprof_close: the HELLO that says "stopped" is the last thing sent; nothing is recorded after
+ * it, no heartbeat follows, and the hook becomes idle. With a port that takes nothing at first,
+ * the HELLO (and the drop count before it) goes out once the port takes bytes again. */
+static void close_says_stopped_last(void **state)
+{
+    (void)state;
+    for (int stuck = 0; stuck < 2; stuck++) {
+        fake_device_t *d = fake_new(32, 5, 128);
+        aioprof_task_t a, b;
+        aioprof_task_created(&d->prof, &a, "a", 1);
+        d->refuse = stuck;
+        for (int i = 0; i < (stuck ? 60 : 3); i++) {
+            aioprof_enter(&d->prof, &a);
+            d->clock += 100;
+            aioprof_exit(&d->prof, &a, AIOPROF_EXIT_YIELD);
+            aioprof_drain(&d->prof);
+        }
+        uint32_t dropped = d->prof.dropped_total;
+        assert_true(stuck ? dropped > 0 : dropped == 0);
+        aioprof_close(&d->prof);
+        aioprof_close(&d->prof); /* once is enough: a second call changes nothing */
+        assert_false(aioprof_idle(&d->prof));
+        /* after it: nothing recorded, no period ends */
+        aioprof_task_created(&d->prof, &b, "b", 1);
+        aioprof_enter(&d->prof, &a);
+        d->clock += 3000000;
+        aioprof_exit(&d->prof, &a, AIOPROF_EXIT_YIELD);
+        d->refuse = 0;
+        for (int i = 0; i < 50 && !aioprof_idle(&d->prof); i++) {
+            d->clock += 1000000;
+            aioprof_drain(&d->prof);
+        }
+        assert_true(aioprof_idle(&d->prof));
+        size_t len = d->out_len;
+        d->clock += 5000000;
+        aioprof_drain(&d->prof);
+        assert_int_equal(d->out_len, len);
+        decoded_t *dec = decode_all(d->out, d->out_len);
+        assert_true(dec->n > 0);
+        const decoded_event_t *last = &dec->ev[dec->n - 1];
+        assert_int_equal(last->kind, AIOPROF_REC_HELLO);
+        assert_true(last->flags & AIOPROF_HELLO_FLAG_STOPPED);
+        assert_int_equal(last->count, dropped); /* the HELLO's dropped_total */
+        uint64_t reported = 0;
+        for (size_t i = 0; i < dec->n; i++) {
+            reported += dec->ev[i].kind == AIOPROF_REC_DROPPED ? dec->ev[i].count : 0;
+            assert_true(dec->ev[i].kind != AIOPROF_REC_TASK_NEW || dec->ev[i].id == a.id);
+        }
+        assert_int_equal(reported, dropped);
+        assert_int_equal(dec->reader.stats.crc_errors, 0);
+        assert_int_equal(dec->reader.stats.lost_frames, 0);
+        decoded_free(dec);
+        fake_free(d);
+    }
+}
+
+/* The ring stays nearly full (the port takes a little now and then): the heartbeat at a period's
+ * end carries the drop count even before a quarter of the ring is free, so no stretch without
+ * frames goes unexplained. */
+static void heartbeat_carries_the_drop_count(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 0, 256);
+    aioprof_task_t a;
+    aioprof_task_created(&d->prof, &a, "a", 1);
+    d->refuse = 1;
+    for (int i = 0; i < 100; i++) {
+        aioprof_enter(&d->prof, &a);
+        d->clock += 100;
+        aioprof_exit(&d->prof, &a, AIOPROF_EXIT_YIELD);
+    }
+    assert_true(d->prof.dropped_total > 0);
+    d->refuse = 0;
+    d->write_limit = 30; /* under a quarter of the ring per drain */
+    size_t hb_dropped = 0;
+    for (int i = 0; i < 3; i++) {
+        d->clock += 1000000;
+        aioprof_drain(&d->prof);
+    }
+    d->write_limit = 0;
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    for (size_t i = 0; i < dec->n; i++) {
+        hb_dropped += dec->ev[i].kind == AIOPROF_REC_DROPPED ? dec->ev[i].count : 0;
+    }
+    assert_int_equal(hb_dropped, d->prof.dropped_total);
+    decoded_free(dec);
+    fake_free(d);
+}
+
+/* The same with the eighth period's HELLO: the frame it opens at the period's end carries the count
+ * too, right after the HELLO (a host sees why no frame came for a while). */
+static void hello_frame_carries_the_drop_count(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 0, 1024);
+    aioprof_task_t a;
+    aioprof_task_created(&d->prof, &a, "a", 1);
+    /* seven periods go by, all sent */
+    for (int i = 0; i < 7; i++) {
+        d->clock += 1000000;
+        aioprof_drain(&d->prof);
+    }
+    /* in the eighth, the port stops taking bytes: the ring fills, events are dropped */
+    d->refuse = 1;
+    for (int i = 0; i < 400; i++) {
+        aioprof_enter(&d->prof, &a);
+        d->clock += 100;
+        aioprof_exit(&d->prof, &a, AIOPROF_EXIT_YIELD);
+    }
+    assert_true(d->prof.dropped_total > 0);
+    /* it takes 200 bytes: room for the HELLO's frame, not a quarter of the ring */
+    d->refuse = 0;
+    d->write_limit = 200;
+    aioprof_drain(&d->prof);
+    d->refuse = 1;
+    assert_true(aioprof_fw_room(&d->prof.fw) < 1024 / 4);
+    d->clock += 1000000;
+    aioprof_drain(&d->prof); /* the eighth period ends: its HELLO is due */
+    d->refuse = 0;
+    d->write_limit = 0;
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    size_t hello = 0;
+    for (size_t i = 1; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_HELLO && !(dec->ev[i].flags & AIOPROF_HELLO_FLAG_BOOT)) {
+            hello = i;
+        }
+    }
+    assert_true(hello > 0 && hello + 1 < dec->n);
+    assert_int_equal(dec->ev[hello + 1].kind, AIOPROF_REC_DROPPED);
+    assert_int_equal(dec->ev[hello + 1].count, d->prof.dropped_total);
+    decoded_free(dec);
+    fake_free(d);
+}
+
+/* An idle device whose port takes nothing (nobody has the port open): heartbeats fill the ring,
+ * then none fits. The first frame once the port takes bytes again starts with a DROPPED of no
+ * events: the host learns why no frame came, and that nothing was lost. */
+static void heartbeats_that_could_not_go_are_said(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 0, 256);
+    d->refuse = 1;
+    for (int i = 0; i < 40; i++) {
+        d->clock += 1000000;
+        aioprof_drain(&d->prof);
+    }
+    assert_int_equal(d->prof.dropped_total, 0);
+    d->refuse = 0;
+    for (int i = 0; i < 3; i++) {
+        d->clock += 1000000;
+        aioprof_drain(&d->prof);
+    }
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    size_t dropped = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_DROPPED) {
+            assert_int_equal(dec->ev[i].count, 0);
+            dropped++;
+        }
+    }
+    assert_int_equal(dropped, 1);
+    assert_int_equal(dec->reader.stats.lost_frames, 0);
+    decoded_free(dec);
+    fake_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +688,11 @@ int main(void)
         cmocka_unit_test(heartbeat_and_periodic_hello_when_idle),
         cmocka_unit_test(init_rejects_bad_arguments),
         cmocka_unit_test(drain_time_in_ticks),
+        cmocka_unit_test(names_cut_at_character_boundary),
+        cmocka_unit_test(close_says_stopped_last),
+        cmocka_unit_test(heartbeat_carries_the_drop_count),
+        cmocka_unit_test(hello_frame_carries_the_drop_count),
+        cmocka_unit_test(heartbeats_that_could_not_go_are_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

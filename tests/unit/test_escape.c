@@ -1,8 +1,10 @@
 /* host/escape.c: nothing a device sends reaches the terminal as a control. */
+#include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,15 +129,41 @@ static void test_random_bytes_safe(void **state)
 static void test_width_prefix(void **state)
 {
     (void)state;
+    size_t w;
     const char *s = "a\xC3\xA9\xE2\x9C\x93z";
     assert_int_equal(escape_width(s), 4);
-    assert_int_equal(escape_prefix(s, 2), 3);
-    assert_int_equal(escape_prefix(s, 3), 6);
-    assert_int_equal(escape_prefix(s, 10), strlen(s));
+    assert_int_equal(escape_prefix(s, 2, &w), 3);
+    assert_int_equal(w, 2);
+    assert_int_equal(escape_prefix(s, 3, NULL), 6);
+    assert_int_equal(escape_prefix(s, 10, &w), strlen(s));
+    assert_int_equal(w, 4);
+}
+
+/* Display width, not code points: a CJK glyph takes two columns, a combining mark and a zero-width
+ * space none; a cut never splits a glyph from its marks nor leaves half a wide glyph. */
+static void test_width_is_columns(void **state)
+{
+    (void)state;
+    size_t w;
+    const char *cjk = "\xE4\xBB\xBB\xE5\x8A\xA1"; /* two CJK ideographs */
+    assert_int_equal(escape_width(cjk), 4);
+    assert_int_equal(escape_prefix(cjk, 3, &w), 3); /* the second would need columns 3 and 4 */
+    assert_int_equal(w, 2);
+    const char *combining = "e\xCC\x81te\xCC\x81"; /* e + U+0301, t, e + U+0301 */
+    assert_int_equal(escape_width(combining), 3);
+    assert_int_equal(escape_prefix(combining, 1, &w), 3); /* the accent stays with its e */
+    assert_int_equal(w, 1);
+    const char *zero = "ab\xE2\x80\x8B" "cd"; /* U+200B ZERO WIDTH SPACE */
+    assert_int_equal(escape_width(zero), 4);
 }
 
 int main(void)
 {
+    /* widths are the terminal's, under the locale; the tests use UTF-8 */
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL && setlocale(LC_ALL, "en_US.UTF-8") == NULL) {
+        fputs("test_escape: no UTF-8 locale here\n", stderr);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_and_utf8_kept),
         cmocka_unit_test(test_controls_visible),
@@ -143,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_cut_bounded),
         cmocka_unit_test(test_random_bytes_safe),
         cmocka_unit_test(test_width_prefix),
+        cmocka_unit_test(test_width_is_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,7 +76,15 @@ static void fb_text(fb_t *f, const char *s)
     fb_append(f, (const uint8_t *)s, strlen(s));
 }
 
+/* A HELLO with the device's period in ticks, or without the field (period 0: an older device). */
+static void fb_hello_period(fb_t *f, unsigned flags, uint32_t boot, uint32_t drain, uint32_t hz, uint32_t period);
+
 static void fb_hello(fb_t *f, unsigned flags, uint32_t boot, uint32_t drain, uint32_t hz)
+{
+    fb_hello_period(f, flags, boot, drain, hz, 0);
+}
+
+static void fb_hello_period(fb_t *f, unsigned flags, uint32_t boot, uint32_t drain, uint32_t hz, uint32_t period)
 {
     uint8_t b[64];
     size_t n = 0;
@@ -91,6 +99,9 @@ static void fb_hello(fb_t *f, unsigned flags, uint32_t boot, uint32_t drain, uin
     b[n++] = 4;
     memcpy(b + n, "test", 4);
     n += 4;
+    if (period != 0) {
+        n += put_varint(b + n, period);
+    }
     fb_control(f, AIOPROF_OP_HELLO, b, n);
 }
 
@@ -305,15 +316,16 @@ static void wraps(unsigned bits, uint64_t start)
         fb_close(&f);
         t += 1000000 - (t - base) % 1000000; /* the next frame a little later */
     }
-    /* one frame whose single slice is longer than half a wrap: offsets carry it past the wrap */
+    /* one frame whose single slice is the longest there can be, just under half a wrap (a longer
+     * difference is a step back): offsets carry it past the wrap */
     fb_open(&f, t, 0);
     fb_enter(&f, 7, 10);
-    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)(wrap / 2 + 12345));
+    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)(wrap / 2 - 1));
     fb_close(&f);
-    want_total += wrap / 2 + 12345;
-    want_max = wrap / 2 + 12345 > want_max ? wrap / 2 + 12345 : want_max;
+    want_total += wrap / 2 - 1;
+    want_max = wrap / 2 - 1 > want_max ? wrap / 2 - 1 : want_max;
     want_count++;
-    t += 10 + wrap / 2 + 12345 + 500;
+    t += 10 + wrap / 2 - 1 + 500;
     fb_open(&f, t, 0);
     fb_close(&f);
 
@@ -344,31 +356,173 @@ static void test_wrap_32(void **state)
     wraps(32, (1ull << 32) - 777);
 }
 
-/* A slice longer than a whole 30-bit wrap (dt can be up to 2^32): the next frame's base can only
- * be placed after it, not a wrap earlier as the base-to-base rule alone would put it. */
-static void test_frame_beyond_wrap(void **state)
+/* The device's clock steps back (MicroPython's qemu port reads its millisecond counter and SysTick
+ * apart; real boards' tick readers race with interrupts): a dt, or a frame's base, in the upper
+ * half of the tick range. Counted; the slice gets nothing for the step, never a huge number, and
+ * elapsed time is the latest time point's. A step of more than a period is a clock set back: time
+ * goes on from where it was at once. */
+static void steps_back(unsigned bits)
+{
+    fb_t f;
+    fb_init(&f, bits);
+    uint64_t wrap = 1ull << bits, b = wrap - 3000; /* across a wrap too */
+    fb_open(&f, b, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, (uint32_t)b, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "a", NULL);
+    fb_enter(&f, 1, 0);                                   /* b */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5000);                /* b+5000: 5000 */
+    fb_enter(&f, 1, 100);                                 /* b+5100 */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)(wrap - 1000)); /* back to b+4100: 0 */
+    fb_enter(&f, 1, 2000);                                /* b+6100: outside 1000 */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 400);                 /* b+6500: 400 */
+    fb_close(&f);
+    fb_open(&f, b + 6000, 0);                             /* the base 500 back */
+    fb_enter(&f, 1, 1000);                                /* b+7000: outside 500 */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 300);                 /* b+7300: 300 */
+    fb_enter(&f, 1, (uint32_t)(wrap - 10000000));         /* set back 10 s: stays at b+7300 */
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 200);                 /* b+7500: 200 */
+    fb_close(&f);
+    pipeline_t *p = run(&f, 3);
+    const stats_t *s = pipeline_stats(p);
+    const stats_name_t *a = row(p, "a");
+    assert_int_equal(s->stream.clock_steps_back, 3);
+    assert_int_equal(a->f.count, 5);
+    assert_int_equal(a->f.total_us, 5000 + 0 + 400 + 300 + 200);
+    assert_int_equal(a->f.max_us, 5000);
+    assert_int_equal(a->f.min_us, 0);
+    assert_int_equal(s->elapsed_us, 7500);
+    assert_int_equal(s->outside_us, 100 + 1000 + 500);
+    assert_int_equal(s->stream.lost_frames, 0);
+    assert_int_equal(s->stream.unmatched, 0);
+    assert_int_equal(row_lower(p, "a"), 0);
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_steps_back_30(void **state)
+{
+    (void)state;
+    steps_back(30);
+}
+
+static void test_steps_back_32(void **state)
+{
+    (void)state;
+    steps_back(32);
+}
+
+/* Half a wrap is where a slice ends and a step back begins. */
+static void test_half_wrap_boundary(void **state)
 {
     (void)state;
     fb_t f;
     fb_init(&f, 30);
-    uint64_t wrap = 1ull << 30, len = wrap + wrap / 4;
+    uint64_t half = 1ull << 29;
     fb_open(&f, 100, 0);
     fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "hog", NULL);
     fb_enter(&f, 1, 0);
-    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)len);
-    fb_close(&f);
-    fb_open(&f, 100 + len + 1000, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)(half - 1)); /* the longest slice */
     fb_enter(&f, 1, 0);
-    fb_exit(&f, AIOPROF_EXIT_YIELD, 7);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, (uint32_t)half);        /* a step back of half a wrap */
     fb_close(&f);
     pipeline_t *p = run(&f, 0);
     const stats_t *s = pipeline_stats(p);
     assert_int_equal(row(p, "hog")->f.count, 2);
-    assert_int_equal(row(p, "hog")->f.total_us, len + 7);
-    assert_int_equal(s->elapsed_us, len + 1000 + 7);
-    assert_int_equal(s->outside_us, 1000);
+    assert_int_equal(row(p, "hog")->f.total_us, half - 1);
+    assert_int_equal(s->stream.clock_steps_back, 1);
+    assert_int_equal(s->elapsed_us, half - 1);
     pipeline_free(p);
     free(f.out);
+}
+
+/* Frames one period (here 100 ms, from the HELLO) apart; `lost` of them (a multiple of 256) never
+ * arrive, so the sequence number shows nothing: the silence does. */
+static void silence(unsigned lost, uint32_t period, int long_slice, int drops)
+{
+    fb_t f;
+    fb_init(&f, 32);
+    uint64_t t = 1000;
+    fb_open(&f, t, 0);
+    fb_hello_period(&f, AIOPROF_HELLO_FLAG_BOOT, 1000, 0, 1000000, period);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "a", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "b", NULL);
+    fb_close(&f);
+    uint64_t want = 0;
+    unsigned n = 200 + lost;
+    for (unsigned i = 0; i < n; i++) {
+        int gone = i >= 100 && i < 100 + lost;
+        fb_t *to = &f;
+        fb_t sink;
+        if (gone) {
+            /* made (so that the sequence numbers run on) but not kept */
+            fb_init(&sink, 32);
+            sink.seq = f.seq;
+            to = &sink;
+        }
+        t += period ? period : 1000000;
+        fb_open(to, t, long_slice && i == 100 + lost ? 2 : 0);
+        if (long_slice && i == 99) {
+            fb_enter(to, 2, 10); /* b runs on across the silence */
+        } else if (long_slice && i == 100 + lost) {
+            fb_exit(to, AIOPROF_EXIT_YIELD, 10);
+        } else if (!(long_slice && gone)) {
+            fb_enter(to, 1, 10);
+            fb_exit(to, AIOPROF_EXIT_YIELD, 50);
+            want += !gone;
+        }
+        if (drops && i == 100 + lost) {
+            /* this frame starts with the count of what the device could not record */
+            to->body_len = put_header(to->body, (uint8_t)(to->seq - 1), 32, (uint32_t)t, 0);
+            fb_dropped(to, drops == 1 ? 99 : 0);
+            fb_enter(to, 1, 10);
+            fb_exit(to, AIOPROF_EXIT_YIELD, 50);
+        }
+        fb_close(to);
+        if (gone) {
+            f.seq = sink.seq;
+            free(sink.out);
+        }
+    }
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    uint64_t step = period ? period : 1000000;
+    if (lost && !long_slice && !drops) {
+        assert_int_equal(s->stream.lost_frames, 256);
+        assert_int_equal(row(p, "a")->f.count, want);
+        assert_int_equal(row_lower(p, "a"), 1);
+        /* the silence is not elapsed time */
+        assert_true(s->elapsed_us < (n - lost + 2) * step);
+    } else {
+        assert_int_equal(s->stream.lost_frames, 0);
+        assert_int_equal(s->elapsed_us, n * step + 60);
+    }
+    if (long_slice) {
+        assert_int_equal(row(p, "b")->f.count, 1);
+        assert_int_equal(row(p, "b")->f.max_us, (lost + 1) * step);
+    }
+    if (drops == 2) {
+        /* nothing was lost: nothing marked, nothing counted dropped */
+        assert_int_equal(s->stream.dropped_events, 0);
+        assert_int_equal(row_lower(p, "a"), 0);
+    }
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_silence_256(void **state)
+{
+    (void)state;
+    silence(256, 0, 0, 0);      /* an older device's HELLO: a second */
+    silence(512, 100000, 0, 0); /* a period of 100 ms */
+    silence(0, 100000, 0, 0);   /* nothing lost: nothing counted */
+}
+
+static void test_silence_explained(void **state)
+{
+    (void)state;
+    silence(256, 100000, 1, 0); /* one long slice */
+    silence(256, 100000, 0, 1); /* the ring was full: events dropped */
+    silence(256, 100000, 0, 2); /* the ring was full: heartbeats only (a DROPPED of 0 events) */
 }
 
 static void test_nested_exclusive(void **state)
@@ -644,7 +798,9 @@ static void test_text_lines(void **state)
     free(f.out);
 }
 
-/* Link down and up: the gap is not elapsed time, slices open across it are not counted. */
+/* Link down and up: the gap is not elapsed time, slices open across it are not counted; the ids
+ * after it are counted apart (a new epoch: they may be another device's) until the device says
+ * who it is, and named by its announcements. */
 static void test_link_gap(void **state)
 {
     (void)state;
@@ -663,6 +819,7 @@ static void test_link_gap(void **state)
     size_t cut = f.len - 4;
     fb_open(&f, 900000000, 1);  /* long after: a base that would unwrap to anything */
     fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_task(&f, AIOPROF_OP_TASK_INFO, 1, 0, "t", NULL);
     fb_enter(&f, 1, 10);
     fb_exit(&f, AIOPROF_EXIT_YIELD, 15);
     fb_close(&f);
@@ -684,8 +841,56 @@ static void test_link_gap(void **state)
     assert_int_equal(row(p, "t")->f.total_us, 25);
     assert_int_equal(s->elapsed_us, 30 + 35);
     assert_int_equal(row_lower(p, "t"), 1);
+    assert_int_equal(s->epoch, 1);
+    assert_int_equal(row(p, "t")->instances, 2);
     pipeline_free(p);
     free(f.out);
+}
+
+/* The end of a recording: when the device never said it stopped, the tasks live at the end may
+ * have had events still in its ring (lower bounds, said once); a task that finished did not. When
+ * its last HELLO said "stopped", or when the session was ended by its user, nothing is marked. */
+static void ends(int stopped, int end_of_input)
+{
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 0, 0, 1000000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "lives", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "returns", NULL);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_enter(&f, 2, 10);
+    fb_exit(&f, AIOPROF_EXIT_RETURN, 10);
+    if (stopped) {
+        fb_hello(&f, AIOPROF_HELLO_FLAG_STOPPED, 0, 0, 1000000);
+    }
+    fb_close(&f);
+    pipeline_config_t cfg = {0};
+    pipeline_t *p = pipeline_new(&cfg);
+    pipeline_feed(p, f.out, f.len);
+    if (end_of_input) {
+        pipeline_end_of_input(p);
+    } else {
+        pipeline_finish(p);
+    }
+    const stats_t *s = pipeline_stats(p);
+    int cut = end_of_input && !stopped;
+    assert_int_equal(s->stream.ended_before_stop, cut);
+    assert_int_equal(row_lower(p, "lives"), cut);
+    assert_int_equal(row_lower(p, "returns"), 0);
+    assert_int_equal(row(p, "lives")->f.count, 1);
+    pipeline_free(p);
+    free(f.out);
+}
+
+static void test_end_before_stop(void **state)
+{
+    (void)state;
+    ends(0, 1);
+    ends(1, 1);
+    ends(0, 0);
+    ends(1, 0);
 }
 
 static void test_hostile_records(void **state)
@@ -724,7 +929,11 @@ int main(void)
         cmocka_unit_test(test_damage_taints_only_what_came_before),
         cmocka_unit_test(test_wrap_30),
         cmocka_unit_test(test_wrap_32),
-        cmocka_unit_test(test_frame_beyond_wrap),
+        cmocka_unit_test(test_steps_back_30),
+        cmocka_unit_test(test_steps_back_32),
+        cmocka_unit_test(test_half_wrap_boundary),
+        cmocka_unit_test(test_silence_256),
+        cmocka_unit_test(test_silence_explained),
         cmocka_unit_test(test_nested_exclusive),
         cmocka_unit_test(test_lost_frame_resync),
         cmocka_unit_test(test_dropped_lower_bound),
@@ -732,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_late_attach),
         cmocka_unit_test(test_text_lines),
         cmocka_unit_test(test_link_gap),
+        cmocka_unit_test(test_end_before_stop),
         cmocka_unit_test(test_hostile_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,9 +91,9 @@ static void describe_record(void *user, const aioprof_record_t *r)
         quote(a, sizeof a, r->hello.platform, r->hello.platform_len);
         text_add(&d->out,
             "  hello version=%u tick_hz=%u tick_bits=%u ring=%u flags=%u boot=%u drain_ticks=%u dropped_total=%u "
-            "platform=%s\n",
+            "platform=%s period_ticks=%u\n",
             r->hello.version, r->hello.tick_hz, r->hello.tick_bits, r->hello.ring_bytes, r->hello.flags,
-            r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a);
+            r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a, r->hello.period_ticks);
         break;
     case AIOPROF_REC_TASK_NEW:
     case AIOPROF_REC_TASK_INFO:
@@ -189,8 +189,14 @@ static size_t run_script(const char *script, uint8_t **out)
             aioprof_drain(&d->prof);
         } else if (strcmp(word, "flush") == 0) {
             aioprof_flush(&d->prof);
+        } else if (strcmp(word, "close") == 0) {
+            aioprof_close(&d->prof);
         } else if (strcmp(word, "refuse") == 0) {
             d->refuse = strstr(line, "on") != NULL;
+        } else if (strcmp(word, "limit") == 0) {
+            /* limit N: the port takes at most N bytes per write call (0: all) */
+            assert_int_equal(sscanf(line, " limit %llu", &v1), 1);
+            d->write_limit = (size_t)v1;
         } else if (strcmp(word, "print") == 0) {
             /* device text between drains, as MicroPython's print() would put it on the port */
             const char *text = line + strspn(line, " ") + strlen("print ");
@@ -286,6 +292,25 @@ static void golden_vectors(void **state)
     FILE *w = write_path ? fopen(write_path, "w") : NULL;
     for (size_t i = 0; i < n; i++) {
         vector_t *v = &vectors[i];
+        if (v->script[0] == '\0') {
+            /* no script: bytes no device of today makes (an older device's), decoded only */
+            static uint8_t old[TEXT_MAX];
+            size_t old_len = parse_hex(v->bytes_hex, old, sizeof old);
+            char *meaning = describe(old, old_len);
+            if (w) {
+                fprintf(w, "== %s\n%sbytes:\n%sdecoded:\n%s\n", v->name, v->comment, v->bytes_hex, meaning);
+            } else {
+                size_t len = strlen(meaning);
+                while (len && v->decoded[strlen(v->decoded) - 1] == '\n' && strlen(v->decoded) > len) {
+                    v->decoded[strlen(v->decoded) - 1] = '\0';
+                }
+                if (strcmp(meaning, v->decoded) != 0) {
+                    fail_msg("vector %s: the reader decodes:\n%s\nthe file says:\n%s", v->name, meaning, v->decoded);
+                }
+            }
+            free(meaning);
+            continue;
+        }
         uint8_t *made;
         size_t made_len = run_script(v->script, &made);
         char *made_hex = hex_of(made, made_len);

@@ -171,10 +171,19 @@ static void text_segments(void **state)
     assert_int_equal(dec->reader.stats.text_bytes, strlen(banner) + strlen(ansi) + 2501);
     assert_memory_equal(dec->text, banner, strlen(banner));
     decoded_free(dec);
-    /* the same long segment with a control byte in its tail is damage, counted once */
+    /* a control byte in the long line's tail does not make it damage: it is still text */
     buf[n - 100] = 0x02;
     dec = decode_all(buf, n);
+    assert_int_equal(dec->reader.stats.crc_errors, 0);
+    assert_int_equal(dec->reader.stats.text_bytes, strlen(banner) + strlen(ansi) + 2501);
+    decoded_free(dec);
+    /* binary noise as long: damage, counted once, however it arrives */
+    for (size_t i = 0; i < 2500; i++) {
+        buf[strlen(banner) + strlen(ansi) + 2 + i] = (uint8_t)(1u + i % 31u);
+    }
+    dec = decode_all(buf, n);
     assert_int_equal(dec->reader.stats.crc_errors, 1);
+    assert_int_equal(dec->reader.stats.text_bytes, strlen(banner) + strlen(ansi));
     decoded_free(dec);
 }
 
@@ -244,6 +253,169 @@ static void sequence_gaps_and_boot(void **state)
     decoded_free(dec);
 }
 
+/* The segments of a stream, each with its delimiters: where frame k starts (its leading 0x00) and
+ * ends (past its trailing one), for a stream of frames only. */
+static size_t frame_spans(const uint8_t *data, size_t len, size_t *start, size_t *end, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i + 1 < len && n < max; i++) {
+        if (data[i] == 0 && data[i + 1] != 0) {
+            size_t j = i + 1;
+            while (j < len && data[j] != 0) {
+                j++;
+            }
+            start[n] = i;
+            end[n++] = j + 1;
+            i = j - 1;
+        }
+    }
+    return n;
+}
+
+static void duplicated_stretch_is_skipped(void **state)
+{
+    (void)state;
+    fake_device_t *d = stream(1500, 10);
+    decoded_t *clean = decode_all(d->out, d->out_len);
+    size_t start[256], end[256];
+    size_t nf = frame_spans(d->out, d->out_len, start, end, 256);
+    assert_true(nf > 120);
+    /* d[:cut] + d[from:] for cuts at frame boundaries and inside frames, from 1 to 100 frames back */
+    static const size_t back[] = {1, 2, 7, 40, 100};
+    for (size_t k = 0; k < sizeof back / sizeof back[0]; k++) {
+        for (int inside = 0; inside < 2; inside++) {
+            size_t at = 110 + k;
+            size_t cut = inside ? (start[at] + end[at]) / 2 : end[at];
+            size_t from = inside ? (start[at - back[k]] + end[at - back[k]]) / 2 + 1 : start[at - back[k]];
+            /* repeated whole: from frame at - back to frame at; the two halves are one damaged segment */
+            size_t repeated = inside ? back[k] - 1 : back[k] + 1;
+            size_t len = cut + (d->out_len - from);
+            uint8_t *buf = malloc(len);
+            memcpy(buf, d->out, cut);
+            memcpy(buf + cut, d->out + from, d->out_len - from);
+            decoded_t *dup = decode_all(buf, len);
+            /* every frame once; the repeated ones skipped and counted; nothing lost */
+            assert_int_equal(dup->reader.stats.frames, clean->reader.stats.frames);
+            assert_int_equal(dup->reader.stats.lost_frames, 0);
+            assert_int_equal(dup->reader.stats.duplicates, repeated);
+            assert_int_equal(dup->reader.stats.crc_errors, inside ? 1 : 0);
+            assert_int_equal(dup->n, clean->n);
+            for (size_t i = 0; i < clean->n; i++) {
+                assert_int_equal(dup->ev[i].kind, clean->ev[i].kind);
+                assert_int_equal(dup->ev[i].time, clean->ev[i].time);
+            }
+            decoded_free(dup);
+            free(buf);
+        }
+    }
+    decoded_free(clean);
+    fake_free(d);
+}
+
+static void late_frame_and_wrapped_sequence(void **state)
+{
+    (void)state;
+    uint8_t out[2000];
+    size_t n = 0;
+    /* seq 10, 11, 13, then 12 late (behind the last, base among the seen ones): skipped */
+    const uint8_t f10[] = {10, AIOPROF_FORMAT(32), 0x00, 0x10, 0, 0, 0};
+    const uint8_t f11[] = {11, AIOPROF_FORMAT(32), 0x00, 0x20, 0, 0, 0};
+    const uint8_t f13[] = {13, AIOPROF_FORMAT(32), 0x00, 0x40, 0, 0, 0};
+    const uint8_t f12[] = {12, AIOPROF_FORMAT(32), 0x00, 0x30, 0, 0, 0};
+    /* then seq 5: behind too, but its base is far after every base seen: 247 frames were lost */
+    const uint8_t f5[] = {5, AIOPROF_FORMAT(32), 0x00, 0x00, 0x50, 0, 0};
+    n += make_frame(f10, sizeof f10, out + n);
+    n += make_frame(f11, sizeof f11, out + n);
+    n += make_frame(f13, sizeof f13, out + n);
+    n += make_frame(f12, sizeof f12, out + n);
+    n += make_frame(f5, sizeof f5, out + n);
+    decoded_t *dec = decode_all(out, n);
+    assert_int_equal(dec->reader.stats.frames, 4);
+    assert_int_equal(dec->reader.stats.duplicates, 1);
+    assert_int_equal(dec->reader.stats.lost_frames, 1 + 247);
+    decoded_free(dec);
+}
+
+static size_t append(uint8_t *buf, size_t n, const void *data, size_t len)
+{
+    memcpy(buf + n, data, len);
+    return n + len;
+}
+
+static void device_text_with_control_bytes(void **state)
+{
+    (void)state;
+    fake_device_t *d = stream(30, 10);
+    uint8_t buf[8192];
+    size_t n = 0;
+    /* a control byte in text before the first delimiter: still text */
+    static const char boot[] = "boot log\x01 with a stray control byte\r\n";
+    n = append(buf, n, boot, strlen(boot));
+    n = append(buf, n, d->out, d->out_len);
+    /* the end of MicroPython's raw REPL: the last prints, EOT, the (empty) error text, EOT, prompt */
+    static const char repl[] = "line 7\r\nline 8\r\n\x04\x04>";
+    n = append(buf, n, repl, strlen(repl));
+    decoded_t *dec = decode_all(buf, n);
+    assert_int_equal(dec->reader.stats.crc_errors, 0);
+    assert_int_equal(dec->reader.stats.skipped_bytes, 0);
+    assert_int_equal(dec->reader.stats.text_bytes, strlen(boot) + strlen(repl));
+    assert_memory_equal(dec->text, boot, strlen(boot));
+    assert_memory_equal(dec->text + strlen(boot), repl, strlen(repl));
+    decoded_free(dec);
+    fake_free(d);
+}
+
+/* Every byte of every frame of a stream damaged in turn (changed, deleted, an extra one inserted,
+ * the frame cut there): the damage is counted, as a CRC error or, when the damaged frame passed
+ * for text, as a lost frame at the next frame. Never silently. (Not the stream's first frame: a
+ * reader that never saw a frame cannot miss one.) */
+static void damaged_frames_are_never_silent(void **state)
+{
+    (void)state;
+    fake_device_t *d = stream(120, 3);
+    size_t start[256], end[256];
+    size_t nf = frame_spans(d->out, d->out_len, start, end, 256);
+    static const aioprof_reader_sink_t none = {0};
+    aioprof_reader_t before, r;
+    aioprof_reader_init(&before, &none, NULL);
+    aioprof_reader_feed(&before, d->out, end[0]);
+    uint64_t damaged = 0, counted = 0;
+    for (size_t f = 1; f + 1 < nf; f++) {
+        size_t flen = end[f] - start[f];
+        for (size_t i = 1; i + 1 < flen; i++) {
+            for (int how = 0; how < 4; how++) {
+                uint8_t buf[1024];
+                size_t n = 0;
+                n = append(buf, n, d->out + start[f], i);
+                if (how == 0) {
+                    buf[n++] = (uint8_t)(d->out[start[f] + i] ^ 0x5A);
+                    n = append(buf, n, d->out + start[f] + i + 1, flen - i - 1);
+                } else if (how == 1) {
+                    n = append(buf, n, d->out + start[f] + i + 1, flen - i - 1);
+                } else if (how == 2) {
+                    buf[n++] = 0xA7;
+                    n = append(buf, n, d->out + start[f] + i, flen - i);
+                } else {
+                    buf[n++] = 0;
+                }
+                n = append(buf, n, d->out + start[f + 1], end[f + 1] - start[f + 1]);
+                r = before;
+                aioprof_reader_feed(&r, buf, n);
+                damaged++;
+                if (r.stats.crc_errors > before.stats.crc_errors || r.stats.lost_frames > before.stats.lost_frames) {
+                    counted++;
+                } else {
+                    print_message("frame %zu, byte %zu, damage %d: not counted\n", f, i, how);
+                }
+            }
+        }
+        aioprof_reader_feed(&before, d->out + start[f], end[f] - start[f]);
+    }
+    assert_true(damaged > 1000);
+    assert_int_equal(counted, damaged);
+    fake_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +427,10 @@ int main(void)
         cmocka_unit_test(text_segments),
         cmocka_unit_test(malformed_unknown_and_unsupported),
         cmocka_unit_test(sequence_gaps_and_boot),
+        cmocka_unit_test(duplicated_stretch_is_skipped),
+        cmocka_unit_test(late_frame_and_wrapped_sequence),
+        cmocka_unit_test(device_text_with_control_bytes),
+        cmocka_unit_test(damaged_frames_are_never_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

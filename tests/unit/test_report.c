@@ -1,6 +1,9 @@
 /* host/report_text.c and host/report_json.c: the device library on a fake clock runs a known
  * workload; the reports must show exactly what it did, and nothing a hostile name holds. */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* wcswidth */
+#endif
+#include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include <cJSON.h>
 #include <cmocka.h>
@@ -293,13 +297,124 @@ static void test_empty_stream(void **state)
     pipeline_free(p);
 }
 
+/* pipeline_restart: a pipeline that read another stream (hostile names, drops, many instances),
+ * once restarted, reads a stream to exactly the reports of a new pipeline. */
+static void test_restart_is_fresh(void **state)
+{
+    (void)state;
+    truth_t tr;
+    fake_device_t *d = workload(&tr, 0);
+    fake_device_t *other = workload(&tr, 1);
+    pipeline_t *fresh = feed(d);
+    pipeline_config_t cfg = {0};
+    cfg.slow_us = 20000;
+    pipeline_t *p = pipeline_new(&cfg);
+    assert_non_null(p);
+    pipeline_feed(p, other->out, other->out_len);
+    pipeline_link_down(p);
+    pipeline_feed(p, d->out, d->out_len / 2);
+    pipeline_restart(p);
+    pipeline_feed(p, d->out, d->out_len);
+    pipeline_finish(p);
+    for (int json = 0; json <= 1; json++) {
+        for (int by_instance = 0; by_instance <= 1; by_instance++) {
+            size_t a_len, b_len;
+            char *a = render(fresh, json, STATS_SORT_TOTAL, 1, by_instance, &a_len);
+            char *b = render(p, json, STATS_SORT_TOTAL, 1, by_instance, &b_len);
+            assert_string_equal(a, b);
+            free(a);
+            free(b);
+        }
+    }
+    pipeline_free(p);
+    pipeline_free(fresh);
+    fake_free(other);
+    fake_free(d);
+}
+
+/* The display width of a line as a terminal shows it (wcswidth under the UTF-8 locale). */
+static int line_columns(const char *line, size_t len)
+{
+    wchar_t wide[1024];
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%.*s", (int)len, line);
+    size_t n = mbstowcs(wide, copy, sizeof wide / sizeof wide[0]);
+    assert_true(n != (size_t)-1);
+    return wcswidth(wide, n);
+}
+
+/* Names in CJK (two columns a glyph), with combining marks and zero-width spaces (none): every line
+ * of the table is as wide as the others, by name and by instance (with a label). */
+static void test_text_report_columns(void **state)
+{
+    (void)state;
+    static aioprof_task_t t[4];
+    static const char *const names[4] = {
+        "\xE4\xBC\xA0\xE6\x84\x9F\xE5\x99\xA8\xE4\xBB\xBB\xE5\x8A\xA1", /* 5 CJK ideographs */
+        "e\xCC\x81te\xCC\x81_cafe\xCC\x81",                                   /* e + U+0301 ... */
+        "zero\xE2\x80\x8Bwidth\xE2\x80\x8Bspace",                              /* U+200B twice */
+        "plain",
+    };
+    fake_device_t *d = fake_new(30, 1000, 8192);
+    assert_non_null(d);
+    for (int i = 0; i < 4; i++) {
+        aioprof_task_created(&d->prof, &t[i], names[i], strlen(names[i]));
+    }
+    aioprof_task_label(&d->prof, &t[0], "\xE6\xB8\xA9\xE5\xBA\xA6", 6); /* a CJK label */
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 4; i++) {
+            d->clock += 10;
+            aioprof_enter(&d->prof, &t[i]);
+            d->clock += 100 + (uint64_t)i;
+            aioprof_exit(&d->prof, &t[i], AIOPROF_EXIT_YIELD);
+            aioprof_drain(&d->prof);
+        }
+    }
+    fake_flush_all(d);
+    pipeline_t *p = feed(d);
+    for (int by_instance = 0; by_instance <= 1; by_instance++) {
+        size_t len;
+        char *out = render(p, 0, STATS_SORT_TOTAL, 1, by_instance, &len);
+        int width = -1, lines = 0;
+        for (const char *line = out; *line;) {
+            const char *eol = strchr(line, '\n');
+            size_t n = eol ? (size_t)(eol - line) : strlen(line);
+            /* the table's lines: they start with a box glyph */
+            if (strncmp(line, "\xE2\x94", 2) == 0) {
+                int w = line_columns(line, n);
+                if (width < 0) {
+                    width = w;
+                }
+                if (w != width) {
+                    fprintf(stderr, "line %d is %d columns, the first %d:\n%s", lines, w, width, out);
+                }
+                assert_int_equal(w, width);
+                lines++;
+            }
+            line += n + (eol != NULL);
+        }
+        assert_int_equal(lines, 4 + 4 + 1 + 1); /* rules, head, rows, outside tasks */
+        assert_non_null(strstr(out, names[0]));
+        free(out);
+    }
+    pipeline_free(p);
+    fake_free(d);
+}
+
 int main(void)
 {
+    /* widths are the terminal's, under the locale; the tests use UTF-8 */
+    if (setlocale(LC_ALL, "C.UTF-8") == NULL && setlocale(LC_ALL, "en_US.UTF-8") == NULL) {
+        fputs("test_report: no UTF-8 locale here\n", stderr);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_lower_bounds),
         cmocka_unit_test(test_empty_stream),
+        cmocka_unit_test(test_text_report_columns),
+        cmocka_unit_test(test_restart_is_fresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

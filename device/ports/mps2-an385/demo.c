@@ -160,12 +160,12 @@ static int demo_wait_go(void)
     }
 }
 
-/* Sends everything the hook holds, including a DROPPED it still owes (it goes out with the next
- * period's frame). Returns 0, or -1 when the ring does not empty in time. */
+/* Stops the hook and sends everything it holds: a DROPPED it still owes, then the HELLO that tells
+ * the host nothing was left behind. Returns 0, or -1 when the ring does not empty in time. */
 static int demo_finish(void)
 {
     uint32_t start = timer_us();
-    aioprof_flush(&demo_prof);
+    aioprof_close(&demo_prof);
     while (!aioprof_idle(&demo_prof)) {
         aioprof_drain(&demo_prof);
         if (sched_since(start, timer_us()) > DEMO_FINISH_TIMEOUT_US) {

@@ -1,0 +1,75 @@
+# shellcheck shell=bash disable=SC2154,SC2034  # the knobs and paths come from run.sh and bench_lib.bash
+# Part "device" of tests/bench/run.sh: the hook's x86-64 instructions per event under callgrind,
+# and its code size per Cortex-M target.
+
+# Instructions per event of one bench binary and pattern: two runs, N and 2N events, so that the
+# difference is N events' worth with start-up cancelled out; the same two with --no-hook measure
+# the driving loop, which is taken away. Prints "PER_EVENT LOOP" or nothing.
+device_cost() {
+    local bin=$1 label=$2
+    shift 2
+    local irs=() mode n
+    for mode in hook no-hook; do
+        for n in "$device_events" $((device_events * 2)); do
+            local flag=("$@")
+            [ "$mode" = no-hook ] && flag+=(--no-hook)
+            valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$label.$mode.$n" "$bin" "$n" "${flag[@]}" \
+                > "$tmp/bench.$label.$mode.$n" 2> "$tmp/cg.$label.$mode.$n.log"
+            irs+=("$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$label.$mode.$n" 2>/dev/null)")
+        done
+    done
+    [ -n "${irs[0]}" ] && [ -n "${irs[1]}" ] && [ -n "${irs[2]}" ] && [ -n "${irs[3]}" ] || return 1
+    awk -v a="${irs[0]}" -v b="${irs[1]}" -v c="${irs[2]}" -v d="${irs[3]}" -v n="$device_events" \
+        'BEGIN { printf "%.1f %.1f\n", ((b - a) - (d - c)) / n, (d - c) / n }'
+}
+
+part_device() {
+    local bench_device=$build/tests/bench/bench_device bench_runtime=$build/tests/bench/bench_device_runtime
+    local variant label bin opt what per_event loop native
+    if ! have "$bench_device" || ! have "$bench_runtime"; then
+        skip device "$bench_device or $bench_runtime is not built"
+    elif ! command -v valgrind >/dev/null; then
+        skip device "valgrind is not installed (apt-get install valgrind)"
+    else
+        say "device: x86-64 instructions per event, all in (record, frame, COBS, CRC, drain, the port's clock;"
+        say "        callgrind, $device_events and $((device_events * 2)) events, the driving loop's own instructions taken away; target <= 80):"
+        for variant in "bound:$bench_device:" "bound-churn:$bench_device:--churn" "runtime:$bench_runtime:" \
+                       "runtime-churn:$bench_runtime:--churn"; do
+            IFS=: read -r label bin opt <<< "$variant"
+            opts=()
+            [ -n "$opt" ] && opts=("$opt")
+            case $label in
+                bound) what="port bound at compile time (a firmware's best case), long-lived tasks and workers" ;;
+                bound-churn) what="port bound at compile time, every task recreated now and then (--churn)" ;;
+                runtime) what="port called through pointers (the build the simulator and MicroPython use), long-lived tasks and workers" ;;
+                runtime-churn) what="port called through pointers, --churn" ;;
+            esac
+            if read -r per_event loop < <(device_cost "$bin" "$label" "${opts[@]}"); then
+                native=$("$bin" 2000000 "${opts[@]}" 2>/dev/null)
+                say "  $(printf '%6s' "$per_event") per event, $(echo "$native" | awk '{ print $6 }') bytes per event, loop $loop taken away: $what"
+                case $label in
+                    bound) summary_row "device hook, x86-64 instructions per event, port bound (best case)" "<= 80" \
+                               "$per_event" "$(verdict "$per_event" '<=' 80)" ;;
+                    runtime) summary_row "device hook, x86-64 instructions per event, port through pointers" "<= 80" \
+                               "$per_event" "$(verdict "$per_event" '<=' 80)" ;;
+                esac
+            else
+                say "  skipped: callgrind gave no instruction count for $label (see $tmp/cg.$label.*.log)"
+            fi
+        done
+    fi
+    say ""
+
+    if command -v arm-none-eabi-gcc >/dev/null; then
+        bash "$src/cmake/arm-build.sh" "$arm_build" > "$tmp/arm.log" 2>&1
+        if [ -s "$arm_build/summary.txt" ]; then
+            say "code size (arm-none-eabi-gcc -Os, linked with --gc-sections; target <= 1536 B code, <= 64 B state):"
+            sed 's/^arm: /  /' "$arm_build/summary.txt"
+        else
+            skip "code size" "the arm build failed: $(tail -1 "$tmp/arm.log")"
+        fi
+    else
+        skip "code size" "arm-none-eabi-gcc is not installed (make arm installs it)"
+    fi
+    say ""
+}

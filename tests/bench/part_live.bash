@@ -1,0 +1,123 @@
+# shellcheck shell=bash disable=SC2154,SC2034  # the knobs and paths come from run.sh and bench_lib.bash
+# Part "live" of tests/bench/run.sh: the live table's CPU, drawn in a tmux pane of 120x40, while
+# it reads a pty that tests/bench/pty_pacer.c feeds with a capture at a link's pace: a UART
+# trickle (11.5 kB/s in BENCH_TRICKLE_CHUNK-byte writes, 8 as a 16550's receive FIFO hands them
+# over) and 1 MB/s (BENCH_FAST_CHUNK bytes a millisecond, as USB full speed frames them). Each
+# against `cat` reading the same pace, the least any reader pays, in the same round. Then the
+# live table replaying the instances workload's long session flat out, against --report.
+
+# live_capture FILE WORKLOAD: a capture of the workload holding at least 1 MB/s for the window
+# plus 20 s of slack for the start (the table comes up in well under a second), kept for the
+# next run.
+live_capture() {
+    local file=$1 workload=$2 rate seconds
+    "$sim" -w "$workload" --clock virtual --duration 10 -o "$tmp/sample.aiop" 2> /dev/null
+    rate=$(( $(stat -c %s "$tmp/sample.aiop" 2>/dev/null || echo 0) / 10 ))
+    rm -f "$tmp/sample.aiop"
+    [ "$rate" -gt 0 ] || return 1
+    seconds=$(( fast_rate * (live_seconds + 20) / rate + 1 ))
+    if [ -s "$file" ] && [ -s "$file.log" ] && [ "$file" -nt "$sim" ] &&
+       [ "$(stat -c %s "$file")" -ge $(( fast_rate * (live_seconds + 19) )) ]; then
+        return 0
+    fi
+    rm -f "$file"
+    make_capture "$file" -w "$workload" --clock virtual --duration "$seconds"
+}
+
+# live_once OUT READER CAPTURE RATE CHUNK: one window, its "CPU_PERCENT B/S WINDOW" line added to OUT.
+live_once() {
+    local out=$1 reader=$2 capture=$3 rate=$4 chunk=$5 line
+    if line=$(python3 "$measure" live --reader "$reader" --top "$top" --pacer "$pacer" --capture "$capture" \
+            --rate "$rate" --chunk "$chunk" --seconds "$live_seconds" --size 120x40 --work "$tmp" 2> "$tmp/live.err"); then
+        echo "$line" >> "$out"
+    else
+        say "  one $reader window failed: $(tail -1 "$tmp/live.err")"
+    fi
+}
+
+live_say() { # LABEL TOP_FILE CAT_FILE
+    local cpu rate cat_cpu ratio
+    cpu=$(median_of "$2" 1)
+    rate=$(median_of "$2" 2)
+    if [ -s "$3" ]; then
+        cat_cpu=$(median_of "$3" 1)
+        ratio=$(ratio_of "$2" "$3" 1)
+        say "  $1: $(fix 2 "$cpu") % of a core at $(fix 0 "$rate") B/s; cat: $(fix 2 "$cat_cpu") %; aioprof-top $(fix 1 "$ratio")x cat"
+    else
+        say "  $1: $(fix 2 "$cpu") % of a core at $(fix 0 "$rate") B/s"
+    fi
+}
+
+part_live() {
+    local busy=$work/live-busy.aiop inst=$work/live-instances.aiop session=$work/instances-${session_seconds}s.aiop
+    local cpu ratio t_tui t_rep f
+    if ! have "$top" || ! have "$sim" || ! have "$pacer"; then
+        skip "live" "aioprof-top, aioprof-sim or tests/bench/pty_pacer is not built"
+        say ""
+        return
+    elif ! command -v tmux >/dev/null; then
+        skip "live" "tmux is not installed (apt-get install tmux)"
+        say ""
+        return
+    fi
+    if ! live_capture "$busy" busy || ! live_capture "$inst" instances; then
+        skip "live" "the simulator could not make the captures"
+        say ""
+        return
+    fi
+    for f in top.trickle cat.trickle top.fast cat.fast top.inst; do rm -f "$tmp/live.$f"; done
+    for _ in $(seq "$live_runs"); do
+        live_once "$tmp/live.top.trickle" top "$busy" "$trickle_rate" "$trickle_chunk"
+        live_once "$tmp/live.cat.trickle" cat "$busy" "$trickle_rate" "$trickle_chunk"
+        live_once "$tmp/live.top.fast" top "$busy" "$fast_rate" "$fast_chunk"
+        live_once "$tmp/live.cat.fast" cat "$busy" "$fast_rate" "$fast_chunk"
+        live_once "$tmp/live.top.inst" top "$inst" "$fast_rate" "$fast_chunk"
+    done
+    say "live table (aioprof-top PTY, drawn in a 120x40 tmux pane), CPU over ${live_seconds} s windows once the table"
+    say "shows the device (/proc/PID/schedstat), median of $live_runs rounds interleaved with cat on the same pace:"
+    if [ -s "$tmp/live.top.trickle" ]; then
+        live_say "busy capture, UART trickle ($trickle_rate B/s in $trickle_chunk-byte writes)" "$tmp/live.top.trickle" "$tmp/live.cat.trickle"
+        cpu=$(fix 2 "$(median_of "$tmp/live.top.trickle" 1)")
+        summary_row "live table, CPU at a UART trickle ($trickle_rate B/s, $trickle_chunk-byte writes)" "< 1 %" \
+            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.top.trickle" "$tmp/live.cat.trickle" 1)")x cat)" "$(verdict "$cpu" '<' 1)"
+    fi
+    if [ -s "$tmp/live.top.fast" ]; then
+        live_say "busy capture, 1 MB/s ($fast_chunk-byte writes)" "$tmp/live.top.fast" "$tmp/live.cat.fast"
+        cpu=$(fix 2 "$(median_of "$tmp/live.top.fast" 1)")
+        summary_row "live table, CPU at 1 MB/s (busy)" "< 2 %" \
+            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.top.fast" "$tmp/live.cat.fast" 1)")x cat)" "$(verdict "$cpu" '<' 2)"
+    fi
+    if [ -s "$tmp/live.top.inst" ]; then
+        live_say "instances capture, 1 MB/s ($fast_chunk-byte writes)" "$tmp/live.top.inst" "$tmp/live.cat.fast"
+        cpu=$(fix 2 "$(median_of "$tmp/live.top.inst" 1)")
+        summary_row "live table, CPU at 1 MB/s (instances)" "-" \
+            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.top.inst" "$tmp/live.cat.fast" 1)")x cat)" ""
+    fi
+
+    # the live table replaying flat out, against --report, on the instances workload's long session
+    if ! make_capture "$session" -w instances --clock virtual --duration "$session_seconds"; then
+        skip "live vs --report" "the simulator could not make the capture"
+        say ""
+        return
+    fi
+    rm -f "$tmp/live.tui" "$tmp/live.rep"
+    for _ in $(seq "$runs"); do
+        if python3 "$measure" tui-replay --top "$top" --file "$session" --size 120x40 --work "$tmp" \
+                >> "$tmp/live.tui" 2> "$tmp/live.err"; then
+            times_of "$tmp/live.rep" "$top" -r "$session" --report
+        else
+            say "  one live replay failed: $(tail -1 "$tmp/live.err")"
+        fi
+    done
+    if [ -s "$tmp/live.tui" ] && [ -s "$tmp/live.rep" ]; then
+        ratio=$(ratio_of "$tmp/live.tui" "$tmp/live.rep" 2)
+        t_tui=$(median_of "$tmp/live.tui" 2)
+        t_rep=$(median_of "$tmp/live.rep" 2)
+        say "  replaying the instances workload's $session_seconds s session ($(( $(stat -c %s "$session") / 1000 )) kB) flat out (--speed 0), CPU time,"
+        say "  $runs rounds interleaved: live table $(fix 3 "$t_tui") s (wall $(fix 3 "$(median_of "$tmp/live.tui" 1)") s until 'end of recording'"
+        say "  showed), --report $(fix 3 "$t_rep") s (wall $(fix 3 "$(median_of "$tmp/live.rep" 1)") s): the live table takes $(fix 1 "$ratio")x the time"
+        summary_row "live table vs --report, replaying the instances session (CPU time)" "<= 2x" \
+            "$(fix 1 "$ratio")x ($(fix 3 "$t_tui") s vs $(fix 3 "$t_rep") s)" "$(verdict "$ratio" '<=' 2)"
+    fi
+    say ""
+}

@@ -1,0 +1,99 @@
+# shellcheck shell=bash disable=SC2154,SC2034  # the knobs and paths come from run.sh and bench_lib.bash
+# Parts "replay" and "export" of tests/bench/run.sh: aioprof-top -r FILE --report over a large
+# capture of the busy workload, against cat and md5sum of the same file, run by run interleaved
+# (the page cache warm); and --export-trace against --report on the same capture, interleaved.
+
+part_replay() {
+    local capture=$work/busy-${capture_mb}MB.aiop rate seconds size t_top t_cat t_md5 r_cat r_md5 mbs events
+    if ! have "$top" || ! have "$sim"; then
+        skip "replay" "aioprof-top or aioprof-sim is not built"
+        say ""
+        return
+    fi
+    if [ ! -s "$capture" ] || [ "$sim" -nt "$capture" ]; then
+        # device seconds for the size, from a 10-second sample of the busy workload
+        "$sim" -w busy --clock virtual --duration 10 -o "$tmp/sample.aiop" 2> /dev/null
+        rate=$(( $(stat -c %s "$tmp/sample.aiop" 2>/dev/null || echo 0) / 10 ))
+        rm -f "$tmp/sample.aiop"
+        if [ "$rate" -gt 0 ]; then
+            seconds=$(( capture_mb * 1000000 / rate + 1 ))
+            say "replay: making a ${capture_mb} MB capture: busy workload, $seconds device seconds at $rate B/s ..."
+            rm -f "$capture"
+            make_capture "$capture" -w busy --clock virtual --duration "$seconds"
+        fi
+    fi
+    if [ ! -s "$capture" ]; then
+        skip "replay" "the simulator could not make the capture (aioprof-sim -w busy --clock virtual)"
+        say ""
+        return
+    fi
+    if ! "$top" -r "$capture" --report > "$tmp/report.txt" 2> "$tmp/report.err"; then
+        skip "replay" "aioprof-top -r FILE --report failed: $(head -1 "$tmp/report.err")"
+        say ""
+        return
+    fi
+    size=$(stat -c %s "$capture")
+    events=$(events_in "$capture.log")
+    cat "$capture" > /dev/null
+    rm -f "$tmp/replay.top" "$tmp/replay.cat" "$tmp/replay.md5"
+    for _ in $(seq "$runs"); do
+        times_of "$tmp/replay.top" "$top" -r "$capture" --report
+        times_of "$tmp/replay.cat" cat "$capture"
+        times_of "$tmp/replay.md5" md5sum "$capture"
+    done
+    t_top=$(median_of "$tmp/replay.top" 1)
+    t_cat=$(median_of "$tmp/replay.cat" 1)
+    t_md5=$(median_of "$tmp/replay.md5" 1)
+    r_cat=$(fix 1 "$(ratio_of "$tmp/replay.top" "$tmp/replay.cat" 1)")
+    r_md5=$(fix 2 "$(ratio_of "$tmp/replay.top" "$tmp/replay.md5" 1)")
+    mbs=$(awk -v s="$size" -v t="$t_top" 'BEGIN { printf "%.0f", s / t / 1e6 }')
+    say "replay of a $((size / 1000000)) MB capture of the busy workload (${events:-?} events), page cache warm,"
+    say "$runs rounds of aioprof-top, cat and md5sum interleaved; medians, and medians of the per-round ratios:"
+    awk -v s="$size" -v a="$t_top" -v c="$t_cat" -v m="$t_md5" -v rc="$r_cat" -v rm="$r_md5" -v e="${events:-0}" 'BEGIN {
+        printf "  aioprof-top -r FILE --report: %7.1f MB/s", s / a / 1e6
+        if (e > 0) printf ", %.1f M events/s", e / a / 1e6
+        printf " (%.3f s)\n", a
+        printf "  md5sum FILE:                  %7.1f MB/s (%.3f s); aioprof-top takes %sx its time\n", s / m / 1e6, m, rm
+        printf "  cat FILE > /dev/null:         %7.1f MB/s (%.3f s); aioprof-top takes %sx its time\n", s / c / 1e6, c, rc }'
+    summary_row "replay, decode + aggregate, one core (-r busy, $((size / 1000000)) MB, --report)" \
+        ">= 300 MB/s: <= 1.6x md5sum" "$mbs MB/s, ${r_md5}x md5sum, ${r_cat}x cat" "$(verdict "$r_md5" '<=' 1.6)"
+    say ""
+}
+
+part_export() {
+    local capture=$tmp/session-busy.aiop json=$work/export-trace.json t_rep t_exp ratio json_mb
+    if ! have "$top" || ! have "$sim"; then
+        skip "export" "aioprof-top or aioprof-sim is not built"
+        say ""
+        return
+    fi
+    if [ ! -s "$capture" ] && ! "$sim" -w busy --clock virtual --duration "$session_seconds" -q -o "$capture"; then
+        skip "export" "the simulator could not make the capture"
+        say ""
+        return
+    fi
+    rm -f "$tmp/export.rep" "$tmp/export.exp" "$json"
+    if ! "$top" -r "$capture" --report --export-trace "$json" --force > /dev/null 2> "$tmp/export.err"; then
+        skip "export" "aioprof-top --export-trace failed: $(head -1 "$tmp/export.err")"
+        rm -f "$json"
+        say ""
+        return
+    fi
+    json_mb=$(awk -v b="$(stat -c %s "$json")" 'BEGIN { printf "%.0f", b / 1e6 }')
+    for _ in $(seq "$runs"); do
+        rm -f "$json"
+        times_of "$tmp/export.rep" "$top" -r "$capture" --report
+        times_of "$tmp/export.exp" "$top" -r "$capture" --report --export-trace "$json" --force
+    done
+    rm -f "$json"
+    t_rep=$(median_of "$tmp/export.rep" 1)
+    t_exp=$(median_of "$tmp/export.exp" 1)
+    ratio=$(fix 1 "$(ratio_of "$tmp/export.exp" "$tmp/export.rep" 1)")
+    say "export: the busy workload's $session_seconds s session ($(( $(stat -c %s "$capture") / 1000000 )) MB), $runs rounds interleaved:"
+    awk -v r="$t_rep" -v e="$t_exp" -v q="$ratio" -v j="$json_mb" 'BEGIN {
+        printf "  --report:                     %.3f s\n", r
+        printf "  --report --export-trace FILE: %.3f s, %.0f MB of JSON (%.0f MB/s); %sx the time of --report\n", e, j, j / e, q }'
+    summary_row "--export-trace, time against --report (busy, $session_seconds s)" "<= 6x" "${ratio}x" \
+        "$(verdict "$ratio" '<=' 6)"
+    say ""
+}

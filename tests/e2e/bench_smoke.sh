@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `make bench` stays usable: tests/bench/run.sh with tiny knobs gives a figure in every summary
+# row of the parts it runs (wire, memory, replay, export, live: all but the callgrind ones), and
+# skips nothing; tests/bench/pty_pacer hands a reader a capture's bytes unchanged and in order.
+# No figure's value is checked: how fast this machine is proves nothing (docs/building.md).
+set -uo pipefail
+: "${AIOPROF_BUILD:?AIOPROF_BUILD must name the build directory}"
+: "${AIOPROF_SIM:?AIOPROF_SIM must name the aioprof-sim binary}"
+src=${AIOPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+pacer=$AIOPROF_BUILD/tests/bench/pty_pacer
+[ -x "$pacer" ] || { echo "SKIP: $pacer is not built" >&2; exit 77; }
+command -v tmux >/dev/null || { echo "SKIP: tmux is not installed (apt-get install tmux)" >&2; exit 77; }
+[ -x /usr/bin/time ] || { echo "SKIP: GNU time is not installed (apt-get install time)" >&2; exit 77; }
+tmp=$(mktemp -d)
+pacer_pid=""
+cleanup() {
+    [ -n "$pacer_pid" ] && kill "$pacer_pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+status=0
+
+# ---- the pacer: what a reader gets is the capture's first bytes, in 8-byte writes
+"$AIOPROF_SIM" -w busy --clock virtual --duration 5 -q -o "$tmp/cap.aiop"
+"$pacer" "$tmp/cap.aiop" 400000 8 120 "$tmp/link" 2> "$tmp/pacer.log" &
+pacer_pid=$!
+for _ in $(seq 600); do [ -s "$tmp/link" ] && break; sleep 0.1; done
+if [ ! -s "$tmp/link" ]; then
+    echo "FAIL pty_pacer: no pty named in 60 s: $(cat "$tmp/pacer.log")"
+    exit 1
+fi
+timeout 120 head -c 50000 "$(cat "$tmp/link")" > "$tmp/got"
+kill "$pacer_pid" 2>/dev/null
+wait "$pacer_pid" 2>/dev/null
+pacer_pid=""
+if cmp -s "$tmp/got" <(head -c 50000 "$tmp/cap.aiop"); then
+    echo "ok   pty_pacer: 50000 bytes as in the capture ($(cat "$tmp/pacer.log"))"
+else
+    echo "FAIL pty_pacer: the reader got $(stat -c %s "$tmp/got") bytes that differ from the capture's"
+    status=1
+fi
+
+# ---- run.sh, every part but the callgrind ones, at the smallest sizes
+BENCH_WORK=$tmp/work BENCH_ONLY="wire memory replay export live" BENCH_RUNS=1 BENCH_CAPTURE_MB=2 \
+BENCH_SESSION_SECONDS=20 BENCH_TASKS=1000 BENCH_MEMORY_SECONDS=5 BENCH_SCALE_TASKS="40 400" \
+BENCH_LIVE_SECONDS=1 BENCH_LIVE_RUNS=1 \
+    bash "$src/tests/bench/run.sh" "$AIOPROF_BUILD" > "$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+[ "$rc" -eq 0 ] || { echo "FAIL run.sh exited with $rc"; status=1; }
+if grep -E 'skipped|failed' "$tmp/out"; then
+    echo "FAIL run.sh skipped a figure or a run failed"
+    status=1
+fi
+rows=(
+    "wire bytes per event, seed," "wire bytes per event, instances," "wire bytes per event, busy,"
+    "wire bytes per event, busy --tasks 4000," "memory (MiB) against distinct live tasks"
+    "memory (MiB) against task instances created" "replay, decode + aggregate"
+    "--export-trace, time against --report" "live table, CPU at a UART trickle"
+    "live table, CPU at 1 MB/s (busy)" "live table, CPU at 1 MB/s (instances)"
+    "live table vs --report"
+)
+for row in "${rows[@]}"; do
+    line=$(grep -F -- "  $row" "$tmp/out" | grep -F ' | ' | head -1)
+    measured=$(echo "$line" | awk -F' [|] ' '{ gsub(/ +$/, "", $3); print $3 }')
+    if [ -z "$line" ] || [ -z "$measured" ] || [[ $measured == *"?"* ]]; then
+        echo "FAIL the summary has no figure for '$row'"
+        status=1
+    fi
+done
+[ "$status" -eq 0 ] && echo "ok   run.sh: every row has a figure"
+exit $status

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# A terminal that is some session's controlling terminal (a user's shell) is never read: refused
+# at the start with one sentence, and not reattached to when, after the board went away, a new
+# shell's terminal takes its path (the ttyFAKE link stands for a /dev/pts/N number reused by a
+# new terminal window). The shell keeps its keystrokes; none reach aioprof-top or its recording.
+set -euo pipefail
+source "$(dirname "$0")/io_common.bash"
+
+# shell_start NAME [late]: a pty whose slave is the controlling terminal of a new session, as a
+# terminal window's shell has it. The "shell" appends what it reads to $WORK/NAME.typed; the
+# pty's path is written to $WORK/NAME.path; writing a line to $WORK/NAME.keys types it into the
+# terminal. late: the shell starts only once $WORK/NAME.go exists (the pty is there before).
+shell_start() {
+    local name=$1
+    python3 - "$WORK/$name" "${2:-}" <<'PY' &
+import fcntl, os, sys, termios, time
+base = sys.argv[1]
+master, slave = os.openpty()
+path = os.ttyname(slave)
+open(base + ".path.tmp", "w").write(path)
+os.rename(base + ".path.tmp", base + ".path")
+while sys.argv[2] == "late" and not os.path.exists(base + ".go"):
+    time.sleep(0.05)
+pid = os.fork()
+if pid == 0:
+    os.close(master)
+    os.setsid()
+    fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+    for fd in (0, 1, 2):
+        os.dup2(slave, fd)
+    # line by line, as a shell reads (its own settings: whoever had the pty before may have left
+    # it raw)
+    mode = termios.tcgetattr(0)
+    mode[3] |= termios.ICANON
+    mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
+    termios.tcsetattr(0, termios.TCSANOW, mode)
+    with open(base + ".typed", "ab", buffering=0) as out:
+        while True:
+            try:
+                line = os.read(0, 1024)
+            except OSError:
+                break  # the terminal window closed
+            out.write(line)
+    os._exit(0)
+os.close(slave)
+# types what appears in NAME.keys, like a user at the keyboard; ends with the test
+typed = 0
+while True:
+    try:
+        keys = open(base + ".keys", "rb").read()
+    except FileNotFoundError:
+        keys = b""
+    if len(keys) > typed:
+        os.write(master, keys[typed:])
+        typed = len(keys)
+    time.sleep(0.05)
+PY
+    IO_PIDS+=($!)
+    local i
+    for ((i = 0; i < 300; i++)); do
+        [ -s "$WORK/$name.path" ] && return 0
+        sleep 0.1
+    done
+    fail "the shell's pty did not start"
+}
+
+# 1. at the start: refused, exit 1, one sentence naming the path and the session
+shell_start first
+ln -s "$(cat "$WORK/first.path")" "$WORK/ttyS"
+rc=0
+timeout 60 "$TOP" "$WORK/ttyS" --report --duration 5 > "$WORK/first.out" 2> "$WORK/first.err" < /dev/null || rc=$?
+[ "$rc" = 1 ] || fail "a session's terminal was opened (exit $rc): $(cat "$WORK/first.err")"
+grep -q "$WORK/ttyS is the controlling terminal of a session (python3, session [0-9]*): reading it would take" \
+    "$WORK/first.err" || fail "the refusal said: $(cat "$WORK/first.err")"
+[ "$(grep -c . "$WORK/first.err")" = 1 ] || fail "more than one sentence: $(cat "$WORK/first.err")"
+
+# 2. on reconnect: the board (a pty fed with a capture) goes away, a shell's terminal takes its
+#    path; aioprof-top says once why it does not use it, and keeps waiting
+"$SIM" -w busy --events 3000 -q -o "$WORK/raw.bin"
+pty_start "$WORK/ttyDEV" "$WORK/raw.bin"
+ln -s "$(readlink "$WORK/ttyDEV")" "$WORK/ttyFAKE"
+timeout 120 "$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.aiop" > "$WORK/session.out" 2> "$WORK/session.err" \
+    < /dev/null &
+top=$!
+IO_PIDS+=("$top")
+wait_for_text "$WORK/session.err" "opened $WORK/ttyFAKE" 60 || fail "aioprof-top did not open the board"
+pty_stop "$WORK/ttyDEV"
+wait_for_text "$WORK/session.err" "ttyFAKE went away" 60 || fail "the unplug was not seen: $(cat "$WORK/session.err")"
+shell_start second
+ln -sfn "$(cat "$WORK/second.path")" "$WORK/ttyFAKE"
+wait_for_text "$WORK/session.err" "ttyFAKE is back, but as the controlling terminal of a session" 60 \
+    || fail "the shell's terminal was not refused: $(grep -v '^device:' "$WORK/session.err")"
+# the user types a password; the shell, not aioprof-top, gets it
+echo "hunter2-typed-password" > "$WORK/second.keys"
+wait_for_text "$WORK/second.typed" "hunter2-typed-password" 60 || fail "the shell did not get its keystrokes"
+kill -INT "$top"
+rc=0
+wait "$top" || rc=$?
+[ "$rc" = 0 ] || fail "aioprof-top exited $rc: $(grep -v '^device:' "$WORK/session.err")"
+grep -q "ttyFAKE is back\.$" "$WORK/session.err" && fail "it reattached to the shell's terminal"
+grep -aq "hunter2" "$WORK/session.err" "$WORK/session.out" "$WORK/session.aiop" && fail "the keystrokes reached aioprof-top"
+[ "$(grep -c "is back, but as the controlling terminal" "$WORK/session.err")" = 1 ] || fail "the refusal was not said once"
+
+# 3. a terminal that becomes a session's while aioprof-top has it open (a terminal window that
+#    took the pty between the check and the open): let go of at once, said; nothing typed is read
+shell_start third late
+ln -s "$(cat "$WORK/third.path")" "$WORK/ttyLATE"
+timeout 120 "$TOP" -v "$WORK/ttyLATE" --report > "$WORK/late.out" 2> "$WORK/late.err" < /dev/null &
+top=$!
+IO_PIDS+=("$top")
+wait_for_text "$WORK/late.err" "opened $WORK/ttyLATE" 60 || fail "aioprof-top did not open the pty"
+touch "$WORK/third.go"
+wait_for_text "$WORK/late.err" "ttyLATE became the controlling terminal of a session \(python3, session [0-9]*\): let go" 60 \
+    || fail "the new session's terminal was kept: $(cat "$WORK/late.err")"
+echo "hunter3-typed-password" > "$WORK/third.keys"
+wait_for_text "$WORK/third.typed" "hunter3-typed-password" 60 || fail "the late shell did not get its keystrokes"
+kill -INT "$top"
+wait "$top" || fail "aioprof-top failed: $(cat "$WORK/late.err")"
+grep -aq "hunter3" "$WORK/late.err" "$WORK/late.out" && fail "the late shell's keystrokes reached aioprof-top"
+echo "io_ctty: all checks passed"

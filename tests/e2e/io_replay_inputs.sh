@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# What --replay reads besides a plain recording:
+#   - two recordings concatenated (cat a b): read as one session with a gap between them, their
+#     figures adding up; bytes after the end that are not a recording: counted, said, ignored;
+#   - a raw capture with more than 64 KiB of device text before its first frame (a long boot log);
+#   - a FIFO: open() does not wait for a writer; a late writer is read, one that never comes ends
+#     with --duration, or with Ctrl-C (the normal exit, no "Interrupted system call");
+#   - standard input, "-r -": a raw capture or a recording piped in.
+set -euo pipefail
+source "$(dirname "$0")/io_common.bash"
+
+# figures A.json B.json...: per task name, count and total summed over the reports, max the max
+figures() {
+    python3 - "$@" <<'PY'
+import json, sys
+out = {}
+for path in sys.argv[1:]:
+    for t in json.load(open(path))["tasks"]:
+        c, tot, mx = out.get(t["name"], (0, 0, 0))
+        out[t["name"]] = (c + t["count"], tot + t["total_us"], max(mx, t["max_us"]))
+print(json.dumps(sorted(out.items())))
+PY
+}
+# recording RAW OUT SEED: RAW wrapped as a recording by an independent writer of docs/recording.md
+recording() {
+    python3 - "$@" <<'PY'
+import json, random, struct, sys
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+raw = open(sys.argv[1], "rb").read()
+rng = random.Random(int(sys.argv[3]))
+meta = json.dumps({"format": "aioprof recording", "source": sys.argv[1]}).encode()
+rec = bytearray(b"\x89AIOPREC" + struct.pack("<HI", 1, len(meta)) + meta)
+us, pos = 500, 0
+while pos < len(raw):
+    piece = raw[pos:pos + rng.randrange(1, 4097)]
+    rec += bytes([1]) + varint(us) + varint(len(piece)) + piece
+    pos += len(piece)
+    us += rng.randrange(0, 3000)
+rec += bytes([4]) + varint(us) + varint(0)
+open(sys.argv[2], "wb").write(rec)
+PY
+}
+replay() { # replay NAME ARGS...: --json of aioprof-top ARGS into $WORK/NAME.json, stderr into .err
+    local name=$1
+    shift
+    timeout 60 "$TOP" "$@" --json > "$WORK/$name.json" 2> "$WORK/$name.err" < /dev/null \
+        || fail "aioprof-top $* exited $?: $(grep -v '^device:' "$WORK/$name.err" | head -3)"
+}
+
+"$SIM" -w instances --duration 10 --text 9 -q -o "$WORK/a.bin"
+"$SIM" -w nested --duration 10 -q -o "$WORK/b.bin"
+recording "$WORK/a.bin" "$WORK/a.aiop" 1
+recording "$WORK/b.bin" "$WORK/b.aiop" 2
+replay a -r "$WORK/a.aiop"
+replay b -r "$WORK/b.aiop"
+
+# 1. concatenated: both read, one gap between them, said once
+cat "$WORK/a.aiop" "$WORK/b.aiop" > "$WORK/ab.aiop"
+replay ab -r "$WORK/ab.aiop"
+[ "$(figures "$WORK/ab.json")" = "$(figures "$WORK/a.json" "$WORK/b.json")" ] \
+    || fail "the concatenated recordings' figures are not those of both: $(figures "$WORK/ab.json")"
+[ "$(json "$WORK/ab.json" 'j["stream"]["bytes"]')" = $(( $(stat -c %s "$WORK/a.bin") + $(stat -c %s "$WORK/b.bin") )) ] \
+    || fail "the concatenated recordings' bytes were not all read"
+[ "$(json "$WORK/ab.json" 'j["stream"]["reconnects"]')" = 1 ] || fail "no gap between the recordings"
+grep -q "another recording follows at byte $(stat -c %s "$WORK/a.aiop"); read on" "$WORK/ab.err" \
+    || fail "the second recording was not said: $(grep -v '^device:' "$WORK/ab.err")"
+
+# 2. garbage after the end: the same figures as without it, and the bytes counted in one note
+{ cat "$WORK/a.aiop"; head -c 777 "$WORK/b.bin"; } > "$WORK/ag.aiop"
+replay ag -r "$WORK/ag.aiop"
+[ "$(figures "$WORK/ag.json")" = "$(figures "$WORK/a.json")" ] || fail "garbage after the end changed the figures"
+grep -q "ag.aiop: 777 bytes after the end of the recording (from byte $(stat -c %s "$WORK/a.aiop")) ignored" \
+    "$WORK/ag.err" || fail "the bytes after the end were not said: $(grep -v '^device:' "$WORK/ag.err")"
+
+# 3. 200 KiB of device text before the first frame: accepted, every line counted, the same figures
+python3 -c 'import sys; sys.stdout.write("".join("boot log line %06d: " % i + "x" * 40 + "\n" for i in range(3500)))' \
+    > "$WORK/boot.txt"
+[ "$(stat -c %s "$WORK/boot.txt")" -gt $((128 * 1024)) ] || fail "the boot log is too short to test anything"
+cat "$WORK/boot.txt" "$WORK/a.bin" > "$WORK/boot.bin"
+replay rawa -r "$WORK/a.bin"
+replay boot -r "$WORK/boot.bin"
+[ "$(figures "$WORK/boot.json")" = "$(figures "$WORK/rawa.json")" ] || fail "the boot log changed the figures"
+[ "$(json "$WORK/boot.json" 'j["stream"]["text_lines"]')" = $(( 3500 + $(json "$WORK/rawa.json" 'j["stream"]["text_lines"]') )) ] \
+    || fail "the boot log's lines were not all counted"
+
+# 4. standard input: a raw capture and a recording piped in read as from their files
+"$TOP" -r - --json < "$WORK/a.bin" > "$WORK/stdin-raw.json" 2> /dev/null || fail "-r - on a raw capture failed"
+[ "$(figures "$WORK/stdin-raw.json")" = "$(figures "$WORK/rawa.json")" ] || fail "-r - read a raw capture differently"
+cat "$WORK/a.aiop" | "$TOP" -r - --json > "$WORK/stdin-rec.json" 2> /dev/null || fail "-r - on a recording failed"
+[ "$(figures "$WORK/stdin-rec.json")" = "$(figures "$WORK/a.json")" ] || fail "-r - read a recording differently"
+
+# 5. a FIFO and a writer that comes late: aioprof-top is already waiting (it says so with -v)
+mkfifo "$WORK/fifo"
+timeout 60 "$TOP" -v -r "$WORK/fifo" --json > "$WORK/late.json" 2> "$WORK/late.err" &
+pid=$!
+IO_PIDS+=("$pid")
+wait_for_text "$WORK/late.err" "reading it as its bytes come" 30 || fail "aioprof-top did not start on the FIFO"
+cat "$WORK/a.aiop" > "$WORK/fifo"
+wait "$pid" || fail "the FIFO replay failed: $(grep -v '^device:' "$WORK/late.err")"
+[ "$(figures "$WORK/late.json")" = "$(figures "$WORK/a.json")" ] || fail "the FIFO's recording read differently"
+
+# 6. a FIFO nobody writes to: --duration ends it with an (empty) report, exit 0
+rc=0
+timeout 60 "$TOP" -r "$WORK/fifo" --duration 0.5 --json > "$WORK/never.json" 2> "$WORK/never.err" || rc=$?
+[ "$rc" = 0 ] || fail "--duration did not end a FIFO without a writer ($rc): $(cat "$WORK/never.err")"
+[ "$(json "$WORK/never.json" 'j["stream"]["bytes"]')" = 0 ] || fail "bytes from nowhere"
+
+# 7. ... and Ctrl-C ends it the normal way: the report, exit 0, no interrupted call
+timeout 60 "$TOP" -v -r "$WORK/fifo" --report > "$WORK/int.out" 2> "$WORK/int.err" &
+pid=$!
+IO_PIDS+=("$pid")
+wait_for_text "$WORK/int.err" "reading it as its bytes come" 30 || fail "aioprof-top did not start on the FIFO"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 0 ] || fail "Ctrl-C on a FIFO without a writer exited $rc: $(cat "$WORK/int.err")"
+grep -q "aioprof-top report" "$WORK/int.out" || fail "no report after Ctrl-C"
+grep -qi "interrupted" "$WORK/int.err" && fail "Ctrl-C was an error: $(cat "$WORK/int.err")"
+echo "io_replay_inputs: all checks passed"
