@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
  * port takes before its baud rate limits it. */
 #define BAUD_BURST_BYTES 256u
 #define BIT_US_PER_BYTE (10u * 1000000u)
+/* The end of a pty run waits for the reader to take what is queued, and gives up once the queue
+ * has not moved for this long (nobody reads any more). */
 #define LINGER_US 2000000u
 #define LINGER_EMPTY_CHECKS 5
 
@@ -63,6 +66,12 @@ static int open_pty(sim_output_t *o, const sim_options_t *opt)
         goto error_close;
     }
     strcpy(o->pty_path, name);
+    /* opened now, before a reader can lock the slave against later opens (TIOCEXCL) */
+    o->pty_slave = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (o->pty_slave < 0) {
+        fprintf(stderr, "aioprof-sim: cannot open %s: %s.\n", o->pty_path, strerror(errno));
+        goto error_close;
+    }
     if (pty_make_raw(fd) != 0) {
         fprintf(stderr, "aioprof-sim: cannot put %s in raw mode: %s.\n", o->pty_path, strerror(errno));
         goto error_close;
@@ -79,6 +88,9 @@ static int open_pty(sim_output_t *o, const sim_options_t *opt)
     return 0;
 
 error_close:
+    if (o->pty_slave >= 0)
+        close(o->pty_slave);
+    o->pty_slave = -1;
     close(fd);
     return -1;
 }
@@ -87,6 +99,7 @@ int sim_output_open(sim_output_t *o, const sim_options_t *opt, const sim_clock_t
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
+    o->pty_slave = -1;
     o->chunk = opt->write_chunk;
     o->baud = opt->baud;
     o->credit = (uint64_t)BAUD_BURST_BYTES * BIT_US_PER_BYTE;
@@ -113,30 +126,37 @@ int sim_output_open(sim_output_t *o, const sim_options_t *opt, const sim_clock_t
 }
 
 /* Closing the master hangs the slave up, and the hangup throws away what its reader has not read
- * yet: the last frames. So wait (at most LINGER_US) until the slave's input queue stays empty.
- * "Stays": written bytes reach that queue a little later, from the kernel's flip buffer. */
+ * yet: the last frames. So wait until the slave's input queue is empty, for as long as the reader
+ * keeps taking from it (a loaded machine may give it the processor late). poll() goes first: when
+ * the line discipline's buffer looks empty it pushes the kernel's flip buffer into it, so bytes
+ * still on their way count too; the queue must then stay empty for a few checks. */
 static void pty_linger(const sim_output_t *o)
 {
-    uint64_t start = sim_wall_us();
+    uint64_t moved = sim_wall_us();
     int empty_checks = 0;
-    int slave = open(o->pty_path, O_RDWR | O_NOCTTY | O_NONBLOCK);
-    if (slave < 0)
-        return;
-    while (empty_checks < LINGER_EMPTY_CHECKS && sim_wall_us() - start < LINGER_US) {
+    int last = -1;
+    while (empty_checks < LINGER_EMPTY_CHECKS && sim_wall_us() - moved < LINGER_US) {
         struct timespec step = {0, 20000000};
+        struct pollfd pfd = {.fd = o->pty_slave, .events = POLLIN};
         int queued = 0;
-        if (ioctl(slave, FIONREAD, &queued) != 0)
+        if (poll(&pfd, 1, 0) < 0 || ioctl(o->pty_slave, FIONREAD, &queued) != 0)
             break;
-        empty_checks = queued == 0 ? empty_checks + 1 : 0;
+        if (queued != last) {
+            last = queued;
+            moved = sim_wall_us();
+        }
+        empty_checks = queued == 0 && !(pfd.revents & POLLIN) ? empty_checks + 1 : 0;
         nanosleep(&step, NULL);
     }
-    close(slave);
 }
 
 void sim_output_close(sim_output_t *o)
 {
-    if (o->kind == SIM_OUT_PTY && o->fd >= 0 && !o->gave_up)
+    if (o->kind == SIM_OUT_PTY && o->fd >= 0 && o->pty_slave >= 0 && !o->gave_up)
         pty_linger(o);
+    if (o->pty_slave >= 0)
+        close(o->pty_slave);
+    o->pty_slave = -1;
     if (o->fd >= 0 && o->kind != SIM_OUT_STDOUT)
         close(o->fd);
     o->fd = -1;

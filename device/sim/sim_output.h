@@ -17,6 +17,7 @@ typedef enum sim_output_kind { SIM_OUT_STDOUT, SIM_OUT_FILE, SIM_OUT_PTY } sim_o
 typedef struct sim_output {
     sim_output_kind_t kind;
     int fd;
+    int pty_slave;       /* our own hold on the pty's slave side (-1: none), see pty_linger */
     int closed;          /* the consumer went away (EPIPE): stop quietly */
     int failed;          /* a write error that is not the consumer leaving (disk full) */
     int gave_up;         /* a pty nobody reads: the final drain stopped waiting */

@@ -71,9 +71,11 @@ expect 1 "exists; add --force" -- "$WORK/ttyA" -w "$WORK/exists.aiop" --report
 
 # A port another program holds (flock, as tio and pyserial do) is busy.
 real=$(readlink -f "$WORK/ttyA")
-flock --no-fork "$real" sleep 30 &
+flock --no-fork "$real" sleep 600 &
 IO_PIDS+=($!)
-sleep 0.3
+# held: another try to take the lock would have to wait (exit 99 with -E 99)
+locked() { local rc=0; flock -n -E 99 "$real" true 2>/dev/null || rc=$?; [ "$rc" = 99 ]; }
+wait_until locked || fail "flock did not take the lock on $real"
 expect 1 "is busy: another program has it open" -- "$WORK/ttyA" --report --duration 1
 kill "${IO_PIDS[-1]}"; wait "${IO_PIDS[-1]}" 2>/dev/null || true
 
