@@ -29,7 +29,6 @@ rm "$byid/$name"
 # ---- a board on its node, renumbered by a replug
 "$SIM" -w seed -o "$WORK/part.bin" --duration 3 -q
 pty_start "$WORK/ttyA" "$WORK/part.bin"
-group_a=$PTY_GROUP
 node_a=$(readlink -f "$WORK/ttyA")
 ln -s "$node_a" "$byid/$name"
 "$TOP" "$node_a" --json -w "$WORK/session.aiop" > "$WORK/live.json" 2> "$WORK/live.err" &
@@ -46,7 +45,7 @@ pty_start "$WORK/ttyB" "$WORK/part.bin"
 node_b=$(readlink -f "$WORK/ttyB")
 [ "$node_a" != "$node_b" ] || fail "the second pty has the first one's number"
 rm "$byid/$name"
-PTY_GROUP=$group_a pty_stop "$WORK/ttyA"
+pty_stop "$WORK/ttyA"
 wait_for_text "$WORK/live.err" "$byid/$name went away" 10 || fail "no word of the unplug: $(cat "$WORK/live.err")"
 ln -s "$node_b" "$byid/$name"
 wait_for_text "$WORK/live.err" "$byid/$name is back" 10 || fail "the renumbered board was not found: $(cat "$WORK/live.err")"

@@ -11,9 +11,9 @@ tui_start 120 30 C.UTF-8 "$port"
 tui_wait "waiting for $port" 10 || fail "the header does not say it waits for the port"
 tui_has 'waiting for the device'
 # keys are answered while it waits
-tmux -L "$TUI_SOCK" send-keys '?'
+tui_key '?'
 tui_wait 'aioprof-top keys' 5 || fail "? did not show the help while waiting"
-tmux -L "$TUI_SOCK" send-keys Escape
+tui_key Escape
 tui_wait "waiting for $port" 5 || fail "the help did not close"
 
 # the board is plugged in: the table fills
@@ -27,15 +27,12 @@ tui_has 'connected'
 tui_lacks 'waiting for the device'
 
 # and q still quits, with 0, while it waits for nothing
-tmux -L "$TUI_SOCK" send-keys q
+tui_key q
 tui_wait 'EXIT=0' 10 || fail "q did not end the program with 0"
 
-# q while waiting: exit 0 as well (a terminal of its own)
-first_sock=$TUI_SOCK
-TUI_SOCK=${TUI_SOCK}q
-trap 'kill -- -$socat_pid 2>/dev/null; tmux -L "$first_sock" kill-server 2>/dev/null; tui_cleanup' EXIT
+# q while waiting: exit 0 as well (tui_start gives it a terminal of its own)
 tui_start 100 24 C "$TUI_WORK/ttyNEVER"
 tui_wait "waiting for" 10 || fail "no waiting header in ASCII"
-tmux -L "$TUI_SOCK" send-keys q
+tui_key q
 tui_wait 'EXIT=0' 10 || fail "q while waiting did not end the program with 0"
 echo "ok: tui_board_wait"

@@ -13,14 +13,14 @@ tui_wait 'app.py runs on' 5 || fail "no word of the program running"
 tui_lacks '^slow '  # main.py's tasks were not profiled: the handshake took its bytes
 tui_has 'resets 0'
 
-tmux -L "$TUI_SOCK" send-keys k
+tui_key k
 tui_wait 'app.py ended with an exception' 10 || fail "k did not end the program"
 tui_has '^outer '
 
-tmux -L "$TUI_SOCK" send-keys C-d
+tui_key C-d
 tui_wait '^slow ' 20 || fail "no rows of main.py after the soft reset"
 tui_wait 'resets 1' 10 || fail "the soft reset is not a new epoch"
 
-tmux -L "$TUI_SOCK" send-keys q
+tui_key q
 tui_wait 'EXIT=0' 10 || fail "q did not end the program with 0"
 echo "ok: tui_run"

@@ -9,7 +9,7 @@ source "$(dirname "$0")/tui_common.bash"
 python3 "$(dirname "$0")/make_recording.py" "$TUI_WORK/seed.bin" "$TUI_WORK/rec.aiop" 64 250000
 tui_start 120 40 C.UTF-8 -r "$TUI_WORK/rec.aiop" --speed 1 --export-trace "$TUI_WORK/t.json"
 tui_wait '^slow ' 20 || fail "no row for slow"
-tmux -L "$TUI_SOCK" send-keys q
+tui_key q
 tui_wait 'EXIT=0' 10 || fail "q did not end the program with 0"
 [ "$(json "$TUI_WORK/t.json" 'j["otherData"]["complete"]')" = False ] || fail "the trace says it is complete"
 [ "$(json "$TUI_WORK/t.json" 'j["otherData"]["ended_by"]')" = q ] || fail "the trace does not say q ended it"
