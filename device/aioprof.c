@@ -300,6 +300,18 @@ static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
     prof_unlock(p, s);
 }
 
+/* len cut to at most max bytes, at the start of a UTF-8 character: the reader shows names as text,
+ * and half a character is not one. A limit inside a character moves back to its first byte (back
+ * over the continuation bytes, 10xxxxxx; at most three, so bytes that are not UTF-8 cost no more). */
+static uint8_t prof_cut(const char *s, size_t len, size_t max)
+{
+    size_t n = len < max ? len : max;
+    while (n < len && n > 0 && max - n < 3u && ((uint8_t)s[n] & 0xC0u) == 0x80u) {
+        n--;
+    }
+    return (uint8_t)n;
+}
+
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
     if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
@@ -313,7 +325,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->parent = p->current ? p->current->id : 0u;
     t->outer = NULL;
     t->name = name;
-    t->name_len = (uint8_t)(name_len < AIOPROF_NAME_MAX ? name_len : AIOPROF_NAME_MAX);
+    t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
     t->label = NULL;
     t->label_len = 0;
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
@@ -327,7 +339,7 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     uint32_t s = prof_lock(p);
     size_t room = AIOPROF_NAME_MAX - t->name_len;
     t->label = label;
-    t->label_len = (uint8_t)(label_len < room ? label_len : room);
+    t->label_len = prof_cut(label, label_len, room);
     /* sent now: a task may never run again after it was labelled */
     announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }

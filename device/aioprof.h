@@ -92,7 +92,7 @@ typedef struct aioprof {
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size);
 
 /* A task was created, by the task running now. name need not be terminated; it is cut to fit
- * AIOPROF_NAME_MAX with the label. */
+ * AIOPROF_NAME_MAX with the label, before a UTF-8 character the limit would split. */
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len);
 
 /* Gives one task instance a label (e.g. "sensor 3"), sent with its name from now on. */

@@ -138,7 +138,7 @@ static int demo_read_output(demo_t *d)
     return 1;
 }
 
-static void demo_child(const char *sim, const char *workload, int text_every, int out)
+static void demo_child(const char *sim, const char *workload, int text_every, int repl, int out)
 {
     char text[16];
     snprintf(text, sizeof text, "%d", text_every);
@@ -153,10 +153,16 @@ static void demo_child(const char *sim, const char *workload, int text_every, in
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
-    if (text_every > 0)
-        execl(sim, "aioprof-sim", "--pty", "--clock", "real", "-w", workload, "--text", text, (char *)NULL);
-    else
-        execl(sim, "aioprof-sim", "--pty", "--clock", "real", "-w", workload, (char *)NULL);
+    const char *argv[12] = {"aioprof-sim", "--pty", "--clock", "real", "-w", workload};
+    int argc = 6;
+    if (text_every > 0) {
+        argv[argc++] = "--text";
+        argv[argc++] = text;
+    }
+    if (repl)
+        argv[argc++] = "--repl";
+    argv[argc] = NULL;
+    execv(sim, (char *const *)argv);
     fprintf(stderr, "cannot run %s: %s\n", sim, strerror(errno));
     _exit(127);
 }
@@ -183,7 +189,8 @@ static void demo_refused(demo_t *d, const char *sim, char *err, size_t errlen, i
     }
 }
 
-demo_t *demo_start(const char *workload, int text_every, int verbose, char *err, size_t errlen, int *usage)
+demo_t *demo_start(const char *workload, int text_every, int repl, int verbose, char *err, size_t errlen,
+                   int *usage)
 {
     char sim[PATH_MAX];
     int fds[2];
@@ -207,7 +214,7 @@ demo_t *demo_start(const char *workload, int text_every, int verbose, char *err,
     }
     if (d->pid == 0) {
         close(fds[0]);
-        demo_child(sim, workload != NULL ? workload : "seed", text_every, fds[1]);
+        demo_child(sim, workload != NULL ? workload : "seed", text_every, repl, fds[1]);
     }
     close(fds[1]);
     fds[1] = -1;

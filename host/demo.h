@@ -9,10 +9,11 @@ typedef struct demo demo_t;
 
 /* Finds aioprof-sim (AIOPROF_SIM; where the install put it relative to this program, beside it,
  * the build tree's device/sim/; PATH), starts it with its workload (NULL: "seed") printing a line
- * of text every text_every slices (0: none), and waits for it to name its pty. Returns NULL with
- * one sentence in err; *usage is set to 1 when the simulator refused those options (a usage
- * error: an unknown workload). */
-demo_t *demo_start(const char *workload, int text_every, int verbose, char *err, size_t errlen, int *usage);
+ * of text every text_every slices (0: none), playing a board's raw REPL when repl is set (--run),
+ * and waits for it to name its pty. Returns NULL with one sentence in err; *usage is set to 1
+ * when the simulator refused those options (a usage error: an unknown workload). */
+demo_t *demo_start(const char *workload, int text_every, int repl, int verbose, char *err, size_t errlen,
+                   int *usage);
 
 const char *demo_pty(const demo_t *d);
 

@@ -13,14 +13,18 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
 #define OPTIONS_SPEED_MIN 0.001
 #define OPTIONS_SPEED_MAX 1000.0
 
-/* --interval: the live table's refresh period, in seconds. */
+/* -d/--interval, in seconds: the live table's refresh period (default 0.1) and the period of
+ * --json-lines (default 1). Below 0.05 s the loop, which looks at the clock every 50 ms when the
+ * input is quiet, could not keep it. */
 #define OPTIONS_INTERVAL_MIN 0.05
-#define OPTIONS_INTERVAL_MAX 3600.0
+#define OPTIONS_INTERVAL_MAX 86400.0
+#define OPTIONS_INTERVAL_LINES 1.0
 /* --text: how often the demo's simulator prints a line (every N slices; the simulator's --text). */
 #define OPTIONS_TEXT_DEMO 20
 
-/* How the statistics are shown: the live table (the default), or a report at the end. */
-typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON } view_kind_t;
+/* How the statistics are shown: the live table (the default), or a report at the end; or not at
+ * all (VIEW_NONE: no view asked for, no terminal, and an output to make: main decides it). */
+typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON, VIEW_JSON_LINES, VIEW_NONE } view_kind_t;
 
 typedef struct options {
     const char *port;       /* a device path; NULL: --replay, --demo, or pick a board */
@@ -31,15 +35,19 @@ typedef struct options {
     int speed_given;
     const char *write;
     const char *export_trace; /* --export-trace: the Chrome Trace Event JSON file */
+    const char *log;        /* --log: the device's text lines with host times */
+    const char *run;        /* --run: a program sent through the board's raw REPL */
     int force;
     int demo;
     const char *workload;   /* --demo: the simulator's workload */
-    int text_every;         /* --demo: the simulator prints a line every N slices (0 none; -1 not given) */
+    int text_every;         /* --demo --text N: the simulator prints a line every N slices (0 none; -1
+                             * not given: OPTIONS_TEXT_DEMO) */
     view_kind_t view;
     double duration_s;      /* 0: until the end or Ctrl-C */
     sort_key_t sort;
     double slow_ms;
-    double interval_s;      /* --interval: the table's refresh period; 0 when not given */
+    double interval_s;      /* -d/--interval: the table's refresh period, or the period of --json-lines;
+                             * 0 when not given (each then takes its default) */
     int instances;
     int no_reconnect;
     int verbose;

@@ -48,16 +48,26 @@ def _stdout_write():
     return out.write
 
 
+# The wrapper of one task's coroutine for the native and Python engines. asyncio resumes it with
+# send(None) or throw(exc); each resume is one slice: enter before, exit after, in every path,
+# then a drain between slices when one is due.
+#
+# Its source is compiled at import, as machine code where the port can (@micropython.native):
+# MicroPython adds a line to an exception's traceback for every bytecode function it passes
+# through, none for native code, so a task's traceback ("Task exception wasn't retrieved", or one
+# that ends the program) shows the user's frames only, as without the hook. Native code has no
+# bare `raise`; bytecode re-raises bare, which adds no line either. A port without a native
+# emitter (the WebAssembly one) gets the bytecode, and the wrapper's two lines in tracebacks.
+_CORO_SRC = """
 class _Coro:
-    # Wraps one task's coroutine for the native and Python engines. asyncio resumes it with
-    # send(None) or throw(exc); each resume is one slice: enter before, exit after, in every
-    # path, then a drain between slices when one is due.
-    def __init__(self, coro, rec, eng):
+    def __init__(self, coro, rec, eng, top):
         self.coro = coro
         self.rec = rec
         self.eng = eng
         self.done = False
+        self.top = top  # created outside any task (asyncio.run's main): its end may be the program's
 
+    @NATIVE
     def _resume(self, value, exc):
         eng = self.eng
         rec = self.rec
@@ -67,23 +77,25 @@ class _Coro:
         eng.enter(rec)
         try:
             r = self.coro.throw(exc) if exc is not None else self.coro.send(value)
-        except StopIteration:
+        except StopIteration as e:
             self.done = True
             eng.exit(rec, RETURN)
-            _after()
-            raise
+            _ended(self.top)
+            RERAISE
         except BaseException as e:
             self.done = True
             eng.exit(rec, CANCEL if isinstance(e, _core.CancelledError) else RAISE)
-            _after()
-            raise
+            _ended(self.top)
+            RERAISE
         eng.exit(rec, YIELD)
         _after()
         return r
 
+    @NATIVE
     def send(self, value):
         return self._resume(value, None)
 
+    @NATIVE
     def throw(self, exc, *rest):
         return self._resume(None, exc)
 
@@ -93,11 +105,35 @@ class _Coro:
     def __iter__(self):
         return self
 
+    @NATIVE
     def __next__(self):
         return self._resume(None, None)
 
     def __repr__(self):
         return repr(self.coro)
+"""
+
+
+def _define_coro(native, reraise):
+    src = _CORO_SRC.replace("@NATIVE", native).replace("RERAISE", reraise)
+    try:
+        # named, so that the lines bytecode leaves in tracebacks say where they are from
+        src = compile(src, "aioprof.py", "exec")
+    except NameError:  # a port without compile(): exec takes the text
+        pass
+    exec(src, globals())
+
+
+def _compile_coro():
+    try:
+        _define_coro("@micropython.native", "raise e")
+    except Exception:
+        # no native emitter ("invalid micropython decorator"), or no room for native code:
+        # bytecode
+        _define_coro("", "raise")
+
+
+_compile_coro()
 
 
 def _after():
@@ -112,6 +148,27 @@ def _after():
             s.eng.drain()
         except Exception:
             pass  # the hook never raises into the application: a failed write is dropped
+
+
+def _ended(top):
+    # A task's last slice. When it was created outside any task (asyncio.run's main), the program
+    # may end now, and on a board nothing runs at its end (sys.atexit is the unix port's only):
+    # send everything recorded, the open frame included.
+    if top:
+        _send_all()
+    else:
+        _after()
+
+
+def _send_all():
+    s = _state
+    if s is None:
+        return
+    try:
+        s.eng.flush()
+        s.eng.drain()
+    except Exception:
+        pass
 
 
 def coro_name(coro):
@@ -169,11 +226,11 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     # is full or its period ended), so most drains find nothing to write
     s.every = 16
     s.drainer = None
+    s.at_exit = None
     if kind == "firmware":
         # write=None: the C module writes raw bytes with mp_hal_stdout_tx_strn
-        mod.start(write, ring, period_ms, platform, _core.CancelledError)
-        s.eng = mod
-        wrap = mod.wrap
+        s.eng = mod.start(write, ring, period_ms, platform, _core.CancelledError)
+        wrap = s.eng.wrap
     else:
         if write is None:
             write = _stdout_write()
@@ -185,8 +242,12 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
             eng = mod.Recorder(ticks, write, bits, ring, platform, period_ms * 1000)
         s.eng = eng
 
+        # outside any task asyncio's cur_task is None, or in the WebAssembly port its top-level task
+        top_level = getattr(_core, "_top_level_task", None)
+
         def wrap(coro, name):
-            return _Coro(coro, eng.task(name), eng)
+            cur = _core.cur_task
+            return _Coro(coro, eng.task(name), eng, cur is None or cur is top_level)
 
     orig = s.orig_create_task
 
@@ -204,7 +265,22 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     if drain_task:
         # not wrapped: the drain task does not profile itself
         s.drainer = orig(_drainer(s, max(10, period_ms // 2)))
+    if hasattr(sys, "atexit"):
+        # a program that ends without disable() still sends its tail (the unix port)
+        s.at_exit = _exit_hook(s)
+        s.prev_at_exit = sys.atexit(s.at_exit)
     return kind
+
+
+def _exit_hook(s):
+    # sys.atexit keeps one function: ours calls the one it replaced
+    def at_exit():
+        if _state is s:
+            disable()
+        if s.prev_at_exit is not None:
+            s.prev_at_exit()
+
+    return at_exit
 
 
 async def _drainer(s, ms):
@@ -229,7 +305,9 @@ def label_coro(w, text):
 
 
 def label(task, text):
-    """Names one task instance, e.g. label(t, "sensor 3"): sent with its function's name."""
+    """Names one task instance, e.g. label(t, "sensor 3"): sent with its function's name.
+    A task aioprof does not profile (created before enable(), or after disable()) is left
+    alone, in every engine."""
     label_coro(getattr(task, "coro", task), text)
 
 
@@ -256,6 +334,12 @@ def disable():
             s.drainer.cancel()
         except Exception:
             pass
+    if s.at_exit is not None:
+        ours = s.at_exit
+        s.at_exit = None
+        later = sys.atexit(s.prev_at_exit)
+        if later is not ours:
+            sys.atexit(later)  # registered after ours: it stays (ours, if it calls it, only chains)
     s.eng.stop()
 
 

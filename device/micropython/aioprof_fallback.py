@@ -58,6 +58,14 @@ def _crc_table():
 _CRC = _crc_table()
 
 
+def _cut(b, n):
+    # b cut to at most n bytes at the start of a UTF-8 character (device/aioprof.c, prof_cut)
+    k = min(len(b), n)
+    while k < len(b) and k > 0 and n - k < 3 and b[k] & 0xC0 == 0x80:
+        k -= 1
+    return b[:k]
+
+
 def _varint(out, v):
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
@@ -329,7 +337,7 @@ class Recorder:
         self.next_id = (self.next_id + 1) & 0xFFFFFFFF or 1
         t.id = self.next_id
         t.parent = self.current.id if self.current else 0
-        t.name = (name.encode() if isinstance(name, str) else bytes(name))[:_NAME_MAX]
+        t.name = _cut(name.encode() if isinstance(name, str) else bytes(name), _NAME_MAX)
         t.announced = self.period
         if self._write_pending(now) and self._frame_room(now, _TASK_ROOM):
             self._write_task(_OP_TASK_NEW, t)
@@ -342,7 +350,7 @@ class Recorder:
 
     def label(self, t, label):
         label = label.encode() if isinstance(label, str) else bytes(label)
-        t.label = label[: _NAME_MAX - len(t.name)]
+        t.label = _cut(label, _NAME_MAX - len(t.name))
         if not self.on or self.stopped:
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
@@ -460,12 +468,21 @@ class Recorder:
             self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
         return total
 
-    def stop(self, tries=1000):
-        """Closes the open frame, sends what is left (a bounded number of tries), stops."""
-        if not self.on:
-            return
+    def _send_all(self, tries):
         self.flush()
         while self.pending() and tries:
             self.drain()
             tries -= 1
+
+    def stop(self, tries=1000):
+        """Sends what is left, the open frame included (a bounded number of tries), and stops.
+        What is still owed then (the first HELLO of a recorder that recorded nothing, so that the
+        host can tell "no tasks" from "no hook"; a drop count) goes out by ending the period now."""
+        if not self.on:
+            return
+        self._send_all(tries)
+        if self.hello_due or self.dropped:
+            self.deadline = self.last
+            self.drain()
+            self._send_all(tries)
         self.on = False

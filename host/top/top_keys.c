@@ -264,6 +264,13 @@ static unsigned key_pane(top_view_t *v, int key)
     return TOP_REDRAW_LAYOUT;
 }
 
+/* --run: k sends the program Ctrl-C, Ctrl-D soft-resets the board (main acts on them). */
+static unsigned key_device(top_view_t *v, int key)
+{
+    v->action = key == 'k' ? TOP_DEVICE_INTERRUPT : TOP_DEVICE_RESET;
+    return TOP_REDRAW_SCREEN;
+}
+
 static unsigned key_repaint(top_view_t *v, int key)
 {
     (void)key;
@@ -297,6 +304,7 @@ static const struct {
     {KEY_HOME, key_seek}, {KEY_END, key_seek}, {KEY_LEFT, key_seek}, {KEY_RIGHT, key_seek},
     {'\t', key_focus}, {'o', key_pane},
     {CTRL('l'), key_repaint},
+    {'k', key_device}, {CTRL('d'), key_device},
 };
 
 static const top_key_help_t key_help_text[] = {
@@ -319,6 +327,7 @@ static const top_key_help_t key_help_text[] = {
     {"Tab", "the scroll keys to the device output pane (its scrollback: the last 1000 lines) and back"},
     {"o", "the device output pane: larger, hidden, back to its size"},
     {"Ctrl-L", "repaint the screen"},
+    {"k  Ctrl-D", "--run: Ctrl-C to the program; a soft reset (the board runs main.py)"},
 };
 
 const top_key_help_t *top_keys_help(size_t *n)

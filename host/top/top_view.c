@@ -169,11 +169,6 @@ void top_view_text_line(top_view_t *v, const char *line)
     v->text_total++;
 }
 
-void top_view_text_line_cb(void *v, const char *line)
-{
-    top_view_text_line(v, line);
-}
-
 void top_view_restart(top_view_t *v)
 {
     if (v == NULL) {

@@ -40,6 +40,8 @@ typedef enum top_action {
     TOP_REPLAY_FORWARD,   /* seek 10 s forward */
     TOP_REPLAY_START,     /* seek to the start */
     TOP_REPLAY_END,       /* seek to the end */
+    TOP_DEVICE_INTERRUPT, /* --run: Ctrl-C to the program on the board */
+    TOP_DEVICE_RESET,     /* --run: a soft reset of the board (its main.py runs) */
 } top_action_t;
 
 typedef struct top_view_options {
@@ -71,10 +73,9 @@ int top_view_fd(const top_view_t *v);
  * window's history and the device text go; the modes (grouping, sort, filter) stay. */
 void top_view_restart(top_view_t *v);
 
-/* A line of device text for the text pane (pipeline_config.text_line routes here, with the view
- * as user). The last lines are kept in a fixed ring: memory is bounded. NULL v is ignored. */
+/* A line of device text (escaped) for the text pane: main's text line callback routes it here.
+ * The last lines are kept in a fixed ring: memory is bounded. NULL v is ignored. */
 void top_view_text_line(top_view_t *v, const char *line);
-void top_view_text_line_cb(void *v, const char *line); /* the same, with the callback's signature */
 
 /* A message from main (stderr's lines while the table is open), shown whole at the bottom of the
  * screen over up to three lines, until a key (or Ctrl-L) puts it away or ten seconds pass; a new

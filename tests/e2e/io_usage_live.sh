@@ -90,8 +90,9 @@ PY
 done
 
 # ---- --interval, --text: their values, and where they apply
-expect 2 "--interval needs a number from 0.05 to 3600, not '0.01'" -r "$work/x.bin" -d 0.01
-expect 2 "--interval is the live table's refresh period" -r "$work/x.bin" --interval 1 --report
+expect 2 "--interval needs a number from 0.05 to 86400, not '0.01'" -r "$work/x.bin" -d 0.01
+expect 2 "--interval is the live table's refresh period or the period of --json-lines: it does nothing with --report" -r "$work/x.bin" --interval 1 --report
+expect 2 "--interval is the live table.s refresh period or the period of --json-lines: it does nothing with --report or --json" -r "$work/x.bin" -d 1 --json
 expect 2 "--text only applies to --demo" -r "$work/x.bin" --text 5 --report
 expect 2 "--text needs a whole number from 0 to 1000000, not 'x'" --demo --text x --report
 echo "ok: io_usage_live"

@@ -11,24 +11,11 @@
 set -euo pipefail
 source "$(dirname "$0")/tui_common.bash"
 
-next_terminal() {
-    if declare -F tui_stop >/dev/null; then
-        tui_stop
-    else
-        tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
-        TUI_SOCK=${TUI_SOCK}n
-    fi
+until_screen() { # WHAT PATTERN: waits for the screen to match, else fails with WHAT
+    tui_wait "$2" || fail "$1"
 }
-until_screen() { # WHAT PATTERN: waits (30 s at most) for the screen to match, else fails with WHAT
-    tui_wait "$2" 30 || fail "$1"
-}
-until_gone() { # WHAT PATTERN: waits (30 s at most) for the screen not to match
-    for _ in $(seq 300); do
-        tui_capture
-        grep -qE -- "$2" "$TUI_SHOT" || return 0
-        sleep 0.1
-    done
-    fail "$1"
+until_gone() { # WHAT PATTERN: waits for the screen not to match, else fails with WHAT
+    tui_until "$1" tui_shows_not "$2"
 }
 quit() {
     tui_key q
@@ -44,14 +31,18 @@ tui_start 40 10 C.UTF-8 -r "$TUI_WORK/text.bin" --speed 0
 until_screen "the replay did not reach its end at 40x10" "· end"
 tui_key '?'
 until_screen "no help at 40x10" 'aioprof-top help'
+tui_settle
 seen=$TUI_WORK/help.txt
 cp "$TUI_SHOT" "$seen"
-for _ in $(seq 40); do # every page of it, down to its end
-    tui_key NPage
-    sleep 0.2 # sampling what the pages show, not waiting for one
-    tui_capture
-    cat "$TUI_SHOT" >>"$seen"
+# page_turned: the screen is no longer the page before (saved in help.page), or shows the last line
+page_turned() { ! cmp -s "$TUI_SHOT" "$seen.page" || grep -q 'inside the window' "$TUI_SHOT"; }
+for _ in $(seq 40); do # every page of it, down to its end, each read once it is drawn whole
     grep -q 'inside the window' "$TUI_SHOT" && break
+    cp "$TUI_SHOT" "$seen.page"
+    tui_key NPage
+    tui_until "PgDn did not turn the help's page at 40x10" page_turned
+    tui_settle
+    cat "$TUI_SHOT" >>"$seen"
 done
 grep -q 'inside the window' "$seen" || fail "the help did not scroll to its last line at 40x10"
 tr '\n' ' ' <"$seen" | tr -s ' ' >"$seen.flat"
@@ -64,13 +55,11 @@ until_gone "a key other than a scroll key did not close the help" 'aioprof-top h
 quit
 
 # ---- 30x8: the too-small message is whole
-next_terminal
 tui_start 30 8 C.UTF-8 -r "$TUI_WORK/text.bin" --speed 0
 until_screen "at 30x8 the too-small message is not whole" 'needs 40x10'
 quit
 
 # ---- ASCII: the mark apart from the heading; the slow threshold in the header
-next_terminal
 tui_start 120 30 C -r "$TUI_WORK/text.bin" --speed 0 --slow 5
 until_screen "the replay did not reach its end (C locale)" 'end of recording'
 until_screen "the ASCII sort mark is not apart from its heading" 'v total ms'
@@ -78,7 +67,6 @@ tui_has 'slow > 5 ms'
 quit
 
 # ---- a note is whole, and Ctrl-L puts it away
-next_terminal
 tui_start 80 30 C.UTF-8 -r "$TUI_WORK/text.bin" --speed 0 -v
 until_screen "the -v note is not shown whole" "reading $TUI_WORK/text.bin as a raw capture"
 tui_key C-l
@@ -89,7 +77,6 @@ quit
 pane_lines() { # the lines between the pane's rule and the footer
     awk '/device output/ { on = 1; n = 0; next } /^F1Help/ { if (on) print n; exit } on { n++ }' "$TUI_SHOT"
 }
-next_terminal
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/text.bin" --speed 0
 until_screen "the replay did not reach its end" 'end of recording'
 until_screen "the pane does not show the device's last lines" "line $last_net\$"
@@ -105,12 +92,8 @@ until_gone "back at the newest line, the pane still says newer lines are below" 
 tui_key Tab
 until_gone "Tab did not give the scroll keys back to the table" 'Tab back to the table'
 tui_key o
-for _ in $(seq 100); do
-    tui_capture
-    [ "$(pane_lines)" -gt "$normal" ] && break
-    sleep 0.1
-done
-[ "$(pane_lines)" -gt "$normal" ] || fail "o did not enlarge the pane ($normal lines before, $(pane_lines) now)"
+pane_larger() { [ "$(pane_lines)" -gt "$normal" ]; }
+tui_until "o did not enlarge the pane ($normal lines before)" pane_larger
 tui_key o
 until_gone "o did not hide the pane" 'device output'
 tui_key o
@@ -119,7 +102,6 @@ quit
 
 # ---- -d 2: the screen is drawn at most every 2 s (a replay at 1x moves on every 0.1 s)
 python3 "$(dirname "$0")/frame_recording.py" "$TUI_WORK/text.bin" "$TUI_WORK/rec.aiop" >/dev/null
-next_terminal
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/rec.aiop" -d 2
 until_screen "the replay did not start" '1x, [0-9]+\.[0-9] / '
 : >"$TUI_WORK/positions"
@@ -134,7 +116,6 @@ drawn=$(sort -u "$TUI_WORK/positions" | wc -l)
 quit
 
 # ---- the demo prints device text into the pane
-next_terminal
 tui_start 120 30 C.UTF-8 --demo
 until_screen "the demo prints no device text into the pane" '^(sensor [0-9]+: temp=|free mem: |\[net\] rssi)'
 quit

@@ -8,18 +8,9 @@ set -euo pipefail
 source "$(dirname "$0")/tui_common.bash"
 E2E=$(cd "$(dirname "$0")" && pwd)
 
-# a terminal after another: the helpers of either version of tui_common.bash
-next_terminal() {
-    if declare -F tui_stop >/dev/null; then
-        tui_stop
-    else
-        tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
-        TUI_SOCK=${TUI_SOCK}n
-    fi
-}
-# until_screen WHAT PATTERN: waits (30 s at most) for the screen to match, else fails with WHAT
+# until_screen WHAT PATTERN: waits for the screen to match, else fails with WHAT
 until_screen() {
-    tui_wait "$2" 30 || fail "$1"
+    tui_wait "$2" || fail "$1"
 }
 
 # 42 frames of the seed workload, one a chunk, a second apart: the recording is 41 s long
@@ -43,12 +34,8 @@ shown() {
 figures_at() {
     local w
     w=$(want "$1")
-    for _ in $(seq 100); do
-        tui_capture
-        [ "$(shown)" = "$w" ] && return 0
-        sleep 0.1
-    done
-    fail "at $1 s the table shows slow '$(shown)', a report of the recording up to there '$w'"
+    shows_w() { [ "$(shown)" = "$w" ]; }
+    tui_until "at $1 s the table does not show slow as a report of the recording up to there: '$w'" shows_w
 }
 
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/rec.aiop"
@@ -99,7 +86,6 @@ until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
 # ---- a raw capture: paced by its device time, its length is that device time, and seeking
 # lands on the target's frame
 raw_len=$("$AIOPROF_TOP" -r "$TUI_WORK/seed.bin" --json 2>/dev/null | python3 -c 'import json, sys; print("%.1f" % (json.load(sys.stdin)["elapsed_us"] / 1e6))')
-next_terminal
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/seed.bin"
 until_screen "a raw capture's replay shows no length" "1x, [0-9]+\.[0-9] / $raw_len s"
 tui_key Space
@@ -115,7 +101,6 @@ tui_key q
 until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
 
 # ---- faster after --speed 1000 stays at 1000 (it was cut to 64), slower halves it
-next_terminal
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/rec.aiop" --speed 1000
 until_screen "the fast replay did not reach its end" 'end of recording.*1000x'
 tui_key +
@@ -125,7 +110,6 @@ tui_key q
 until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
 
 # ---- a FIFO is read as it comes: seeking back in it is refused, with a sentence
-next_terminal
 mkfifo "$TUI_WORK/fifo"
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/fifo"
 cat "$TUI_WORK/rec.aiop" >"$TUI_WORK/fifo" &

@@ -433,6 +433,77 @@ static void drain_time_in_ticks(void **state)
     fake_free(d);
 }
 
+/* Fills buf with prefix and then count copies of ch; returns the length. */
+static size_t repeat_utf8(char *buf, const char *prefix, const char *ch, int count)
+{
+    size_t n = strlen(prefix);
+    memcpy(buf, prefix, n);
+    for (int i = 0; i < count; i++) {
+        memcpy(buf + n, ch, strlen(ch));
+        n += strlen(ch);
+    }
+    return n;
+}
+
+/* Names and labels longer than the 48 bytes they share are cut at the start of the character that
+ * straddles the limit, never inside it; in bytes that are not UTF-8 the cut moves back at most
+ * three bytes. */
+static void names_cut_at_character_boundary(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *prefix, *ch;
+        int count;
+        size_t want; /* bytes kept: the prefix and the whole characters that fit */
+    } cases[] = {
+        {"a", "\xc3\xa9", 30, 1 + 23 * 2},        /* e-acute, 2 bytes: 47, not 48 */
+        {"", "\xe2\x82\xac", 20, 16 * 3},         /* euro sign, 3 bytes: exactly 48 */
+        {"x", "\xe2\x82\xac", 20, 1 + 15 * 3},    /* 46 */
+        {"xy", "\xe2\x82\xac", 20, 2 + 15 * 3},   /* 47 */
+        {"ab", "\xf0\x9f\x98\x80", 12, 2 + 11 * 4}, /* a 4-byte character: 46 */
+        {"", "\x80", 60, 45},                     /* not UTF-8: at most three bytes back */
+        {"short", "\xc3\xa9", 3, 5 + 3 * 2},      /* fits: unchanged */
+    };
+    fake_device_t *d = fake_new(32, 0, 4096);
+    enum { N = sizeof cases / sizeof cases[0] };
+    static aioprof_task_t tasks[N + 2];
+    static char names[N][256];
+    for (size_t i = 0; i < N; i++) {
+        size_t len = repeat_utf8(names[i], cases[i].prefix, cases[i].ch, cases[i].count);
+        aioprof_task_created(&d->prof, &tasks[i], names[i], len);
+        assert_int_equal(tasks[i].name_len, cases[i].want);
+    }
+    /* a label gets what the name leaves: 44 bytes after "slow", 43 after "abcde" */
+    static char label[256];
+    size_t label_len = repeat_utf8(label, "", "\xc3\xa9", 30);
+    aioprof_task_created(&d->prof, &tasks[N], "slow", 4);
+    aioprof_task_label(&d->prof, &tasks[N], label, label_len);
+    assert_int_equal(tasks[N].label_len, 44);
+    aioprof_task_created(&d->prof, &tasks[N + 1], "abcde", 5);
+    aioprof_task_label(&d->prof, &tasks[N + 1], label, label_len);
+    assert_int_equal(tasks[N + 1].label_len, 42);
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    size_t seen = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        const decoded_event_t *e = &dec->ev[i];
+        if (e->kind == AIOPROF_REC_TASK_NEW && e->id <= N) {
+            /* what the reader got is the name's first want bytes */
+            assert_int_equal(strlen(e->name), cases[e->id - 1].want);
+            assert_memory_equal(e->name, names[e->id - 1], cases[e->id - 1].want);
+            seen++;
+        }
+        if (e->kind == AIOPROF_REC_TASK_INFO && e->id > N) {
+            assert_int_equal(strlen(e->label), e->id == N + 1 ? 44 : 42);
+            assert_memory_equal(e->label, label, strlen(e->label));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, N + 2);
+    decoded_free(dec);
+    fake_free(d);
+}
+
 /* aioprof_close: the HELLO that says "stopped" is the last thing sent; nothing is recorded after
  * it, no heartbeat follows, and the hook becomes idle. With a port that takes nothing at first,
  * the HELLO (and the drop count before it) goes out once the port takes bytes again. */
@@ -617,6 +688,7 @@ int main(void)
         cmocka_unit_test(heartbeat_and_periodic_hello_when_idle),
         cmocka_unit_test(init_rejects_bad_arguments),
         cmocka_unit_test(drain_time_in_ticks),
+        cmocka_unit_test(names_cut_at_character_boundary),
         cmocka_unit_test(close_says_stopped_last),
         cmocka_unit_test(heartbeat_carries_the_drop_count),
         cmocka_unit_test(hello_frame_carries_the_drop_count),

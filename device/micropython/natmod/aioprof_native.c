@@ -37,10 +37,16 @@ mp_obj_full_type_t native_rec_type;
 /* the profiler that records now; also held in the module's globals, which keeps it alive */
 native_prof_t *native_active;
 
+/* A step back from the last event (a port whose tick reader races with its interrupt, as the
+ * qemu port's does) is taken as no time passing, never as a slice of a whole wrap. */
+#define NATIVE_TICKS_BACK_MAX 65536u
+
 static uint32_t native_ticks(void *user)
 {
     native_prof_t *p = user;
-    return (uint32_t)mp_obj_get_int_truncated(mp_call_function_n_kw(p->ticks_us, 0, 0, NULL));
+    uint32_t now = (uint32_t)mp_obj_get_int_truncated(mp_call_function_n_kw(p->ticks_us, 0, 0, NULL));
+    uint32_t back = (p->prof.last - now) & p->prof.mask;
+    return back - 1u < NATIVE_TICKS_BACK_MAX ? p->prof.last : now;
 }
 
 static size_t native_write(void *user, const uint8_t *data, size_t len)
@@ -184,16 +190,28 @@ static mp_obj_t native_pending(void)
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(native_pending_obj, native_pending);
 
-/* Closes the open frame, sends what is left (bounded tries) and stops recording. */
+/* Sends what is left, the open frame included (bounded tries), and stops recording. What is
+ * still owed after that (the first HELLO of a profiler that recorded nothing, so that the host can
+ * tell "no tasks" from "no hook"; a drop count) goes out by ending the period now. */
+static void native_send_all(native_prof_t *p)
+{
+    aioprof_flush(&p->prof);
+    for (int tries = 0; tries < 1000 && aioprof_pending(&p->prof) > 0; tries++) {
+        aioprof_drain(&p->prof);
+    }
+}
+
 static mp_obj_t native_stop(void)
 {
     native_prof_t *p = native_running();
     if (p == NULL) {
         return mp_const_none;
     }
-    aioprof_flush(&p->prof);
-    for (int tries = 0; tries < 1000 && aioprof_pending(&p->prof) > 0; tries++) {
+    native_send_all(p);
+    if (p->prof.pending & (AIOPROF_PENDING_HELLO | AIOPROF_PENDING_DROPPED)) {
+        p->prof.deadline = p->prof.last;
         aioprof_drain(&p->prof);
+        native_send_all(p);
     }
     p->running = false;
     native_active = NULL;
