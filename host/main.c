@@ -197,7 +197,13 @@ static void main_seek(session_t *s, top_action_t a)
     }
     if (s->ended && to >= at)
         return; /* nothing lies after the end */
-    switch (replay_seek(s->replay, to, s->trace == NULL, err, sizeof err)) {
+    /* the outputs written as it goes would write what lies before the target again */
+    const char *no_rewind = NULL;
+    if (s->trace != NULL)
+        no_rewind = "a trace is exported (--export-trace): it would repeat the trace's events";
+    else if (s->log != NULL)
+        no_rewind = "the device text is logged (--log): it would repeat the log's lines";
+    switch (replay_seek(s->replay, to, no_rewind, err, sizeof err)) {
     case REPLAY_SEEK_REFUSED:
         fprintf(stderr, "aioprof-top: %s\n", err);
         break;

@@ -286,7 +286,7 @@ int replay_seeking(const replay_t *r)
     return r->raw ? r->seeking : source_file_seeking(r->src);
 }
 
-int replay_seek(replay_t *r, uint64_t to_us, int can_rewind, char *err, size_t errlen)
+int replay_seek(replay_t *r, uint64_t to_us, const char *no_rewind, char *err, size_t errlen)
 {
     uint64_t now = source_monotonic_us();
     uint64_t at = replay_position_us(r, now);
@@ -295,9 +295,8 @@ int replay_seek(replay_t *r, uint64_t to_us, int can_rewind, char *err, size_t e
     }
     int back = to_us < at || (r->raw && to_us < r->dev_us);
     if (back) {
-        if (!can_rewind) {
-            snprintf(err, errlen, "seeking back is off while a trace is exported (--export-trace): it would "
-                     "repeat the trace's events.");
+        if (no_rewind != NULL) {
+            snprintf(err, errlen, "seeking back is off while %s.", no_rewind);
             return REPLAY_SEEK_REFUSED;
         }
         if (source_file_rewind(r->src, err, errlen) < 0) {

@@ -58,9 +58,10 @@ void replay_scan(replay_t *r);
 /* Seeking to to_us (clamped to the length when known). Returns REPLAY_SEEK_ON (main goes on
  * reading: it is fast-forwarding), REPLAY_SEEK_RESTART (the file is being read again from its
  * start: main restarts the pipeline and the view first), or REPLAY_SEEK_REFUSED with one sentence
- * in err. can_rewind: seeking back is allowed (not while a trace is being exported). */
+ * in err. no_rewind: NULL when seeking back is allowed; else why not, as the end of "seeking back
+ * is off while ..." (an output written as it goes would repeat what it wrote: the trace, the log). */
 enum { REPLAY_SEEK_ON, REPLAY_SEEK_RESTART, REPLAY_SEEK_REFUSED };
-int replay_seek(replay_t *r, uint64_t to_us, int can_rewind, char *err, size_t errlen);
+int replay_seek(replay_t *r, uint64_t to_us, const char *no_rewind, char *err, size_t errlen);
 /* Still reading as fast as possible towards a seek's target. */
 int replay_seeking(const replay_t *r);
 

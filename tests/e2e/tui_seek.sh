@@ -109,6 +109,23 @@ until_screen "+ then - after --speed 1000 does not show 500x" 'end of recording.
 tui_key q
 until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
 
+# ---- --log writes the device text as it goes: seeking back, which would write the lines before
+# the target again, is refused with a sentence, and no line is logged twice
+"$AIOPROF_SIM" -w seed --clock virtual --duration 30 --text 5 -q -o "$TUI_WORK/text.bin"
+tui_start 120 30 C.UTF-8 -r "$TUI_WORK/text.bin" --log "$TUI_WORK/text.log"
+until_screen "the replay with --log did not start" 'replaying.*1x, [0-9]+\.[0-9] / '
+tui_key Space
+until_screen "space did not pause the replay with --log" 'PAUSED'
+tui_key Right
+until_screen "right did not seek forward with --log" '1x, 1[0-9]\.[0-9] / '
+tui_key Left
+until_screen "seeking back with --log is not refused with a sentence" 'seeking back is off while the device text is logged'
+tui_key q
+until_screen "q did not end aioprof-top with exit code 0" '^EXIT=0'
+[ -s "$TUI_WORK/text.log" ] || fail "--log wrote nothing"
+twice=$(sed 's/^\[[^]]*\] //' "$TUI_WORK/text.log" | sort | uniq -d | head -3)
+[ -z "$twice" ] || fail "--log has lines twice: $twice"
+
 # ---- a FIFO is read as it comes: seeking back in it is refused, with a sentence
 mkfifo "$TUI_WORK/fifo"
 tui_start 120 30 C.UTF-8 -r "$TUI_WORK/fifo"
