@@ -55,6 +55,57 @@ int session_lines_failed(session_t *s)
     return EXIT_FAILURE_RUNTIME;
 }
 
+/* ---- the trace and the live table's timeline both watching: the pipeline has one observer ---- */
+
+static void tee_slice(void *user, const pipeline_slice_t *slice)
+{
+    session_t *s = user;
+    export_trace_observer()->slice(s->trace, slice);
+    top_view_observer()->slice(s->view, slice);
+}
+
+static void tee_mark(void *user, pipeline_mark_t mark, uint64_t at_us, uint64_t count)
+{
+    session_t *s = user;
+    export_trace_observer()->mark(s->trace, mark, at_us, count);
+}
+
+static void tee_text_line(void *user, uint64_t at_us, const char *line)
+{
+    session_t *s = user;
+    export_trace_observer()->text_line(s->trace, at_us, line);
+}
+
+static void tee_event(void *user, uint64_t at_us)
+{
+    session_t *s = user;
+    export_trace_observer()->event(s->trace, at_us);
+}
+
+/* The observer of a session: the trace's, the timeline's, both, or none. */
+static void session_observe(session_t *s, pipeline_config_t *pc)
+{
+    const pipeline_observer_t *trace = export_trace_observer(), *view = top_view_observer();
+    static pipeline_observer_t tee;
+    if (s->trace != NULL && s->view != NULL) {
+        /* only the trace's members that are there: a NULL one costs the pipeline nothing */
+        tee = (pipeline_observer_t){
+            .slice = trace->slice && view->slice ? tee_slice : NULL,
+            .mark = trace->mark ? tee_mark : NULL,
+            .text_line = trace->text_line ? tee_text_line : NULL,
+            .event = trace->event ? tee_event : NULL,
+        };
+        pc->observer = &tee;
+        pc->observer_user = s;
+    } else if (s->trace != NULL) {
+        pc->observer = trace;
+        pc->observer_user = s->trace;
+    } else if (s->view != NULL) {
+        pc->observer = view;
+        pc->observer_user = s->view;
+    }
+}
+
 /* What ended the session, for a trace cut short. */
 static const char *session_end_how(const session_t *s, int signal)
 {
@@ -96,9 +147,8 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
             fprintf(stderr, "aioprof-top: %s\n", err);
             return EXIT_FAILURE_RUNTIME;
         }
-        pc->observer = export_trace_observer();
-        pc->observer_user = s->trace;
     }
+    session_observe(s, pc);
     s->p = pipeline_new(pc);
     if (s->p == NULL) {
         fputs("aioprof-top: out of memory.\n", stderr);

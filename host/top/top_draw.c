@@ -1,6 +1,7 @@
 /* The live table's drawing: the screen's geometry (layout, resize), the primitives every part of
  * the screen draws with (cells cut to fit, segments, attributes by colour class), and the whole
- * screen put together from its parts: header (top_draw_header.c), table (top_draw_table.c), text
+ * screen put together from its parts: header (top_draw_header.c), table (top_draw_table.c) or
+ * timeline (top_draw_timeline.c), text
  * pane and footer (top_draw_pane.c), help (top_draw_help.c). ncurses sends only the cells that
  * changed. */
 #ifndef _XOPEN_SOURCE
@@ -168,7 +169,11 @@ void top_draw(top_view_t *v)
         if (v->help) {
             top_draw_help(v);
         } else {
-            top_draw_table(v);
+            if (v->timeline) {
+                top_draw_timeline(v);
+            } else {
+                top_draw_table(v);
+            }
             top_draw_pane(v);
         }
         top_draw_footer(v);

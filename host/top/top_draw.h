@@ -32,6 +32,7 @@ int top_draw_counter(const top_view_t *v, int y, int x, const char *label, uint6
 void top_draw(top_view_t *v);
 void top_draw_header(const top_view_t *v); /* top_draw_header.c */
 void top_draw_table(const top_view_t *v);  /* top_draw_table.c */
+void top_draw_timeline(top_view_t *v);     /* top_draw_timeline.c */
 void top_draw_pane(const top_view_t *v);   /* top_draw_pane.c */
 void top_draw_footer(const top_view_t *v); /* top_draw_pane.c */
 void top_draw_message(const top_view_t *v); /* top_draw_pane.c */

@@ -119,6 +119,17 @@ static int head_mode(const top_view_t *v, int y, int x)
     snprintf(buf, sizeof buf, "%ssort %s %s%sslow > %g ms", top_sep(v), top_format_col(v->sort)->head,
         top_sort_mark(v), top_sep(v), (double)v->head.slow_us / 1000.0);
     x = top_draw_seg(v, y, x, buf, A_NORMAL);
+    if (v->timeline) {
+        snprintf(buf, sizeof buf, "%stimeline %g s%s ran %s slow", top_sep(v), (double)v->tl_span_us / 1e6,
+            v->unicode ? " \xE2\x96\x88" : " =", v->unicode ? "\xE2\x96\x93" : "#");
+        x = top_draw_seg(v, y, x, buf, A_NORMAL);
+        uint64_t kept = top_timeline_kept_us(&v->tl, v->tl_to_us);
+        if (v->tl.known_from_us > 0 && kept < v->tl_span_us) {
+            /* the ring holds less than the span: say how much */
+            snprintf(buf, sizeof buf, " (kept: last %.2f s)", (double)kept / 1e6);
+            x = top_draw_seg(v, y, x, buf, top_attr_class(v, TOP_CLASS_LARGE));
+        }
+    }
     if (v->filter[0] || v->filter_edit) {
         x = top_draw_seg(v, y, x, top_sep(v), A_NORMAL);
         x = top_draw_seg(v, y, x, "filter: ", A_NORMAL);

@@ -77,6 +77,26 @@ static size_t help_entries(const top_view_t *v, help_entry_t *out, size_t max, c
             out[n++] = (help_entry_t){HELP_NOTE, NULL, s};
         }
     }
+    /* the timeline's glyphs, in the charset it draws with */
+    static const help_entry_t timeline_utf8[] = {
+        {HELP_HEADING, NULL, "The timeline (T)"},
+        {HELP_ITEM, "\xE2\x96\x88", "the lane's task ran in that cell's time (a slice of it overlaps the cell)"},
+        {HELP_ITEM, "\xE2\x96\x93", "a slow slice of it overlaps the cell: its own time over the slow threshold"},
+        {HELP_ITEM, "\xE2\x96\x91 \xE2\x96\x92 \xE2\x96\x93", "outside tasks: up to half, half or more, nearly "
+                                                    "all of the cell's time no task ran"},
+        {HELP_ITEM, "\xC2\xB7", "not known: before the time line began, or older than the last 65,536 slices kept"},
+    };
+    static const help_entry_t timeline_ascii[] = {
+        {HELP_HEADING, NULL, "The timeline (T)"},
+        {HELP_ITEM, "=", "the lane's task ran in that cell's time (a slice of it overlaps the cell)"},
+        {HELP_ITEM, "#", "a slow slice of it overlaps the cell: its own time over the slow threshold"},
+        {HELP_ITEM, ". : %", "outside tasks: up to half, half or more, nearly all of the cell's time no task ran"},
+        {HELP_ITEM, "~", "not known: before the time line began, or older than the last 65,536 slices kept"},
+    };
+    const help_entry_t *tl = v->unicode ? timeline_utf8 : timeline_ascii;
+    for (size_t i = 0; i < sizeof timeline_utf8 / sizeof timeline_utf8[0] && n < max; i++) {
+        out[n++] = tl[i];
+    }
     return n;
 }
 

@@ -113,6 +113,8 @@ static unsigned key_reset(top_view_t *v, int key)
     if (v->p == NULL) {
         return TOP_REDRAW_NONE;
     }
+    /* the statistics' device time starts again; the timeline's line goes on */
+    v->tl_reset_us += pipeline_stats(v->p)->elapsed_us;
     pipeline_reset_stats(v->p);
     top_history_clear(&v->hist); /* the rows taken next start it again */
     /* a reset is new data even when frozen: the user asked to see it */
@@ -124,6 +126,24 @@ static unsigned key_window(top_view_t *v, int key)
     (void)key;
     v->window = !v->window;
     return TOP_REDRAW_ROWS;
+}
+
+/* T: the timeline over the rows' area, or the table again. */
+static unsigned key_timeline(top_view_t *v, int key)
+{
+    (void)key;
+    v->timeline = !v->timeline;
+    return TOP_REDRAW_SCREEN;
+}
+
+/* z, Z: the timeline's span shorter (zoom in) or longer (zoom out). */
+static unsigned key_zoom(top_view_t *v, int key)
+{
+    if (!v->timeline) {
+        return TOP_REDRAW_NONE;
+    }
+    v->tl_span_us = top_timeline_zoom(v->tl_span_us, key == 'Z' ? 1 : -1);
+    return TOP_REDRAW_SCREEN;
 }
 
 static unsigned key_invert(top_view_t *v, int key)
@@ -303,6 +323,7 @@ static const struct {
     {KEY_UP, key_scroll}, {KEY_DOWN, key_scroll}, {KEY_PPAGE, key_scroll}, {KEY_NPAGE, key_scroll},
     {KEY_HOME, key_seek}, {KEY_END, key_seek}, {KEY_LEFT, key_seek}, {KEY_RIGHT, key_seek},
     {'\t', key_focus}, {'o', key_pane},
+    {'T', key_timeline}, {'z', key_zoom}, {'Z', key_zoom},
     {CTRL('l'), key_repaint},
     {'k', key_device}, {CTRL('d'), key_device},
 };
@@ -326,6 +347,8 @@ static const top_key_help_t key_help_text[] = {
     {"up down PgUp PgDn Home End", "move the cursor (Home and End seek in a replay); scroll the device output when it has the focus"},
     {"Tab", "the scroll keys to the device output pane (its scrollback: the last 1000 lines) and back"},
     {"o", "the device output pane: larger, hidden, back to its size"},
+    {"T", "the timeline instead of the rows: a lane per row shown, time running left to right to now"},
+    {"z  Z", "timeline: zoom in (a shorter span) or out (a longer one), 0.1 s to 60 s"},
     {"Ctrl-L", "repaint the screen"},
     {"k  Ctrl-D", "--run: Ctrl-C to the program; a soft reset (the board runs main.py)"},
 };

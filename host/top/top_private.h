@@ -6,6 +6,7 @@
  *   top_keys.c        keys to actions
  *   top_draw*.c       drawing (top_draw.h): primitives, header, table, pane and footer, help
  *   top_format.c      pure rendering rules, no state (unit-tested)
+ *   top_timeline.c    the timeline's ring of slices and its lanes' cells (unit-tested)
  * Nothing outside host/top/ includes this file. */
 #ifndef AIOPROF_TOP_PRIVATE_H
 #define AIOPROF_TOP_PRIVATE_H
@@ -15,6 +16,7 @@
 
 #include "stats.h"
 #include "top_format.h"
+#include "top_timeline.h"
 #include "top_view.h"
 
 #define TOP_TEXT_LINES 1000      /* device text kept for the pane: its scrollback */
@@ -121,6 +123,16 @@ struct top_view {
     char drill[STATS_TEXT_MAX];
     top_col_t sort;
     int invert;
+
+    /* the timeline (T): the slices the observer told, drawn over the rows' area */
+    int timeline;                  /* shown instead of the table's rows */
+    uint64_t tl_span_us;           /* the span it shows (z, Z) */
+    uint64_t tl_to_us;             /* its right edge on the device time line, taken with the rows */
+    uint64_t tl_reset_us;          /* device time the statistics' resets took from their elapsed time */
+    top_timeline_t tl;
+    uint8_t *tl_cells, *tl_outside; /* the render's output, and its scratch */
+    uint64_t *tl_busy;
+    size_t tl_cap;                 /* cells allocated (lanes * width) */
 
     /* the rows: both groupings, so a frozen view can still be regrouped */
     top_rows_t base[2];

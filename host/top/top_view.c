@@ -100,6 +100,12 @@ top_view_t *top_view_open(const top_view_options_t *o, int *usage)
     v->by_instance = o->by_instance != 0;
 
     v->interval_us = o->interval_us ? o->interval_us : TOP_INTERVAL_DEFAULT_US;
+    v->tl_span_us = TOP_TIMELINE_SPAN_DEFAULT_US;
+    if (top_timeline_init(&v->tl) != 0) {
+        fputs("aioprof-top: out of memory.\n", stderr);
+        free(v);
+        return NULL;
+    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -111,6 +117,7 @@ top_view_t *top_view_open(const top_view_options_t *o, int *usage)
         const char *term = getenv("TERM");
         fprintf(stderr, "aioprof-top: cannot drive this terminal (TERM=%s): set TERM, or use --report or --json.\n",
             term ? term : "unset");
+        top_timeline_free(&v->tl);
         free(v);
         return NULL;
     }
@@ -169,12 +176,28 @@ void top_view_text_line(top_view_t *v, const char *line)
     v->text_total++;
 }
 
+/* ---- the timeline's feed: the pipeline's observer ---- */
+
+static void top_view_on_slice(void *user, const pipeline_slice_t *slice)
+{
+    top_view_t *v = user;
+    top_timeline_add(&v->tl, slice);
+}
+
+const pipeline_observer_t *top_view_observer(void)
+{
+    static const pipeline_observer_t observer = {.slice = top_view_on_slice};
+    return &observer;
+}
+
 void top_view_restart(top_view_t *v)
 {
     if (v == NULL) {
         return;
     }
     top_history_clear(&v->hist);
+    top_timeline_clear(&v->tl);
+    v->tl_to_us = v->tl_reset_us = 0;
     v->text_total = v->text_frozen = v->seen_text = 0;
     v->pane_end = 0;
     v->base[0].n = v->base[1].n = 0;
@@ -208,6 +231,10 @@ void top_view_close(top_view_t *v)
     top_rows_free(&v->base[1]);
     top_rows_free(&v->spare);
     top_history_free(&v->hist);
+    top_timeline_free(&v->tl);
+    free(v->tl_cells);
+    free(v->tl_outside);
+    free(v->tl_busy);
     free(v->vis);
     free(v);
 }
@@ -240,6 +267,12 @@ static void view_build(top_view_t *v, const stats_t *s, int both, uint64_t now_u
     v->head.any_lower = 0;
     for (size_t i = 0; i < v->base[g].n; i++) {
         v->head.any_lower |= v->base[g].rows[i].lower_bound;
+    }
+    /* the timeline's right edge: the device time seen, on the observer's line (the statistics'
+     * resets took their share of it), and never before a slice it holds */
+    v->tl_to_us = s->elapsed_us + v->tl_reset_us;
+    if (v->tl.latest_us > v->tl_to_us) {
+        v->tl_to_us = v->tl.latest_us;
     }
     v->last_build_us = now_us;
 }

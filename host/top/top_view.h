@@ -82,6 +82,11 @@ void top_view_text_line(top_view_t *v, const char *line);
  * one replaces it, NULL clears it. The view must not be drawn over with stderr while it is open. */
 void top_view_message(top_view_t *v, const char *msg);
 
+/* The observer that feeds the timeline (pipeline_config_t.observer, with the view as its user).
+ * It keeps the last slices in a fixed ring whether the timeline is shown or not, so that showing
+ * it shows the last seconds at once, even at the end of a replay. */
+const pipeline_observer_t *top_view_observer(void);
+
 /* Gives the terminal back (endwin) and frees the view. NULL is accepted; calling it after the
  * atexit handler ran is harmless. Call it once per view, from ordinary code (main's loop sees the
  * signal flag and ends normally; endwin is not async-signal-safe). */

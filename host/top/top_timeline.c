@@ -1,0 +1,246 @@
+/* The live table's timeline: the ring of slices and the cells of its lanes (top_timeline.h). */
+#include "top_timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RING_MASK (TOP_TIMELINE_SLICES - 1u)
+
+int top_timeline_init(top_timeline_t *t)
+{
+    memset(t, 0, sizeof *t);
+    t->ring = malloc(TOP_TIMELINE_SLICES * sizeof *t->ring);
+    return t->ring ? 0 : -1;
+}
+
+void top_timeline_free(top_timeline_t *t)
+{
+    free(t->ring);
+    t->ring = NULL;
+}
+
+void top_timeline_clear(top_timeline_t *t)
+{
+    t->added = 0;
+    t->known_from_us = 0;
+    t->latest_us = 0;
+    memset(t->cache, 0, sizeof t->cache);
+}
+
+uint64_t top_timeline_name_hash(const char *name)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h = (h ^ *p) * 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
+static uint32_t saturate32(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+void top_timeline_add(top_timeline_t *t, const pipeline_slice_t *s)
+{
+    if (t->ring == NULL) {
+        return;
+    }
+    uint64_t key = (uint64_t)s->task.epoch << 32 | s->task.id;
+    /* the name is hashed again only when what the observer says of the task may have changed */
+    top_timeline_task_t *c = &t->cache[(s->task.id ^ s->task.epoch * 0x9E3779B1u) & (TOP_TIMELINE_CACHE - 1u)];
+    if (!c->used || c->inst_key != key || c->name != (const void *)s->task.name) {
+        c->used = 1;
+        c->inst_key = key;
+        c->name = s->task.name;
+        c->name_hash = s->task.name ? top_timeline_name_hash(s->task.name) : 0;
+    }
+    top_timeline_slice_t *e = &t->ring[t->added & RING_MASK];
+    if (t->added >= TOP_TIMELINE_SLICES) {
+        /* the oldest goes: what ended before its end may be gone too */
+        uint64_t gone = e->start_us + e->span_us;
+        if (gone > t->known_from_us) {
+            t->known_from_us = gone;
+        }
+    }
+    e->start_us = s->start_us;
+    e->inst_key = key;
+    e->name_hash = c->name_hash;
+    e->span_us = saturate32(s->end_us - s->start_us);
+    e->self_us = saturate32(s->self_us);
+    t->added++;
+    if (s->end_us > t->latest_us) {
+        t->latest_us = s->end_us;
+    }
+}
+
+uint64_t top_timeline_kept_us(const top_timeline_t *t, uint64_t to_us)
+{
+    return to_us > t->known_from_us ? to_us - t->known_from_us : 0;
+}
+
+/* ---- the lanes ---- */
+
+/* Lanes found by key: open addressing over twice the lanes' count, a power of two. */
+#define LANE_SLOTS (2 * TOP_TIMELINE_LANES_MAX)
+
+typedef struct lane_map {
+    uint64_t key[LANE_SLOTS];
+    int16_t lane[LANE_SLOTS]; /* -1: empty */
+} lane_map_t;
+
+static size_t lane_slot(uint64_t key, int by_inst)
+{
+    uint64_t h = (key ^ (uint64_t)by_inst) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 40) & (LANE_SLOTS - 1);
+}
+
+static void lane_map_build(lane_map_t *m, const top_timeline_lane_t *lanes, size_t n)
+{
+    memset(m->lane, 0xff, sizeof m->lane);
+    for (size_t i = 0; i < n && i < TOP_TIMELINE_LANES_MAX; i++) {
+        /* instance keys and name hashes share the table: the low bit tells them apart */
+        uint64_t key = lanes[i].key << 1 | (lanes[i].by_inst != 0);
+        size_t at = lane_slot(key, 0);
+        while (m->lane[at] >= 0 && m->key[at] != key) {
+            at = (at + 1) & (LANE_SLOTS - 1);
+        }
+        if (m->lane[at] < 0) {
+            m->key[at] = key;
+            m->lane[at] = (int16_t)i;
+        }
+    }
+}
+
+static int lane_find(const lane_map_t *m, uint64_t key, int by_inst)
+{
+    key = key << 1 | (by_inst != 0);
+    size_t at = lane_slot(key, 0);
+    while (m->lane[at] >= 0) {
+        if (m->key[at] == key) {
+            return m->lane[at];
+        }
+        at = (at + 1) & (LANE_SLOTS - 1);
+    }
+    return -1;
+}
+
+/* The cells [*c0, *c1] that [s, e) overlaps in a span from `from`, ncells of span_us in all
+ * (times relative to from may be negative: the span can reach back before the time line). */
+static void cells_of(int64_t from, uint64_t span_us, int ncells, uint64_t s, uint64_t e, int *c0, int *c1)
+{
+    int64_t a = (int64_t)s - from, b = (int64_t)e - from;
+    a = a < 0 ? 0 : a;
+    b = b < 0 ? 0 : b;
+    /* a * ncells cannot overflow: spans are minutes (< 2^36 us), cells a screen's width (< 2^16) */
+    uint64_t first = (uint64_t)a * (uint64_t)ncells / span_us;
+    uint64_t last = b > a ? (((uint64_t)b * (uint64_t)ncells + span_us - 1) / span_us) - 1 : first;
+    *c0 = first >= (uint64_t)ncells ? ncells - 1 : (int)first;
+    *c1 = last >= (uint64_t)ncells ? ncells - 1 : (int)last;
+}
+
+/* Where cell c starts, relative to the time line (negative before it began). */
+static int64_t cell_start(int64_t from, uint64_t span_us, int ncells, int c)
+{
+    return from + (int64_t)((uint64_t)c * span_us / (uint64_t)ncells);
+}
+
+void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_us, uint64_t slow_us,
+    const top_timeline_lane_t *lanes, size_t nlanes, int ncells, uint8_t *cells, uint8_t *outside, uint64_t *busy)
+{
+    if (ncells <= 0) {
+        return;
+    }
+    if (nlanes > 0) {
+        memset(cells, TOP_CELL_IDLE, nlanes * (size_t)ncells);
+    }
+    if (span_us == 0) {
+        span_us = 1;
+    }
+    int64_t from = (int64_t)to_us - (int64_t)span_us;
+    if (outside) {
+        memset(busy, 0, (size_t)ncells * sizeof *busy);
+    }
+    static lane_map_t map; /* big for the stack; the view is single-threaded */
+    lane_map_build(&map, lanes, nlanes);
+
+    uint64_t kept = t->ring ? (t->added < TOP_TIMELINE_SLICES ? t->added : TOP_TIMELINE_SLICES) : 0;
+    for (uint64_t i = 0; i < kept; i++) {
+        const top_timeline_slice_t *e = &t->ring[(t->added - 1 - i) & RING_MASK];
+        uint64_t end = e->start_us + e->span_us;
+        if ((int64_t)end < from || ((int64_t)end == from && e->span_us > 0)) {
+            break; /* they come in the order they end: the older ones are all before the span */
+        }
+        if (end > to_us) {
+            continue; /* after a frozen view's moment */
+        }
+        int c0, c1;
+        cells_of(from, span_us, ncells, e->start_us, end, &c0, &c1);
+        int lane = lane_find(&map, e->inst_key, 1);
+        if (lane < 0 && e->name_hash != 0) {
+            lane = lane_find(&map, e->name_hash, 0);
+        }
+        if (lane >= 0) {
+            uint8_t mark = e->self_us > slow_us ? TOP_CELL_SLOW : TOP_CELL_RAN;
+            uint8_t *row = cells + (size_t)lane * (size_t)ncells;
+            for (int c = c0; c <= c1; c++) {
+                if (row[c] < mark) {
+                    row[c] = mark;
+                }
+            }
+        }
+        if (outside) {
+            /* the time of the cells it covers, each cut to the cell */
+            for (int c = c0; c <= c1; c++) {
+                int64_t cs = cell_start(from, span_us, ncells, c), ce = cell_start(from, span_us, ncells, c + 1);
+                int64_t s = (int64_t)e->start_us > cs ? (int64_t)e->start_us : cs;
+                int64_t en = (int64_t)end < ce ? (int64_t)end : ce;
+                if (en > s) {
+                    busy[c] += (uint64_t)(en - s);
+                }
+            }
+        }
+    }
+
+    /* cells before what the ring holds, or before the time line began: not known */
+    for (int c = 0; c < ncells; c++) {
+        int64_t cs = cell_start(from, span_us, ncells, c), ce = cell_start(from, span_us, ncells, c + 1);
+        int unknown = cs < 0 || cs < (int64_t)t->known_from_us;
+        if (unknown) {
+            for (size_t l = 0; l < nlanes; l++) {
+                cells[l * (size_t)ncells + (size_t)c] = TOP_CELL_UNKNOWN;
+            }
+        }
+        if (outside) {
+            uint64_t len = (uint64_t)(ce - cs), b = busy[c] < len ? busy[c] : len;
+            uint64_t idle = len - b;
+            if (unknown) {
+                outside[c] = TOP_OUTSIDE_UNKNOWN;
+            } else if (len == 0 || idle * 8 < len) {
+                outside[c] = TOP_OUTSIDE_NONE;
+            } else if (idle * 2 < len) {
+                outside[c] = TOP_OUTSIDE_SOME;
+            } else if (idle * 8 < len * 7) {
+                outside[c] = TOP_OUTSIDE_MOST;
+            } else {
+                outside[c] = TOP_OUTSIDE_ALL;
+            }
+        }
+    }
+}
+
+uint64_t top_timeline_zoom(uint64_t span_us, int dir)
+{
+    static const uint64_t spans[] = {100000u, 200000u, 500000u, 1000000u, 2000000u, 5000000u, 10000000u,
+        20000000u, 30000000u, 60000000u};
+    size_t n = sizeof spans / sizeof spans[0], at = 0;
+    while (at + 1 < n && spans[at] < span_us) {
+        at++;
+    }
+    if (dir > 0 && at + 1 < n) {
+        at++;
+    } else if (dir < 0 && at > 0 && spans[at] >= span_us) {
+        at--;
+    }
+    return spans[at];
+}
