@@ -84,7 +84,9 @@ static void axis_label(char *out, size_t size, uint64_t back_us)
     }
 }
 
-/* The heading: the label column's title, then ticks at round times before now, "now" at the end. */
+/* The heading: the label column's title, then ticks at round times before now, from the span's
+ * left edge (its first cell: a tick there whenever the span is a whole number of steps, which
+ * every zoom's is), "now" over the last cells. */
 static void draw_axis(const top_view_t *v, int lw, int ncells)
 {
     const top_layout_t *l = &v->lay;
@@ -105,17 +107,20 @@ static void draw_axis(const top_view_t *v, int lw, int ncells)
         }
     }
     int x0 = lw + 1;
-    int now_x = x0 + ncells - 3;
-    for (uint64_t back = step; back < span; back += step) {
+    int now_x = x0 + ncells - 3, free_x = x0;
+    /* from the left edge (the whole span back) to now, each where the one before left room */
+    for (uint64_t k = span / step; k >= 1; k--) {
+        uint64_t back = k * step;
         int c = (int)((span - back) * (uint64_t)ncells / span);
         char lab[32];
         axis_label(lab, sizeof lab, back);
         int w = (int)strlen(lab);
-        if (x0 + c + w + 1 >= now_x) {
+        if (x0 + c < free_x || x0 + c + w + 1 >= now_x) {
             continue;
         }
         top_draw_cell(v, l->table_y, x0 + c, 1, v->unicode ? "\xE2\x94\x82" : "|", 0, head);
         top_draw_cell(v, l->table_y, x0 + c + 1, w, lab, 0, head);
+        free_x = x0 + c + w + 2;
     }
     top_draw_cell(v, l->table_y, now_x, 3, "now", 1, head | A_BOLD);
 }

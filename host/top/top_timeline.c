@@ -125,14 +125,35 @@ static int lane_find(const lane_map_t *m, uint64_t key, int by_inst)
     return -1;
 }
 
-/* The cells [*c0, *c1] that [s, e) overlaps in a span from `from`, ncells of span_us in all
- * (times relative to from may be negative: the span can reach back before the time line). */
+/* The cells [*c0, *c1] a slice [s, e) shows in, over a span from `from` cut into ncells cells:
+ * the cells whose middle it covers, or when it covers none (it is shorter than a cell), the cell
+ * its own middle is in. So no slice is too short to show, and neither is a gap of a cell's length
+ * between two slices, which marking every cell a slice touches would fill in. Times relative to
+ * from may be negative: the span can reach back before the time line. */
 static void cells_of(int64_t from, uint64_t span_us, int ncells, uint64_t s, uint64_t e, int *c0, int *c1)
 {
     int64_t a = (int64_t)s - from, b = (int64_t)e - from;
     a = a < 0 ? 0 : a;
     b = b < 0 ? 0 : b;
-    /* a * ncells cannot overflow: spans are minutes (< 2^36 us), cells a screen's width (< 2^16) */
+    /* cell c's middle is at (2c + 1) * span / (2 ncells): covered when 2 n a <= (2c + 1) span < 2 n b.
+     * No overflow: spans are minutes (< 2^36 us), cells a screen's width (< 2^11). */
+    uint64_t n2 = 2u * (uint64_t)ncells, span2 = 2u * span_us;
+    uint64_t na = n2 * (uint64_t)a, nb = n2 * (uint64_t)b;
+    int64_t first = na <= span_us ? 0 : (int64_t)((na - span_us + span2 - 1) / span2);
+    int64_t last = nb <= span_us ? -1 : (int64_t)((nb - span_us + span2 - 1) / span2) - 1;
+    if (last < first) {
+        first = last = (int64_t)(((uint64_t)a + (uint64_t)b) * (uint64_t)ncells / span2);
+    }
+    *c0 = first >= ncells ? ncells - 1 : (int)first;
+    *c1 = last >= ncells ? ncells - 1 : (int)last;
+}
+
+/* The cells [*c0, *c1] that share time with [s, e) (the outside lane's measure). */
+static void cells_touched(int64_t from, uint64_t span_us, int ncells, uint64_t s, uint64_t e, int *c0, int *c1)
+{
+    int64_t a = (int64_t)s - from, b = (int64_t)e - from;
+    a = a < 0 ? 0 : a;
+    b = b < 0 ? 0 : b;
     uint64_t first = (uint64_t)a * (uint64_t)ncells / span_us;
     uint64_t last = b > a ? (((uint64_t)b * (uint64_t)ncells + span_us - 1) / span_us) - 1 : first;
     *c0 = first >= (uint64_t)ncells ? ncells - 1 : (int)first;
@@ -190,7 +211,8 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
             }
         }
         if (outside) {
-            /* the time of the cells it covers, each cut to the cell */
+            /* the time of the cells it shares time with, each cut to the cell */
+            cells_touched(from, span_us, ncells, e->start_us, end, &c0, &c1);
             for (int c = c0; c <= c1; c++) {
                 int64_t cs = cell_start(from, span_us, ncells, c), ce = cell_start(from, span_us, ncells, c + 1);
                 int64_t s = (int64_t)e->start_us > cs ? (int64_t)e->start_us : cs;

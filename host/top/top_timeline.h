@@ -69,8 +69,9 @@ typedef struct top_timeline_lane {
 /* What a cell of a task's lane shows. */
 enum {
     TOP_CELL_IDLE = 0, /* the task did not run in the cell's time */
-    TOP_CELL_RAN,      /* it ran (a slice of it overlaps the cell) */
-    TOP_CELL_SLOW,     /* a slow slice of it overlaps the cell: exclusive time over the threshold */
+    TOP_CELL_RAN,      /* it ran: a slice of it covers the cell's middle, or is shorter than a cell
+                          and has its own middle in the cell */
+    TOP_CELL_SLOW,     /* so did a slow slice of it: exclusive time over the threshold */
     TOP_CELL_UNKNOWN,  /* before what the ring still holds (or before the time line began) */
 };
 

@@ -1,0 +1,250 @@
+/* The live table's timeline (host/top/top_timeline.c): which cells of which lane a slice marks,
+ * slow slices, the outside-tasks lane, what is not known (before the time line, older than the
+ * ring), a frozen edge, and a fixed memory whatever the number of slices. Cells are checked
+ * against a brute-force model: every cell against every slice. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "top_timeline.h"
+
+static pipeline_slice_t slice_of(uint32_t id, const char *name, uint64_t start, uint64_t end, uint64_t self)
+{
+    pipeline_slice_t s = {
+        .task = {.epoch = 0, .id = id, .name = name, .label = ""},
+        .start_us = start,
+        .end_us = end,
+        .self_us = self,
+    };
+    return s;
+}
+
+/* cells as a string: ' ' idle, '=' ran, '#' slow, '~' not known */
+static void cells_text(const uint8_t *cells, int n, char *out)
+{
+    static const char glyph[] = " =#~";
+    for (int i = 0; i < n; i++) {
+        out[i] = glyph[cells[i]];
+    }
+    out[n] = '\0';
+}
+
+static void name_lanes(top_timeline_lane_t *lanes, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        lanes[i] = (top_timeline_lane_t){.key = top_timeline_name_hash(names[i]), .by_inst = 0};
+    }
+}
+
+static void cells_show_the_slices_that_cover_them(void **state)
+{
+    (void)state;
+    top_timeline_t *t = malloc(sizeof *t);
+    assert_int_equal(top_timeline_init(t), 0);
+    /* a span of 1000 us in 10 cells of 100 us, from 1000 to 2000; a slice shows in the cells whose
+     * middle (1050, 1150...) it covers, a shorter one in the cell its own middle is in */
+    pipeline_slice_t s[] = {
+        slice_of(1, "slow", 1000, 1350, 350),    /* cells 0-2, slow (> 200) */
+        slice_of(2, "quicker", 1350, 1360, 10),  /* cell 3 (it covers 1350) */
+        slice_of(2, "quicker", 1500, 1500, 0),   /* an empty slice: the cell it is in */
+        slice_of(1, "slow", 1600, 1700, 100),    /* cell 6 exactly: not 7 */
+        slice_of(3, NULL, 1900, 1950, 50),       /* no name yet: only its instance lane */
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        top_timeline_add(t, &s[i]);
+    }
+    const char *names[] = {"slow", "quicker", "main"};
+    top_timeline_lane_t lanes[4];
+    name_lanes(lanes, names, 3);
+    lanes[3] = (top_timeline_lane_t){.key = 3, .by_inst = 1};
+    uint8_t cells[4 * 10], outside[10];
+    uint64_t busy[10];
+    char text[16];
+    top_timeline_render(t, 2000, 1000, 200, lanes, 4, 10, cells, outside, busy);
+    cells_text(cells, 10, text);
+    assert_string_equal(text, "###   =   "); /* 1350 is cell 3's middle: the slice ends there */
+    cells_text(cells + 10, 10, text);
+    assert_string_equal(text, "   = =    ");
+    cells_text(cells + 20, 10, text);
+    assert_string_equal(text, "          ");
+    cells_text(cells + 30, 10, text);
+    assert_string_equal(text, "         =");
+    /* outside: cells 0-2 full, 3 has 60 of 100 us busy (some), 4 and 5 empty (all), 6 full,
+     * 7 and 8 empty, 9 half busy (most) */
+    uint8_t want[] = {TOP_OUTSIDE_NONE, TOP_OUTSIDE_NONE, TOP_OUTSIDE_NONE, TOP_OUTSIDE_SOME, TOP_OUTSIDE_ALL,
+        TOP_OUTSIDE_ALL, TOP_OUTSIDE_NONE, TOP_OUTSIDE_ALL, TOP_OUTSIDE_ALL, TOP_OUTSIDE_MOST};
+    assert_memory_equal(outside, want, sizeof want);
+
+    /* a frozen edge at 1700: what ended after it is left out, the span ends there */
+    top_timeline_render(t, 1700, 1000, 200, lanes, 4, 10, cells, NULL, NULL);
+    cells_text(cells, 10, text);
+    assert_string_equal(text, "   ###   =");
+    cells_text(cells + 30, 10, text);
+    assert_string_equal(text, "          ");
+    /* a span reaching back before the time line began: those cells are not known */
+    top_timeline_render(t, 700, 1000, 200, lanes, 4, 10, cells, outside, busy);
+    cells_text(cells, 10, text);
+    assert_string_equal(text, "~~~       ");
+    assert_int_equal(outside[2], TOP_OUTSIDE_UNKNOWN);
+    assert_int_equal(outside[3], TOP_OUTSIDE_ALL);
+    top_timeline_free(t);
+    free(t);
+}
+
+/* A random sequence of slices (as a scheduler makes them: one after another, some nested) checked
+ * cell by cell against the model. */
+static void cells_agree_with_a_brute_force_model(void **state)
+{
+    (void)state;
+    top_timeline_t *t = malloc(sizeof *t);
+    assert_int_equal(top_timeline_init(t), 0);
+    enum { N = 3000, LANES = 5, CELLS = 97 };
+    static pipeline_slice_t s[N];
+    static const char *const names[LANES] = {"a", "b", "c", "d", "e"};
+    uint64_t now = 0, seed = 12345;
+    for (size_t i = 0; i < N; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t gap = (seed >> 33) % 300, len = (seed >> 13) % 900;
+        uint32_t id = (uint32_t)((seed >> 50) % 7) + 1; /* ids 6 and 7 have no lane */
+        s[i] = slice_of(id, id <= LANES ? names[id - 1] : "other", now + gap, now + gap + len, len);
+        now += gap + len;
+        top_timeline_add(t, &s[i]);
+    }
+    top_timeline_lane_t lanes[LANES];
+    name_lanes(lanes, names, LANES);
+    static uint8_t cells[LANES * CELLS];
+    const uint64_t spans[] = {1000, 7777, 100000, 2 * now};
+    for (size_t k = 0; k < sizeof spans / sizeof spans[0]; k++) {
+        uint64_t span = spans[k], to = now - 1234;
+        top_timeline_render(t, to, span, 500, lanes, LANES, CELLS, cells, NULL, NULL);
+        int64_t from = (int64_t)to - (int64_t)span;
+        for (int c = 0; c < CELLS; c++) {
+            int64_t cs = from + (int64_t)((uint64_t)c * span / CELLS);
+            for (int l = 0; l < LANES; l++) {
+                uint8_t want = cs < 0 ? TOP_CELL_UNKNOWN : TOP_CELL_IDLE;
+                for (size_t i = 0; i < N && want != TOP_CELL_UNKNOWN; i++) {
+                    int64_t a = (int64_t)s[i].start_us, b = (int64_t)s[i].end_us;
+                    if (s[i].task.id != (uint32_t)l + 1 || s[i].end_us > to || b < from || (b == from && b > a)) {
+                        continue; /* another lane's, after the edge, or before the span */
+                    }
+                    /* shown: the slice covers the cell's middle; one that covers no cell's middle
+                     * shows in the cell its own middle is in (times relative to the span's start,
+                     * what is before it cut off) */
+                    int64_t ra = a - from < 0 ? 0 : a - from, rb = b - from < 0 ? 0 : b - from;
+                    int64_t mid2 = (2 * c + 1) * (int64_t)span; /* the middle, times 2 CELLS */
+                    int covers_a_middle = 0;
+                    for (int m = 0; m < CELLS && !covers_a_middle; m++) {
+                        int64_t mm = (2 * m + 1) * (int64_t)span;
+                        covers_a_middle = 2 * CELLS * ra <= mm && mm < 2 * CELLS * rb;
+                    }
+                    int hit = covers_a_middle ? 2 * CELLS * ra <= mid2 && mid2 < 2 * CELLS * rb
+                                              : (ra + rb) * CELLS / (2 * (int64_t)span) == c;
+                    if (hit) {
+                        uint8_t m = s[i].self_us > 500 ? TOP_CELL_SLOW : TOP_CELL_RAN;
+                        want = m > want ? m : want;
+                    }
+                }
+                if (cells[l * CELLS + c] != want) {
+                    fail_msg("span %llu, lane %d, cell %d: %d, the model says %d", (unsigned long long)span, l, c,
+                        cells[l * CELLS + c], want);
+                }
+            }
+        }
+    }
+    top_timeline_free(t);
+    free(t);
+}
+
+/* Far more slices than the ring holds: the memory stays the ring's, the newest are all there, and
+ * what the ring let go is shown as not known rather than as idle. */
+static void ring_is_bounded_and_says_what_it_lost(void **state)
+{
+    (void)state;
+    top_timeline_t *t = malloc(sizeof *t);
+    assert_int_equal(top_timeline_init(t), 0);
+    const top_timeline_slice_t *ring = t->ring;
+    uint64_t n = 3u * TOP_TIMELINE_SLICES + 17u;
+    for (uint64_t i = 0; i < n; i++) {
+        pipeline_slice_t s = slice_of(1, "busy", i * 10, i * 10 + 5, 5);
+        top_timeline_add(t, &s);
+    }
+    assert_ptr_equal(t->ring, ring);
+    uint64_t to = n * 10;
+    uint64_t oldest_kept_end = (n - TOP_TIMELINE_SLICES) * 10 - 5; /* the end of the last one let go */
+    assert_int_equal(t->known_from_us, oldest_kept_end);
+    assert_int_equal(top_timeline_kept_us(t, to), to - oldest_kept_end);
+    /* a span twice what is kept: its older half is not known, its newer half shows every slice */
+    enum { CELLS = 100 };
+    uint64_t span = 2 * TOP_TIMELINE_SLICES * 10;
+    top_timeline_lane_t lane = {.key = top_timeline_name_hash("busy")};
+    uint8_t cells[CELLS];
+    top_timeline_render(t, to, span, 1000, &lane, 1, CELLS, cells, NULL, NULL);
+    for (int c = 0; c < CELLS; c++) {
+        uint64_t cs = to - span + (uint64_t)c * span / CELLS;
+        assert_int_equal(cells[c], cs < oldest_kept_end ? TOP_CELL_UNKNOWN : TOP_CELL_RAN);
+    }
+    top_timeline_clear(t);
+    assert_int_equal(t->known_from_us, 0);
+    top_timeline_render(t, to, span, 1000, &lane, 1, CELLS, cells, NULL, NULL);
+    assert_int_equal(cells[CELLS - 1], TOP_CELL_IDLE);
+    top_timeline_free(t);
+    free(t);
+}
+
+/* A task that gets its name after its first slices: the later ones go to the name's lane. */
+static void name_learnt_later_moves_to_its_lane(void **state)
+{
+    (void)state;
+    top_timeline_t *t = malloc(sizeof *t);
+    assert_int_equal(top_timeline_init(t), 0);
+    char name[16] = "";
+    pipeline_slice_t a = slice_of(9, NULL, 0, 100, 100);
+    top_timeline_add(t, &a);
+    snprintf(name, sizeof name, "sensor");
+    pipeline_slice_t b = slice_of(9, name, 500, 600, 100);
+    top_timeline_add(t, &b);
+    top_timeline_lane_t lane = {.key = top_timeline_name_hash("sensor")};
+    uint8_t cells[10];
+    char text[16];
+    top_timeline_render(t, 1000, 1000, 1000, &lane, 1, 10, cells, NULL, NULL);
+    cells_text(cells, 10, text);
+    assert_string_equal(text, "     =    ");
+    top_timeline_free(t);
+    free(t);
+}
+
+static void zoom_steps_and_stops(void **state)
+{
+    (void)state;
+    uint64_t s = TOP_TIMELINE_SPAN_DEFAULT_US;
+    assert_int_equal(top_timeline_zoom(s, -1), 2000000u);
+    assert_int_equal(top_timeline_zoom(s, 1), 10000000u);
+    for (int i = 0; i < 20; i++) {
+        s = top_timeline_zoom(s, -1);
+    }
+    assert_int_equal(s, 100000u);
+    for (int i = 0; i < 20; i++) {
+        s = top_timeline_zoom(s, 1);
+    }
+    assert_int_equal(s, 60000000u);
+    assert_int_equal(top_timeline_zoom(3000000u, -1), 2000000u); /* between steps: the one below */
+    assert_int_equal(top_timeline_zoom(3000000u, 1), 10000000u);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cells_show_the_slices_that_cover_them),
+        cmocka_unit_test(cells_agree_with_a_brute_force_model),
+        cmocka_unit_test(ring_is_bounded_and_says_what_it_lost),
+        cmocka_unit_test(name_learnt_later_moves_to_its_lane),
+        cmocka_unit_test(zoom_steps_and_stops),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
