@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Untrusted device bytes never reach the terminal raw: a task named ESC "[2J" (clear screen) and
 # device text full of escape sequences are shown as visible text, and the screen around them is
-# intact. The same recording in the C locale draws plain ASCII only.
+# intact, in the table and in the timeline's lanes. The same recording in the C locale draws plain
+# ASCII only.
 set -euo pipefail
 source "$(dirname "$0")/tui_common.bash"
 
@@ -50,6 +51,15 @@ tui_until "no escaped device text in the pane" pane_has '\\(e|a|b|r|x[0-9a-f]{2}
 tui_tmux capture-pane -p -e >"$TUI_WORK/raw.txt"
 if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]' "$TUI_WORK/raw.txt"; then
     fail "control characters reached the terminal"
+fi
+# the timeline's lanes are labelled as the rows are: the hostile name escaped, its slices drawn
+tui_key T
+tui_has 'timeline 5 s'
+hostile_lane() { grep -F '\e[2J' "$TUI_SHOT" | grep -q '▓'; }
+tui_until "the hostile task's lane is not labelled \\e[2J" hostile_lane
+tui_tmux capture-pane -p -e >"$TUI_WORK/raw.txt"
+if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]' "$TUI_WORK/raw.txt"; then
+    fail "control characters reached the terminal (timeline)"
 fi
 tui_key q
 tui_wait 'EXIT=0' || fail "q did not end the program with 0"
