@@ -204,7 +204,7 @@ static void fill_row(table_t *t, size_t r, const stats_t *s, const stats_row_t *
 {
     const char *lb = row->lower_bound ? g->ge : "";
     size_t c = 0;
-    if (by_instance && row->inst && row->inst->name >= 0) {
+    if (by_instance && row->inst && row->inst->name >= 0 && row->inst->id != 0) {
         const stats_instance_t *in = row->inst;
         if (in->label[0]) {
             snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32 " [%s]", row->name, in->id, in->label);
@@ -270,6 +270,10 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
+    }
+    if (s->past_cap >= 0) {
+        fprintf(out, "more than %zu tasks were live at once: the slices of those past that are in \"(tasks past the "
+            "cap)\", and their names' figures may be low\n", s->live_max);
     }
     if (t->ended_before_stop) {
         fputs("the input ended before the device said it stopped: its last events may still have been in its ring\n",

@@ -45,10 +45,22 @@ static void figures_merge(stats_figures_t *dst, const stats_figures_t *src)
     dst->errors += src->errors;
 }
 
+/* The empty label every row starts with: never freed. */
+static const char label_none[] = "";
+
+static void label_drop(stats_instance_t *in)
+{
+    if (in->label != NULL && in->label != label_none) {
+        free((char *)in->label);
+    }
+    in->label = label_none;
+}
+
 /* What stats_init and stats_clear both do once the memory is there: the empty tables. */
 static void stats_start(stats_t *s)
 {
-    s->other_row = s->unnamed_row = -1;
+    s->other_row = s->unnamed_row = s->past_cap_row = -1;
+    s->past_cap = -1;
     memset(s->name_table, 0xFF, (s->name_mask + 1) * sizeof *s->name_table);
     memset(s->recent, 0xFF, sizeof s->recent);
     for (size_t i = 0; i <= s->table_mask; i++) {
@@ -66,10 +78,11 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
         instance_cap = STATS_INSTANCE_CAP_MIN;
     }
     s->slow_us = slow_us;
-    s->inst_cap = instance_cap;
+    s->inst_cap = s->inst_alloc = instance_cap;
+    s->live_max = instance_cap * STATS_LIVE_FACTOR;
     s->table_mask = pow2_at_least(instance_cap * 2) - 1;
     s->name_mask = pow2_at_least(STATS_NAME_CAP * 2) - 1;
-    /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); two
+    /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); three
      * more than are used are always there, for the special rows */
     s->names_cap = STATS_NAMES_FIRST;
     s->names = calloc(s->names_cap, sizeof *s->names);
@@ -91,6 +104,9 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
 void stats_clear(stats_t *s)
 {
     /* the rows used go back to zero, as calloc gave them; the others never left it */
+    for (size_t i = 0; i < s->inst_used; i++) {
+        label_drop(&s->inst[i]);
+    }
     memset(s->names, 0, s->n_names * sizeof *s->names);
     memset(s->inst, 0, s->inst_used * sizeof *s->inst);
     stats_t kept = *s;
@@ -102,6 +118,8 @@ void stats_clear(stats_t *s)
     s->name_mask = kept.name_mask;
     s->inst = kept.inst;
     s->inst_cap = kept.inst_cap;
+    s->inst_alloc = kept.inst_alloc;
+    s->live_max = kept.live_max;
     s->free_list = kept.free_list;
     s->table = kept.table;
     s->table_mask = kept.table_mask;
@@ -112,6 +130,9 @@ void stats_clear(stats_t *s)
 
 void stats_free(stats_t *s)
 {
+    for (size_t i = 0; s->inst != NULL && i < s->inst_used; i++) {
+        label_drop(&s->inst[i]);
+    }
     free(s->names);
     free(s->name_table);
     free(s->inst);
@@ -136,15 +157,15 @@ static int32_t special_row(stats_t *s, int32_t *row, stats_row_kind_t kind, cons
     return *row;
 }
 
-/* Room for one more name row beside the two special ones: the rows are grown when needed.
+/* Room for one more name row beside the three special ones: the rows are grown when needed.
  * Returns 0, or -1 when they cannot grow (the name goes to "(other names)", which fits). */
 static int names_room(stats_t *s)
 {
-    size_t need = s->n_names + 1 + (s->other_row < 0) + (s->unnamed_row < 0);
+    size_t need = s->n_names + 1 + (s->other_row < 0) + (s->unnamed_row < 0) + (s->past_cap_row < 0);
     if (need <= s->names_cap) {
         return 0;
     }
-    size_t cap = s->names_cap * 2 < STATS_NAME_CAP + 2 ? s->names_cap * 2 : STATS_NAME_CAP + 2;
+    size_t cap = s->names_cap * 2 < STATS_NAME_CAP + 3 ? s->names_cap * 2 : STATS_NAME_CAP + 3;
     stats_name_t *grown = cap > s->names_cap ? realloc(s->names, cap * sizeof *grown) : NULL;
     if (grown == NULL) {
         return -1;
@@ -168,7 +189,7 @@ static int32_t name_row(stats_t *s, const char *name)
         }
         i = (i + 1) & s->name_mask;
     }
-    size_t named = s->n_names - (s->other_row >= 0) - (s->unnamed_row >= 0);
+    size_t named = s->n_names - (s->other_row >= 0) - (s->unnamed_row >= 0) - (s->past_cap_row >= 0);
     if (named >= STATS_NAME_CAP || names_room(s) < 0) {
         return special_row(s, &s->other_row, STATS_ROW_OTHER, "(other names)");
     }
@@ -249,7 +270,10 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in)
     if (end != in->loss_first) {
         return 1;
     }
-    return !in->created_seen && in->loss_first != 0;
+    /* first seen without its creation after a loss, or after tasks went past the cap (it may be
+     * one of them, its slices so far in "(tasks past the cap)") */
+    return !in->created_seen &&
+        (in->loss_first != 0 || (s->past_cap >= 0 && in->order > s->inst[s->past_cap].order));
 }
 
 /* Folds an instance row away: its name row holds its totals already; an unnamed one goes to
@@ -267,31 +291,169 @@ static void instance_fold(stats_t *s, int32_t idx)
         u->lower_bound |= (uint8_t)lower;
     }
     table_remove(s, in->key);
+    label_drop(in);
     in->in_use = 0;
     s->folded_instances++;
 }
 
-/* A row to reuse when all are taken: the oldest finished instance, else the next one round the
- * clock that is not running. One always exists: the running stack is far shorter than the cap. */
+/* May the row be folded? A finished instance, or one of a device that restarted since (it can
+ * never run again); never one on the running stack, never "(tasks past the cap)". */
+static int foldable(const stats_t *s, int32_t idx)
+{
+    const stats_instance_t *in = &s->inst[idx];
+    return in->in_use && in->on_stack == 0 && idx != s->past_cap &&
+        (in->end != STATS_END_LIVE || in->epoch != s->epoch);
+}
+
+/* Adds a row that may be folded to the end of the ring. When the ring is full, its stale entries
+ * (rows placed again since, or no longer foldable) go first. */
+static void finished_push(stats_t *s, int32_t idx)
+{
+    if (s->fin_len == s->inst_alloc) {
+        size_t kept = 0;
+        for (size_t k = 0; k < s->fin_len; k++) {
+            size_t at = (s->fin_head + k) % s->inst_alloc;
+            int32_t i = s->finished[at];
+            if (s->inst[i].order == s->finished_order[at] && foldable(s, i)) {
+                s->finished[kept] = i;
+                s->finished_order[kept++] = s->finished_order[at];
+            }
+        }
+        s->fin_head = 0;
+        s->fin_len = kept;
+        if (kept == s->inst_alloc) {
+            return; /* cannot happen: a row is in the ring once per placement */
+        }
+    }
+    size_t tail = (s->fin_head + s->fin_len) % s->inst_alloc;
+    s->finished[tail] = idx;
+    s->finished_order[tail] = s->inst[idx].order;
+    s->fin_len++;
+}
+
+/* The oldest row in the ring that may still be folded, or -1. */
 static int32_t instance_victim(stats_t *s)
 {
     while (s->fin_len > 0) {
         int32_t idx = s->finished[s->fin_head];
         uint32_t order = s->finished_order[s->fin_head];
-        s->fin_head = (s->fin_head + 1) % s->inst_cap;
+        s->fin_head = (s->fin_head + 1) % s->inst_alloc;
         s->fin_len--;
-        stats_instance_t *in = &s->inst[idx];
-        if (in->in_use && in->order == order && in->end != STATS_END_LIVE && in->on_stack == 0) {
+        if (s->inst[idx].order == order && foldable(s, idx)) {
             return idx;
         }
     }
-    for (size_t n = 0; n < 2 * s->inst_used; n++) {
-        size_t i = s->clock_hand++ % s->inst_used;
-        if (s->inst[i].in_use && s->inst[i].on_stack == 0) {
-            return (int32_t)i;
-        }
-    }
     return -1;
+}
+
+/* The ring as a line from index 0, in a buffer of the new size (entries in order). */
+static void finished_regrow(stats_t *s, int32_t *fin, uint32_t *order, size_t old_alloc)
+{
+    for (size_t k = 0; k < s->fin_len; k++) {
+        size_t at = (s->fin_head + k) % old_alloc;
+        fin[k] = s->finished[at];
+        order[k] = s->finished_order[at];
+    }
+    s->fin_head = 0;
+}
+
+/* More rows for live instances: twice as many, up to live_max and one more (the row of "(tasks
+ * past the cap)"), the key table kept at most half full. Returns 0, or -1 when they cannot grow
+ * (out of memory). */
+static int instances_grow(stats_t *s)
+{
+    size_t alloc = s->inst_alloc * 2 < s->live_max + 1 ? s->inst_alloc * 2 : s->live_max + 1;
+    if (alloc <= s->inst_alloc) {
+        return -1;
+    }
+    size_t slots = pow2_at_least(alloc * 2);
+    stats_instance_t *inst = realloc(s->inst, alloc * sizeof *inst);
+    if (inst == NULL) {
+        return -1;
+    }
+    s->inst = inst;
+    memset(inst + s->inst_alloc, 0, (alloc - s->inst_alloc) * sizeof *inst);
+    int32_t *free_list = malloc(alloc * sizeof *free_list);
+    int32_t *fin = malloc(alloc * sizeof *fin);
+    uint32_t *order = malloc(alloc * sizeof *order);
+    stats_slot_t *table = slots > s->table_mask + 1 ? malloc(slots * sizeof *table) : s->table;
+    if (free_list == NULL || fin == NULL || order == NULL || table == NULL) {
+        free(free_list);
+        free(fin);
+        free(order);
+        if (table != s->table) {
+            free(table);
+        }
+        return -1;
+    }
+    memcpy(free_list, s->free_list, s->n_free * sizeof *free_list);
+    free(s->free_list);
+    s->free_list = free_list;
+    finished_regrow(s, fin, order, s->inst_alloc);
+    free(s->finished);
+    free(s->finished_order);
+    s->finished = fin;
+    s->finished_order = order;
+    if (table != s->table) {
+        size_t mask = slots - 1;
+        for (size_t i = 0; i < slots; i++) {
+            table[i].idx = -1;
+        }
+        for (size_t j = 0; j <= s->table_mask; j++) {
+            if (s->table[j].idx < 0) {
+                continue;
+            }
+            size_t i = (size_t)((s->table[j].key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+            while (table[i].idx >= 0) {
+                i = (i + 1) & mask;
+            }
+            table[i] = s->table[j];
+        }
+        free(s->table);
+        s->table = table;
+        s->table_mask = mask;
+    }
+    s->inst_alloc = alloc;
+    return 0;
+}
+
+/* A new row at idx for key. */
+static void instance_place(stats_t *s, int32_t idx, uint64_t key)
+{
+    stats_instance_t *in = &s->inst[idx];
+    memset(in, 0, sizeof *in);
+    in->key = key;
+    in->id = (uint32_t)key;
+    in->epoch = (uint32_t)(key >> 32);
+    in->f = figures_empty;
+    in->name = in->parent_name = -1;
+    in->label = label_none;
+    in->loss_first = in->loss_end = s->loss_serial;
+    in->order = s->next_order++;
+    in->in_use = 1;
+}
+
+/* "(tasks past the cap)": one instance row, never folded, never ended, for every task that found
+ * no row; its name row is the special one. -1 only when out of memory. */
+static int32_t instance_past_cap(stats_t *s)
+{
+    if (s->past_cap < 0) {
+        int32_t idx;
+        if (s->n_free > 0) {
+            idx = s->free_list[--s->n_free];
+        } else if (s->inst_used < s->inst_alloc || instances_grow(s) == 0) {
+            idx = (int32_t)s->inst_used++;
+        } else {
+            return -1; /* out of memory: the task is not counted */
+        }
+        /* id 0, which no task has: it is never in the table, never looked up by id */
+        instance_place(s, idx, (uint64_t)s->epoch << 32);
+        s->inst[idx].name = special_row(s, &s->past_cap_row, STATS_ROW_OTHER, "(tasks past the cap)");
+        s->inst[idx].created_seen = 1;
+        s->names[s->inst[idx].name].lower_bound = 1; /* the tasks it holds are not all counted */
+        s->past_cap = idx;
+    }
+    return s->past_cap;
 }
 
 int32_t stats_instance_get(stats_t *s, uint32_t id)
@@ -308,26 +470,19 @@ int32_t stats_instance_get(stats_t *s, uint32_t id)
         idx = s->free_list[--s->n_free];
     } else if (s->inst_used < s->inst_cap) {
         idx = (int32_t)s->inst_used++;
-    } else {
-        idx = instance_victim(s);
-        if (idx < 0) {
-            return -1;
-        }
+    } else if ((idx = instance_victim(s)) >= 0) {
         instance_fold(s, idx);
-        /* the removal may have moved entries: find the empty slot again */
-        for (i = key_home(s, key); s->table[i].idx >= 0; i = (i + 1) & s->table_mask) {
-        }
+    } else if (s->inst_used < s->live_max && (s->inst_used < s->inst_alloc || instances_grow(s) == 0)) {
+        /* every row holds a live instance: they are never folded, the rows grow */
+        idx = (int32_t)s->inst_used++;
+    } else {
+        /* more live tasks than the rows may hold: counted apart, and said */
+        return instance_past_cap(s);
     }
-    stats_instance_t *in = &s->inst[idx];
-    memset(in, 0, sizeof *in);
-    in->key = key;
-    in->id = id;
-    in->epoch = s->epoch;
-    in->f = figures_empty;
-    in->name = in->parent_name = -1;
-    in->loss_first = in->loss_end = s->loss_serial;
-    in->order = s->next_order++;
-    in->in_use = 1;
+    /* folding or growing may have moved the table's entries: find the empty slot again */
+    for (i = key_home(s, key); s->table[i].idx >= 0; i = (i + 1) & s->table_mask) {
+    }
+    instance_place(s, idx, key);
     s->table[i].key = key;
     s->table[i].idx = idx;
     return idx;
@@ -337,6 +492,13 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     size_t label_len, uint32_t parent, int created)
 {
     stats_instance_t *in = &s->inst[idx];
+    if (idx == s->past_cap) {
+        /* a task past the cap: its name row lacks its slices and its count */
+        char text[STATS_TEXT_MAX];
+        escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
+        s->names[name_row(s, text)].lower_bound = 1;
+        return;
+    }
     if (created) {
         in->created_seen = 1;
     }
@@ -360,7 +522,16 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         s->names[row].instances++;
     }
     in->name = row;
-    escape_bytes(in->label, sizeof in->label, label, label_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : label_len, 0);
+    char shown[STATS_TEXT_MAX];
+    escape_bytes(shown, sizeof shown, label, label_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : label_len, 0);
+    if (strcmp(shown, in->label) != 0) {
+        /* a copy of its own, or none: a label that cannot be kept is shown as none */
+        label_drop(in);
+        char *copy = shown[0] != '\0' ? strdup(shown) : NULL;
+        if (copy != NULL) {
+            in->label = copy;
+        }
+    }
     in->parent = parent;
     in->parent_name = -1;
     if (parent != 0) {
@@ -374,7 +545,11 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
 void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind)
 {
     stats_instance_t *in = &s->inst[idx];
-    if (in->end != STATS_END_LIVE || exit_kind == AIOPROF_EXIT_YIELD) {
+    if (in->end != STATS_END_LIVE || exit_kind == AIOPROF_EXIT_YIELD || idx == s->past_cap) {
+        if (idx == s->past_cap && exit_kind != AIOPROF_EXIT_RETURN && exit_kind != AIOPROF_EXIT_YIELD) {
+            in->f.errors++;
+            s->names[in->name].f.errors++;
+        }
         return;
     }
     in->end = (uint8_t)(exit_kind == AIOPROF_EXIT_RETURN ? STATS_END_RETURN :
@@ -387,22 +562,20 @@ void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind)
             s->names[in->name].f.errors++;
         }
     }
-    if (s->fin_len == s->inst_cap) {
-        /* the FIFO is full of stale entries: the oldest goes, the clock still finds it */
-        s->fin_head = (s->fin_head + 1) % s->inst_cap;
-        s->fin_len--;
-    }
-    size_t tail = (s->fin_head + s->fin_len) % s->inst_cap;
-    s->finished[tail] = idx;
-    s->finished_order[tail] = in->order;
-    s->fin_len++;
+    finished_push(s, idx);
 }
 
 void stats_new_epoch(stats_t *s)
 {
     /* the rows of the old epoch stay (finished or not, they are history); lookups by the new ids
-     * no longer reach them */
+     * no longer reach them, and those still live may be folded now, as finished ones */
     s->epoch++;
+    for (size_t i = 0; i < s->inst_used; i++) {
+        const stats_instance_t *in = &s->inst[i];
+        if (in->in_use && in->end == STATS_END_LIVE && in->epoch + 1u == s->epoch && (int32_t)i != s->past_cap) {
+            finished_push(s, (int32_t)i);
+        }
+    }
 }
 
 void stats_reset(stats_t *s)
@@ -418,9 +591,10 @@ void stats_reset(stats_t *s)
         if (!in->in_use) {
             continue;
         }
-        int current = in->epoch == s->epoch && in->end == STATS_END_LIVE;
+        int current = (in->epoch == s->epoch && in->end == STATS_END_LIVE) || (int32_t)i == s->past_cap;
         if (!current && in->on_stack == 0) {
             table_remove(s, in->key);
+            label_drop(in);
             in->in_use = 0;
             s->free_list[s->n_free++] = (int32_t)i;
             continue;
@@ -436,128 +610,3 @@ void stats_reset(stats_t *s)
     s->folded_instances = 0;
 }
 
-/* ---- views ---- */
-
-const char *stats_end_name(const stats_t *s, const stats_instance_t *in)
-{
-    switch (in->end) {
-    case STATS_END_RETURN: return "returned";
-    case STATS_END_RAISE: return "raised";
-    case STATS_END_CANCEL: return "cancelled";
-    default: return in->epoch == s->epoch ? "live" : "unknown";
-    }
-}
-
-double stats_overhead(const stats_t *s)
-{
-    if (s->device.drain_span_us == 0) {
-        return -1.0;
-    }
-    return (double)s->device.drain_sum_us / (double)s->device.drain_span_us;
-}
-
-static double row_mean(const stats_row_t *r)
-{
-    return r->f.count ? (double)r->f.total_us / (double)r->f.count : 0.0;
-}
-
-/* qsort has no context argument in C11: the key of the sort under way (views run on one thread) */
-static stats_sort_t sort_key;
-
-static int row_compare(const void *a, const void *b)
-{
-    const stats_row_t *x = a, *y = b;
-    double dx = 0, dy = 0;
-    switch (sort_key) {
-    case STATS_SORT_TOTAL: dx = (double)x->f.total_us; dy = (double)y->f.total_us; break;
-    case STATS_SORT_COUNT: dx = (double)x->f.count; dy = (double)y->f.count; break;
-    case STATS_SORT_MAX: dx = (double)x->f.max_us; dy = (double)y->f.max_us; break;
-    case STATS_SORT_MEAN: dx = row_mean(x); dy = row_mean(y); break;
-    case STATS_SORT_NAME: break;
-    }
-    if (dx != dy) {
-        return dx < dy ? 1 : -1;
-    }
-    int c = strcmp(x->name, y->name);
-    if (c != 0) {
-        return c;
-    }
-    uint64_t kx = x->inst ? x->inst->key : 0, ky = y->inst ? y->inst->key : 0;
-    return kx < ky ? -1 : kx > ky;
-}
-
-#define ROW_OWN_NAME 24 /* "task #4294967295" */
-
-static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_row_t *r, char *own)
-{
-    memset(r, 0, sizeof *r);
-    r->inst = in;
-    r->f = in->f;
-    r->instances = 1;
-    r->kind = STATS_ROW_NAME;
-    r->lower_bound = stats_instance_lower_bound(s, in);
-    if (in->name >= 0) {
-        r->name = s->names[in->name].name;
-    } else {
-        snprintf(own, ROW_OWN_NAME, "task #%lu", (unsigned long)in->id);
-        r->name = own;
-    }
-    r->parent_name = stats_parent_name(s, in);
-}
-
-stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, size_t *n)
-{
-    size_t cap = s->n_names + s->inst_used + 1;
-    /* the rows, then the names made up for unnamed instances: sorting moves rows, not names */
-    stats_row_t *rows = malloc(cap * (sizeof *rows + ROW_OWN_NAME));
-    char *own = (char *)(rows + cap);
-    *n = 0;
-    if (!rows) {
-        return NULL;
-    }
-    /* a name row is a lower bound when any of its instances is */
-    uint8_t *lower = calloc(s->n_names + 1, 1);
-    if (!lower) {
-        free(rows);
-        return NULL;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < s->inst_used; i++) {
-        const stats_instance_t *in = &s->inst[i];
-        if (!in->in_use) {
-            continue;
-        }
-        if (in->name >= 0 && stats_instance_lower_bound(s, in)) {
-            lower[in->name] = 1;
-        }
-        if (by_instance || in->name < 0) {
-            if (!by_instance && in->f.count == 0 && in->f.errors == 0) {
-                continue;
-            }
-            row_of_instance(s, in, &rows[k], own + k * ROW_OWN_NAME);
-            k++;
-        }
-    }
-    if (!by_instance) {
-        for (size_t i = 0; i < s->n_names; i++) {
-            const stats_name_t *nm = &s->names[i];
-            if (nm->f.count == 0 && nm->instances == 0) {
-                continue;
-            }
-            stats_row_t *r = &rows[k++];
-            memset(r, 0, sizeof *r);
-            r->name = nm->name;
-            r->f = nm->f;
-            r->instances = nm->instances;
-            r->kind = (stats_row_kind_t)nm->kind;
-            r->lower_bound = nm->lower_bound || lower[i];
-        }
-    }
-    free(lower);
-    sort_key = sort;
-    if (k > 1) {
-        qsort(rows, k, sizeof *rows, row_compare);
-    }
-    *n = k;
-    return rows;
-}

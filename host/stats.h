@@ -1,13 +1,18 @@
 /* The aggregator: per task name and per task instance figures, and the stream's counters.
- * events.c tells it what happened (slices, names, ends, losses); the views read it.
+ * events.c tells it what happened (slices, names, ends, losses); the views read it (stats_rows.c).
  *
  * Memory is bounded whatever the stream holds:
  *  - at most STATS_NAME_CAP distinct names; later names are counted in "(other names)";
- *  - at most instance_cap instance rows (live and finished); when a new instance needs a row the
- *    oldest finished instance is folded (then, if none is finished, the least recently placed one
- *    that is not running). Name rows always hold the full totals, so folding loses only the
- *    per-instance detail. An instance folded before its name was known goes to "(unnamed tasks)".
- * The hot path (stats_instance_get, stats_slice) does no allocation and no string work. */
+ *  - instance rows: up to instance_cap rows, live and finished; when a new instance needs a row,
+ *    the oldest finished instance (or one of a device that restarted since) is folded: its name
+ *    row holds its totals already, so folding loses only the per-instance detail; an instance
+ *    folded before its name was known goes to "(unnamed tasks)". A live instance is never folded:
+ *    when every row is live, the rows grow, up to STATS_LIVE_FACTOR times instance_cap. Past that
+ *    (a stream that makes far more tasks than any device runs at once) a new task has no row: its
+ *    slices are counted in "(tasks past the cap)", and its name row, which lacks them, is marked
+ *    as a lower bound.
+ * The hot path (stats_instance_get, stats_slice) does no string work; it allocates only when the
+ * rows grow. */
 #ifndef AIOPROF_STATS_H
 #define AIOPROF_STATS_H
 
@@ -18,6 +23,8 @@
 #define STATS_NAMES_FIRST 16u /* name rows allocated at first; they double as names come */
 #define STATS_INSTANCE_CAP_DEFAULT 10000u
 #define STATS_INSTANCE_CAP_MIN 256u
+/* Live instances never fold: the rows grow for them up to this many times instance_cap. */
+#define STATS_LIVE_FACTOR 16u
 /* An escaped name or label: 48 untrusted bytes can grow to 4 characters each, plus the cut mark. */
 #define STATS_TEXT_MAX 200u
 #define STATS_PLATFORM_MAX 136u
@@ -34,7 +41,7 @@ typedef struct stats_figures {
 
 typedef enum stats_row_kind {
     STATS_ROW_NAME,     /* a task name the device sent */
-    STATS_ROW_OTHER,    /* "(other names)": names beyond STATS_NAME_CAP */
+    STATS_ROW_OTHER,    /* "(other names)": names beyond STATS_NAME_CAP; "(tasks past the cap)" */
     STATS_ROW_UNNAMED,  /* "(unnamed tasks)": instances folded before their name arrived */
 } stats_row_kind_t;
 
@@ -71,7 +78,7 @@ typedef struct stats_instance {
     int32_t parent_name;    /* index of the creator's name row, -1 when unknown */
     uint32_t described;     /* hash of the last TASK_NEW/INFO body applied, to skip repeats */
     uint32_t order;         /* placement serial, for the eviction order */
-    char label[STATS_TEXT_MAX]; /* escaped; empty for none */
+    const char *label;      /* escaped, never NULL: "" for none (the rows own what they point to) */
 } stats_instance_t;
 
 /* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
@@ -113,19 +120,23 @@ typedef struct stats {
     size_t names_cap;    /* rows allocated: grown as names come, at least n_names + 2 (the special rows) */
     int32_t *name_table; /* open addressing by name hash, -1 empty */
     size_t name_mask;
-    int32_t other_row, unnamed_row; /* special rows, -1 until needed */
+    int32_t other_row, unnamed_row, past_cap_row; /* special rows, -1 until needed */
 
     stats_instance_t *inst;
-    size_t inst_cap, inst_used;
+    size_t inst_cap;     /* rows kept before finished instances fold */
+    size_t inst_used;    /* rows placed so far (some may be free again): inst[0 .. inst_used) */
+    size_t inst_alloc;   /* rows allocated: grown past inst_cap for live instances only */
+    size_t live_max;     /* the most rows there may be (inst_cap * STATS_LIVE_FACTOR) */
     int32_t *free_list;  /* instance rows emptied by stats_reset */
     size_t n_free;
-    stats_slot_t *table; /* open addressing by key, linear probing */
+    stats_slot_t *table; /* open addressing by key, linear probing, at most half full */
     size_t table_mask;
-    int32_t *finished;   /* FIFO of finished instances, oldest first */
+    int32_t *finished;   /* ring of instances that may be folded (finished, or of an old epoch),
+                            oldest first; an entry whose row was placed again since is stale */
     uint32_t *finished_order;
     size_t fin_head, fin_len;
-    size_t clock_hand;
     uint32_t next_order;
+    int32_t past_cap;    /* the instance row of "(tasks past the cap)" (id 0), -1 until needed */
     int32_t recent[STATS_RECENT]; /* id % STATS_RECENT -> instance row, checked by key */
 } stats_t;
 
@@ -140,7 +151,8 @@ void stats_clear(stats_t *s);
 /* Clears the figures (not the stream counters, not the names of running tasks). */
 void stats_reset(stats_t *s);
 
-/* The row of task id in the current epoch, created if new (folding another when full). */
+/* The row of task id in the current epoch, created if new (folding a finished one when full, or
+ * growing the rows). Past the rows' limit: the row of "(tasks past the cap)". Never fails. */
 int32_t stats_instance_get(stats_t *s, uint32_t id);
 /* stats_instance_get with a cache in front: the per-event lookup. */
 static inline int32_t stats_instance_lookup(stats_t *s, uint32_t id)
