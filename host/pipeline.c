@@ -37,16 +37,12 @@ static void pipeline_damage(pipeline_t *p)
     }
 }
 
-static void pipeline_frame(void *user, const aioprof_frame_info_t *frame)
+static long pipeline_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_info_t *frame,
+    const uint8_t *records, const uint8_t *end)
 {
     pipeline_t *p = user;
     pipeline_damage(p);
-    events_frame(&p->events, frame);
-}
-
-static void pipeline_record(void *user, const aioprof_record_t *record)
-{
-    events_record(&((pipeline_t *)user)->events, record);
+    return events_frame_records(&p->events, r, frame, records, end);
 }
 
 static void pipeline_text(void *user, const uint8_t *text, size_t len)
@@ -54,7 +50,7 @@ static void pipeline_text(void *user, const uint8_t *text, size_t len)
     events_text(&((pipeline_t *)user)->events, text, len);
 }
 
-static const aioprof_reader_sink_t pipeline_sink = {pipeline_frame, pipeline_record, pipeline_text};
+static const aioprof_reader_sink_t pipeline_sink = {.frame_records = pipeline_frame_records, .text = pipeline_text};
 
 /* Everything but the statistics' memory, as at the start of a stream. */
 static void pipeline_start(pipeline_t *p)
@@ -106,6 +102,8 @@ void pipeline_free(pipeline_t *p)
 /* The reader's counters are the stream's: copied into the statistics, which is all the views see. */
 static void pipeline_sync_counters(pipeline_t *p)
 {
+    /* and the name rows take in their instances' latest figures: the views read them as they are */
+    stats_sync(&p->stats);
     const aioprof_reader_stats_t *r = &p->reader.stats;
     stats_stream_t *s = &p->stats.stream;
     s->bytes = r->bytes;

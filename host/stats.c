@@ -8,6 +8,8 @@
 #include "escape.h"
 
 static const stats_figures_t figures_empty = {0, 0, 0, UINT64_MAX, 0, 0};
+/* The key of a row given up: no lookup has it (the 2^32-1st epoch's task 2^32-1). */
+#define STATS_KEY_NONE UINT64_MAX
 
 static size_t pow2_at_least(size_t n)
 {
@@ -62,7 +64,9 @@ static void stats_start(stats_t *s)
     s->other_row = s->unnamed_row = s->past_cap_row = -1;
     s->past_cap = -1;
     memset(s->name_table, 0xFF, (s->name_mask + 1) * sizeof *s->name_table);
-    memset(s->recent, 0xFF, sizeof s->recent);
+    for (size_t i = 0; i < STATS_RECENT; i++) {
+        s->recent[i] = &s->inst[0]; /* its key is 0 until it is placed: no lookup has id 0 */
+    }
     for (size_t i = 0; i <= s->table_mask; i++) {
         s->table[i].idx = -1;
     }
@@ -78,8 +82,12 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
         instance_cap = STATS_INSTANCE_CAP_MIN;
     }
     s->slow_us = slow_us;
-    s->inst_cap = s->inst_alloc = instance_cap;
+    s->inst_cap = instance_cap;
     s->live_max = instance_cap * STATS_LIVE_FACTOR;
+    /* the most rows there may ever be, and one more for "(tasks past the cap)": taken from the
+     * system as they are first used (calloc of this size maps zero pages), and never moved, so
+     * that a row's address holds while its slice runs */
+    s->inst_alloc = s->live_max + 1;
     s->table_mask = pow2_at_least(instance_cap * 2) - 1;
     s->name_mask = pow2_at_least(STATS_NAME_CAP * 2) - 1;
     /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); three
@@ -87,13 +95,14 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
     s->names_cap = STATS_NAMES_FIRST;
     s->names = calloc(s->names_cap, sizeof *s->names);
     s->name_table = malloc((s->name_mask + 1) * sizeof *s->name_table);
-    s->inst = calloc(instance_cap, sizeof *s->inst);
-    s->free_list = malloc(instance_cap * sizeof *s->free_list);
+    s->inst = calloc(s->inst_alloc, sizeof *s->inst);
+    s->free_list = malloc(s->inst_alloc * sizeof *s->free_list);
     s->table = malloc((s->table_mask + 1) * sizeof *s->table);
-    s->finished = malloc(instance_cap * sizeof *s->finished);
-    s->finished_order = malloc(instance_cap * sizeof *s->finished_order);
+    s->finished = malloc(s->inst_alloc * sizeof *s->finished);
+    s->finished_order = malloc(s->inst_alloc * sizeof *s->finished_order);
+    s->dirty = malloc(s->inst_alloc * sizeof *s->dirty);
     if (!s->names || !s->name_table || !s->inst || !s->free_list || !s->table || !s->finished ||
-        !s->finished_order) {
+        !s->finished_order || !s->dirty) {
         stats_free(s);
         return -1;
     }
@@ -125,6 +134,9 @@ void stats_clear(stats_t *s)
     s->table_mask = kept.table_mask;
     s->finished = kept.finished;
     s->finished_order = kept.finished_order;
+    s->dirty = kept.dirty;
+    s->pinned = kept.pinned;
+    s->pinned_user = kept.pinned_user;
     stats_start(s);
 }
 
@@ -140,7 +152,50 @@ void stats_free(stats_t *s)
     free(s->table);
     free(s->finished);
     free(s->finished_order);
+    free(s->dirty);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- name totals, taken in from the instances in batches ---- */
+
+/* The name row takes in what of in's figures it does not hold yet. */
+static void name_take(stats_t *s, stats_instance_t *in)
+{
+    stats_figures_t *n = &s->names[in->name].f;
+    const stats_figures_t *f = &in->f;
+    n->count += f->count - in->synced.count;
+    n->total_us += f->total_us - in->synced.total_us;
+    n->slow += f->slow - in->synced.slow;
+    n->errors += f->errors - in->synced.errors;
+    if (f->max_us > n->max_us) {
+        n->max_us = f->max_us;
+    }
+    if (f->min_us < n->min_us) {
+        n->min_us = f->min_us;
+    }
+    in->synced = *f;
+}
+
+/* One instance up to date (before it is folded, renamed or reset). */
+static void instance_sync(stats_t *s, stats_instance_t *in)
+{
+    if (in->dirty && in->name >= 0) {
+        name_take(s, in);
+    }
+    in->dirty = 0; /* its entry in the list, if any, is skipped */
+}
+
+void stats_sync(stats_t *s)
+{
+    for (size_t i = 0; i < s->n_dirty; i++) {
+        instance_sync(s, s->dirty[i]);
+    }
+    s->n_dirty = 0;
+}
+
+static int pinned(const stats_t *s, const stats_instance_t *in)
+{
+    return s->pinned != NULL && s->pinned(s->pinned_user, in);
 }
 
 /* ---- names ---- */
@@ -281,6 +336,7 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in)
 static void instance_fold(stats_t *s, int32_t idx)
 {
     stats_instance_t *in = &s->inst[idx];
+    instance_sync(s, in);
     int lower = stats_instance_lower_bound(s, in);
     if (in->name >= 0) {
         s->names[in->name].lower_bound |= (uint8_t)lower;
@@ -293,6 +349,7 @@ static void instance_fold(stats_t *s, int32_t idx)
     table_remove(s, in->key);
     label_drop(in);
     in->in_use = 0;
+    in->key = STATS_KEY_NONE;
     s->folded_instances++;
 }
 
@@ -301,8 +358,8 @@ static void instance_fold(stats_t *s, int32_t idx)
 static int foldable(const stats_t *s, int32_t idx)
 {
     const stats_instance_t *in = &s->inst[idx];
-    return in->in_use && in->on_stack == 0 && idx != s->past_cap &&
-        (in->end != STATS_END_LIVE || in->epoch != s->epoch);
+    return in->in_use && idx != s->past_cap && (in->end != STATS_END_LIVE || in->epoch != s->epoch) &&
+        !pinned(s, in);
 }
 
 /* Adds a row that may be folded to the end of the ring. When the ring is full, its stale entries
@@ -346,74 +403,33 @@ static int32_t instance_victim(stats_t *s)
     return -1;
 }
 
-/* The ring as a line from index 0, in a buffer of the new size (entries in order). */
-static void finished_regrow(stats_t *s, int32_t *fin, uint32_t *order, size_t old_alloc)
+/* The key table, twice as large when the rows placed reach half its slots (its load stays under
+ * a half). Returns 0, or -1 when out of memory. */
+static int table_room(stats_t *s)
 {
-    for (size_t k = 0; k < s->fin_len; k++) {
-        size_t at = (s->fin_head + k) % old_alloc;
-        fin[k] = s->finished[at];
-        order[k] = s->finished_order[at];
+    if (2 * (s->inst_used + 1) <= s->table_mask + 1) {
+        return 0;
     }
-    s->fin_head = 0;
-}
-
-/* More rows for live instances: twice as many, up to live_max and one more (the row of "(tasks
- * past the cap)"), the key table kept at most half full. Returns 0, or -1 when they cannot grow
- * (out of memory). */
-static int instances_grow(stats_t *s)
-{
-    size_t alloc = s->inst_alloc * 2 < s->live_max + 1 ? s->inst_alloc * 2 : s->live_max + 1;
-    if (alloc <= s->inst_alloc) {
+    size_t slots = (s->table_mask + 1) * 2, mask = slots - 1;
+    stats_slot_t *table = malloc(slots * sizeof *table);
+    if (table == NULL) {
         return -1;
     }
-    size_t slots = pow2_at_least(alloc * 2);
-    stats_instance_t *inst = realloc(s->inst, alloc * sizeof *inst);
-    if (inst == NULL) {
-        return -1;
+    for (size_t i = 0; i < slots; i++) {
+        table[i].idx = -1;
     }
-    s->inst = inst;
-    memset(inst + s->inst_alloc, 0, (alloc - s->inst_alloc) * sizeof *inst);
-    int32_t *free_list = malloc(alloc * sizeof *free_list);
-    int32_t *fin = malloc(alloc * sizeof *fin);
-    uint32_t *order = malloc(alloc * sizeof *order);
-    stats_slot_t *table = slots > s->table_mask + 1 ? malloc(slots * sizeof *table) : s->table;
-    if (free_list == NULL || fin == NULL || order == NULL || table == NULL) {
-        free(free_list);
-        free(fin);
-        free(order);
-        if (table != s->table) {
-            free(table);
-        }
-        return -1;
-    }
-    memcpy(free_list, s->free_list, s->n_free * sizeof *free_list);
-    free(s->free_list);
-    s->free_list = free_list;
-    finished_regrow(s, fin, order, s->inst_alloc);
-    free(s->finished);
-    free(s->finished_order);
-    s->finished = fin;
-    s->finished_order = order;
-    if (table != s->table) {
-        size_t mask = slots - 1;
-        for (size_t i = 0; i < slots; i++) {
-            table[i].idx = -1;
-        }
-        for (size_t j = 0; j <= s->table_mask; j++) {
-            if (s->table[j].idx < 0) {
-                continue;
-            }
+    for (size_t j = 0; j <= s->table_mask; j++) {
+        if (s->table[j].idx >= 0) {
             size_t i = (size_t)((s->table[j].key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
             while (table[i].idx >= 0) {
                 i = (i + 1) & mask;
             }
             table[i] = s->table[j];
         }
-        free(s->table);
-        s->table = table;
-        s->table_mask = mask;
     }
-    s->inst_alloc = alloc;
+    free(s->table);
+    s->table = table;
+    s->table_mask = mask;
     return 0;
 }
 
@@ -441,10 +457,10 @@ static int32_t instance_past_cap(stats_t *s)
         int32_t idx;
         if (s->n_free > 0) {
             idx = s->free_list[--s->n_free];
-        } else if (s->inst_used < s->inst_alloc || instances_grow(s) == 0) {
+        } else if (s->inst_used < s->inst_alloc) {
             idx = (int32_t)s->inst_used++;
         } else {
-            return -1; /* out of memory: the task is not counted */
+            return -1; /* cannot be: the last row is kept for it */
         }
         /* id 0, which no task has: it is never in the table, never looked up by id */
         instance_place(s, idx, (uint64_t)s->epoch << 32);
@@ -472,8 +488,8 @@ int32_t stats_instance_get(stats_t *s, uint32_t id)
         idx = (int32_t)s->inst_used++;
     } else if ((idx = instance_victim(s)) >= 0) {
         instance_fold(s, idx);
-    } else if (s->inst_used < s->live_max && (s->inst_used < s->inst_alloc || instances_grow(s) == 0)) {
-        /* every row holds a live instance: they are never folded, the rows grow */
+    } else if (s->inst_used < s->live_max && table_room(s) == 0) {
+        /* every row holds a live instance: they are never folded, more rows are taken */
         idx = (int32_t)s->inst_used++;
     } else {
         /* more live tasks than the rows may hold: counted apart, and said */
@@ -514,14 +530,19 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
     int32_t row = name_row(s, text);
     if (in->name < 0) {
-        /* its slices so far move to the name row */
-        figures_merge(&s->names[row].f, &in->f);
+        /* its slices so far move to the name row (at the next stats_sync: none of them is in a
+         * name row yet) */
         s->names[row].instances++;
+        in->name = row;
+        stats_dirty(s, in);
     } else if (in->name != row) {
-        /* renamed (not done by the device): the old row keeps what it counted */
+        /* renamed (not done by the device): the old row keeps what it counted, the new one counts
+         * from here on, and so do the instance's own figures */
+        instance_sync(s, in);
         s->names[row].instances++;
+        in->name = row;
+        in->f = in->synced = figures_empty;
     }
-    in->name = row;
     char shown[STATS_TEXT_MAX];
     escape_bytes(shown, sizeof shown, label, label_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : label_len, 0);
     if (strcmp(shown, in->label) != 0) {
@@ -542,13 +563,23 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     }
 }
 
-void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind)
+stats_instance_t *stats_instance_miss(stats_t *s, uint32_t id)
 {
-    stats_instance_t *in = &s->inst[idx];
+    int32_t idx = stats_instance_get(s, id);
+    if (idx < 0) {
+        return NULL;
+    }
+    /* "(tasks past the cap)" is not cached: its key is no task's */
+    return s->recent[id % STATS_RECENT] = &s->inst[idx];
+}
+
+void stats_instance_end(stats_t *s, stats_instance_t *in, unsigned exit_kind)
+{
+    int32_t idx = (int32_t)(in - s->inst);
     if (in->end != STATS_END_LIVE || exit_kind == AIOPROF_EXIT_YIELD || idx == s->past_cap) {
         if (idx == s->past_cap && exit_kind != AIOPROF_EXIT_RETURN && exit_kind != AIOPROF_EXIT_YIELD) {
             in->f.errors++;
-            s->names[in->name].f.errors++;
+            stats_dirty(s, in);
         }
         return;
     }
@@ -558,9 +589,7 @@ void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind)
     in->loss_end = s->loss_serial;
     if (in->end != STATS_END_RETURN) {
         in->f.errors++;
-        if (in->name >= 0) {
-            s->names[in->name].f.errors++;
-        }
+        stats_dirty(s, in);
     }
     finished_push(s, idx);
 }
@@ -580,6 +609,7 @@ void stats_new_epoch(stats_t *s)
 
 void stats_reset(stats_t *s)
 {
+    stats_sync(s);
     for (size_t i = 0; i < s->n_names; i++) {
         s->names[i].f = figures_empty;
         s->names[i].instances = 0;
@@ -592,14 +622,15 @@ void stats_reset(stats_t *s)
             continue;
         }
         int current = (in->epoch == s->epoch && in->end == STATS_END_LIVE) || (int32_t)i == s->past_cap;
-        if (!current && in->on_stack == 0) {
+        if (!current && !pinned(s, in)) {
             table_remove(s, in->key);
             label_drop(in);
             in->in_use = 0;
+            in->key = STATS_KEY_NONE;
             s->free_list[s->n_free++] = (int32_t)i;
             continue;
         }
-        in->f = figures_empty;
+        in->f = in->synced = figures_empty;
         in->loss_first = in->loss_end = s->loss_serial;
         in->created_seen = 1; /* nothing of it since the reset was missed */
         if (in->name >= 0) {

@@ -11,8 +11,9 @@
  *    (a stream that makes far more tasks than any device runs at once) a new task has no row: its
  *    slices are counted in "(tasks past the cap)", and its name row, which lacks them, is marked
  *    as a lower bound.
- * The hot path (stats_instance_get, stats_slice) does no string work; it allocates only when the
- * rows grow. */
+ * The hot path (stats_instance_lookup, stats_slice) does no string work and no allocation, and
+ * touches the instance's row only: its name row is brought up to date in batches (stats_sync),
+ * which the pipeline does before anyone looks (stats_rows does its own sums). */
 #ifndef AIOPROF_STATS_H
 #define AIOPROF_STATS_H
 
@@ -28,7 +29,7 @@
 /* An escaped name or label: 48 untrusted bytes can grow to 4 characters each, plus the cut mark. */
 #define STATS_TEXT_MAX 200u
 #define STATS_PLATFORM_MAX 136u
-#define STATS_RECENT 256u /* a direct-mapped cache of id lookups in front of the hash table */
+#define STATS_RECENT 256u /* a direct-mapped cache of id lookups in front of the hash table: a power of two */
 
 typedef struct stats_figures {
     uint64_t count;    /* slices */
@@ -66,7 +67,7 @@ typedef struct stats_instance {
     uint64_t key;           /* epoch << 32 | id */
     stats_figures_t f;
     int32_t name;           /* index of its name row, -1 while unnamed */
-    uint8_t on_stack;       /* open slices of it: such an instance is never folded */
+    uint8_t dirty;          /* f changed since its name row last took it in: it is in s->dirty */
     uint8_t in_use;
     uint8_t end;            /* stats_end_t */
     uint8_t created_seen;   /* its TASK_NEW was seen: nothing of it came before */
@@ -79,6 +80,7 @@ typedef struct stats_instance {
     uint32_t described;     /* hash of the last TASK_NEW/INFO body applied, to skip repeats */
     uint32_t order;         /* placement serial, for the eviction order */
     const char *label;      /* escaped, never NULL: "" for none (the rows own what they point to) */
+    stats_figures_t synced; /* what of f its name row holds (count, total_us, slow and errors) */
 } stats_instance_t;
 
 /* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
@@ -137,7 +139,13 @@ typedef struct stats {
     size_t fin_head, fin_len;
     uint32_t next_order;
     int32_t past_cap;    /* the instance row of "(tasks past the cap)" (id 0), -1 until needed */
-    int32_t recent[STATS_RECENT]; /* id % STATS_RECENT -> instance row, checked by key */
+    stats_instance_t **dirty; /* rows whose name row has not taken in their latest figures */
+    size_t n_dirty;
+    /* Whether an instance has a slice open (the running stack is the events stage's): such a row
+     * is never folded. NULL: none is. */
+    int (*pinned)(void *user, const stats_instance_t *in);
+    void *pinned_user;
+    stats_instance_t *recent[STATS_RECENT]; /* id % STATS_RECENT -> a row, checked by its key */
 } stats_t;
 
 /* Returns 0, or -1 when out of memory. instance_cap 0 picks the default. */
@@ -154,17 +162,13 @@ void stats_reset(stats_t *s);
 /* The row of task id in the current epoch, created if new (folding a finished one when full, or
  * growing the rows). Past the rows' limit: the row of "(tasks past the cap)". Never fails. */
 int32_t stats_instance_get(stats_t *s, uint32_t id);
-/* stats_instance_get with a cache in front: the per-event lookup. */
-static inline int32_t stats_instance_lookup(stats_t *s, uint32_t id)
-{
-    int32_t idx = s->recent[id % STATS_RECENT];
-    if (idx >= 0 && s->inst[idx].key == ((uint64_t)s->epoch << 32 | id) && s->inst[idx].in_use) {
-        return idx;
-    }
-    idx = stats_instance_get(s, id);
-    s->recent[id % STATS_RECENT] = idx;
-    return idx;
-}
+/* stats_instance_get for a lookup that missed the cache: the row, cached, or NULL. */
+stats_instance_t *stats_instance_miss(stats_t *s, uint32_t id);
+
+/* The per-event lookup is stats_instance_get with a cache in front: s->recent[key %
+ * STATS_RECENT], a row whose key ((uint64_t)s->epoch << 32 | id) is checked, else
+ * stats_instance_miss. Rows never move: the pointer holds while the instance has its row (a row
+ * given up has a key no lookup has). */
 
 /* The row of task id in the current epoch, or -1. */
 int32_t stats_instance_find(const stats_t *s, uint32_t id);
@@ -191,17 +195,29 @@ static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t s
     f->slow += us > slow_us;
 }
 
-static inline void stats_slice(stats_t *s, int32_t idx, uint64_t us)
+/* Brings the name rows up to date with their instances' latest figures. */
+void stats_sync(stats_t *s);
+
+/* in's figures changed: its name row takes them in at the next stats_sync. */
+static inline void stats_dirty(stats_t *s, stats_instance_t *in)
 {
-    stats_instance_t *in = &s->inst[idx];
-    stats_figures_add(&in->f, us, s->slow_us);
-    if (in->name >= 0) {
-        stats_figures_add(&s->names[in->name].f, us, s->slow_us);
+    if (!in->dirty) {
+        if (s->n_dirty == s->inst_alloc) {
+            stats_sync(s); /* entries of rows given up and placed again fill it */
+        }
+        in->dirty = 1;
+        s->dirty[s->n_dirty++] = in;
     }
 }
 
+static inline void stats_slice(stats_t *s, stats_instance_t *in, uint64_t us)
+{
+    stats_figures_add(&in->f, us, s->slow_us);
+    stats_dirty(s, in);
+}
+
 /* The instance finished: kind is an enum aioprof_exit_kind other than YIELD. */
-void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind);
+void stats_instance_end(stats_t *s, stats_instance_t *in, unsigned exit_kind);
 
 /* Events may have been lost from here on (drops, lost frames, link down). */
 static inline void stats_loss(stats_t *s)

@@ -83,11 +83,18 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
     if (!rows) {
         return NULL;
     }
-    /* a name row is a lower bound when any of its instances is */
+    /* a name row is a lower bound when any of its instances is; its figures are what it holds
+     * and what its instances have that it has not taken in yet (stats_sync) */
     uint8_t *lower = calloc(s->n_names + 1, 1);
-    if (!lower) {
+    stats_figures_t *sum = malloc((s->n_names + 1) * sizeof *sum);
+    if (!lower || !sum) {
+        free(lower);
+        free(sum);
         free(rows);
         return NULL;
+    }
+    for (size_t i = 0; i < s->n_names; i++) {
+        sum[i] = s->names[i].f;
     }
     size_t k = 0;
     for (size_t i = 0; i < s->inst_used; i++) {
@@ -97,6 +104,15 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
         }
         if (in->name >= 0 && stats_instance_lower_bound(s, in)) {
             lower[in->name] = 1;
+        }
+        if (in->name >= 0 && in->dirty) {
+            stats_figures_t *f = &sum[in->name];
+            f->count += in->f.count - in->synced.count;
+            f->total_us += in->f.total_us - in->synced.total_us;
+            f->slow += in->f.slow - in->synced.slow;
+            f->errors += in->f.errors - in->synced.errors;
+            f->max_us = in->f.max_us > f->max_us ? in->f.max_us : f->max_us;
+            f->min_us = in->f.min_us < f->min_us ? in->f.min_us : f->min_us;
         }
         if (by_instance || in->name < 0) {
             if (!by_instance && in->f.count == 0 && in->f.errors == 0) {
@@ -109,19 +125,20 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
     if (!by_instance) {
         for (size_t i = 0; i < s->n_names; i++) {
             const stats_name_t *nm = &s->names[i];
-            if (nm->f.count == 0 && nm->instances == 0) {
+            if (sum[i].count == 0 && nm->instances == 0) {
                 continue;
             }
             stats_row_t *r = &rows[k++];
             memset(r, 0, sizeof *r);
             r->name = nm->name;
-            r->f = nm->f;
+            r->f = sum[i];
             r->instances = nm->instances;
             r->kind = (stats_row_kind_t)nm->kind;
             r->lower_bound = nm->lower_bound || lower[i];
         }
     }
     free(lower);
+    free(sum);
     sort_key = sort;
     if (k > 1) {
         qsort(rows, k, sizeof *rows, row_compare);

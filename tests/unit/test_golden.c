@@ -118,7 +118,7 @@ static void describe_text(void *user, const uint8_t *data, size_t len)
 
 static char *describe(const uint8_t *data, size_t len)
 {
-    static const aioprof_reader_sink_t sink = {describe_frame, describe_record, describe_text};
+    static const aioprof_reader_sink_t sink = {.frame = describe_frame, .record = describe_record, .text = describe_text};
     describer_t *d = calloc(1, sizeof *d);
     aioprof_reader_init(&d->reader, &sink, d);
     aioprof_reader_feed(&d->reader, data, len);

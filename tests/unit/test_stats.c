@@ -340,13 +340,13 @@ static void test_reset_and_sort(void **state)
     stats_instance_describe(&s, a, (const uint8_t *)"alpha", 5, NULL, 0, 0, 1);
     stats_instance_describe(&s, b, (const uint8_t *)"beta", 4, (const uint8_t *)"L", 1, 1, 1);
     stats_instance_describe(&s, c, (const uint8_t *)"beta", 4, NULL, 0, 1, 1);
-    stats_slice(&s, a, 50);
-    stats_slice(&s, a, 250);
-    stats_slice(&s, b, 120);
-    stats_slice(&s, c, 10);
-    stats_slice(&s, c, 10);
-    stats_slice(&s, c, 10);
-    stats_instance_end(&s, c, 3 /* cancel */);
+    stats_slice(&s, &s.inst[a], 50);
+    stats_slice(&s, &s.inst[a], 250);
+    stats_slice(&s, &s.inst[b], 120);
+    stats_slice(&s, &s.inst[c], 10);
+    stats_slice(&s, &s.inst[c], 10);
+    stats_slice(&s, &s.inst[c], 10);
+    stats_instance_end(&s, &s.inst[c], 3 /* cancel */);
     s.stream.frames = 42;
     s.elapsed_us = 1000;
     const char *by_total[] = {"alpha", "beta"}, *by_count[] = {"beta", "alpha"};
@@ -383,7 +383,8 @@ static void test_reset_and_sort(void **state)
         assert_int_equal(rows[i].f.count, 0);
     }
     free(rows);
-    stats_slice(&s, b, 7);
+    stats_slice(&s, &s.inst[b], 7);
+    stats_sync(&s); /* the name rows take their instances' slices in */
     assert_int_equal(row(&s, "beta")->f.total_us, 7);
     assert_int_equal(row(&s, "beta")->instances, 1);
     /* ids of a new epoch are new instances */
