@@ -295,30 +295,13 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         if (AIOPROF_TAG_IS_CONTROL(tag)) {
             break;
         }
-        /* the record: dt (its low bits in the tag, the rest in a varint when the tag says so)
-         * and an ENTER's task id (in the tag, or a varint) */
         uint32_t dt, id = 0;
-        p++;
-        if (AIOPROF_TAG_IS_ENTER(tag)) {
-            dt = tag & 3u;
-            if ((tag & 4u) && aioprof_rec_dt_rest(&p, end, AIOPROF_ENTER_DT_BITS, &dt) < 0) {
-                goto bad;
-            }
-            id = (tag >> AIOPROF_ENTER_ID_SHIFT) & 0x0Fu;
-            if (id == 0 && (id = aioprof_rec_id(&p, end)) == 0) {
-                goto bad;
-            }
-        } else if (tag < AIOPROF_TAG_EXIT_RETURN) {
-            dt = tag & 31u;
-            if ((tag & 32u) && aioprof_rec_dt_rest(&p, end, AIOPROF_YIELD_DT_BITS, &dt) < 0) {
-                goto bad;
-            }
-        } else {
-            dt = tag & 7u;
-            if ((tag & 8u) && aioprof_rec_dt_rest(&p, end, AIOPROF_END_DT_BITS, &dt) < 0) {
-                goto bad;
-            }
+        const uint8_t *next = aioprof_rec_event(p + 1, end, tag, &dt, &id);
+        if (next == NULL) {
+            u->bad = 1;
+            break;
         }
+        p = next;
         events++;
         if (dt < e->half) {
             pos += dt;
@@ -387,11 +370,6 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         if (depth > 0) {
             e->stack[depth - 1].resume_us = now;
         }
-    }
-    if (0) {
-    bad:
-        p--;
-        u->bad = 1;
     }
     s->elapsed_us += now - e->now_us;
     e->pos = pos;

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "aioprof_records.h"
 #include "fake_device.h"
 
 #define MAX_TASKS 64
@@ -116,11 +117,59 @@ static void describe_text(void *user, const uint8_t *data, size_t len)
     text_add(&d->out, "text %s\n", q);
 }
 
+/* The same meaning read as the host's replay reads it: a frame's records as bytes, events through
+ * aioprof_records.h in the sink's own loop, control records through aioprof_reader_control. */
+static long describe_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_info_t *f, const uint8_t *p,
+    const uint8_t *end)
+{
+    long n = 0;
+    uint64_t offset = 0;
+    describe_frame(user, f);
+    while (p < end) {
+        aioprof_record_t rec = {0};
+        unsigned tag = *p++;
+        if (AIOPROF_TAG_IS_CONTROL(tag)) {
+            int rc = aioprof_reader_control(r, &p, end, tag & 0x0Fu, &rec);
+            if (rc < 0) {
+                return -1 - n;
+            }
+            if (rc > 0) {
+                continue;
+            }
+        } else {
+            p = aioprof_rec_event(p, end, tag, &rec.dt, &rec.id);
+            if (p == NULL) {
+                return -1 - n;
+            }
+            offset += rec.dt;
+            rec.offset = offset;
+            rec.kind = AIOPROF_TAG_IS_ENTER(tag) ? AIOPROF_REC_ENTER : AIOPROF_REC_EXIT;
+            rec.exit_kind = AIOPROF_TAG_IS_ENTER(tag) ? 0u : (unsigned)AIOPROF_TAG_EXIT_KIND(tag);
+        }
+        describe_record(user, &rec);
+        n++;
+    }
+    return n;
+}
+
+/* The meaning of a byte stream, read record by record (aioprof_reader_sink_t.record) and read as
+ * the replay does (.frame_records): the two must agree. */
+static char *describe_with(const uint8_t *data, size_t len, int by_frame);
+
 static char *describe(const uint8_t *data, size_t len)
 {
+    char *each = describe_with(data, len, 0), *fused = describe_with(data, len, 1);
+    assert_string_equal(fused, each);
+    free(fused);
+    return each;
+}
+
+static char *describe_with(const uint8_t *data, size_t len, int by_frame)
+{
     static const aioprof_reader_sink_t sink = {.frame = describe_frame, .record = describe_record, .text = describe_text};
+    static const aioprof_reader_sink_t fused = {.frame_records = describe_frame_records, .text = describe_text};
     describer_t *d = calloc(1, sizeof *d);
-    aioprof_reader_init(&d->reader, &sink, d);
+    aioprof_reader_init(&d->reader, by_frame ? &fused : &sink, d);
     aioprof_reader_feed(&d->reader, data, len);
     aioprof_reader_finish(&d->reader);
     const aioprof_reader_stats_t *s = &d->reader.stats;
