@@ -356,20 +356,12 @@ static void pass_text(aioprof_reader_t *r, const uint8_t *text, size_t len)
     }
 }
 
-/* A whole segment (up to AIOPROF_SEGMENT_MAX bytes) ended at a delimiter. */
-static void segment_end(aioprof_reader_t *r)
+/* A whole segment (1 to AIOPROF_SEGMENT_MAX bytes, no 0x00 in it) ended at a delimiter: a frame,
+ * damage or device text. */
+static void segment_judge(aioprof_reader_t *r, const uint8_t *seg, size_t len)
 {
-    size_t len = r->seg_len;
-    r->seg_len = 0;
-    if (r->long_text || r->long_damage) {
-        r->long_text = r->long_damage = 0;
-        return;
-    }
-    if (len == 0) {
-        return;
-    }
     uint8_t body[AIOPROF_SEGMENT_MAX];
-    long n = aioprof_cobs_decode(r->seg, len, body);
+    long n = aioprof_cobs_decode_segment(seg, len, body);
     if (n >= (long)AIOPROF_BODY_MIN && n <= (long)AIOPROF_BODY_MAX) {
         uint16_t want = (uint16_t)(body[n - 2] | body[n - 1] << 8);
         if (aioprof_crc16_fast(AIOPROF_CRC16_INIT, body, (size_t)n - 2) == want) {
@@ -381,10 +373,24 @@ static void segment_end(aioprof_reader_t *r)
             return;
         }
     }
-    if (aioprof_reader_looks_like_frame(r, r->seg, len)) {
+    if (aioprof_reader_looks_like_frame(r, seg, len)) {
         count_damage(r, len);
     } else {
-        pass_text(r, r->seg, len);
+        pass_text(r, seg, len);
+    }
+}
+
+/* The segment gathered in r->seg ended at a delimiter. */
+static void segment_end(aioprof_reader_t *r)
+{
+    size_t len = r->seg_len;
+    r->seg_len = 0;
+    if (r->long_text || r->long_damage) {
+        r->long_text = r->long_damage = 0;
+        return;
+    }
+    if (len > 0) {
+        segment_judge(r, r->seg, len);
     }
 }
 
@@ -430,11 +436,18 @@ void aioprof_reader_feed(aioprof_reader_t *r, const uint8_t *data, size_t len)
     while (len > 0) {
         const uint8_t *zero = memchr(data, 0, len);
         size_t n = zero ? (size_t)(zero - data) : len;
-        segment_add(r, data, n);
-        if (!zero) {
-            return;
+        if (zero && r->seg_len == 0 && !r->long_text && !r->long_damage && n <= AIOPROF_SEGMENT_MAX) {
+            /* a whole segment in what was fed (most of them): judged where it is, not copied */
+            if (n > 0) {
+                segment_judge(r, data, n);
+            }
+        } else {
+            segment_add(r, data, n);
+            if (!zero) {
+                return;
+            }
+            segment_end(r);
         }
-        segment_end(r);
         r->synced = 1;
         data += n + 1;
         len -= n + 1;
