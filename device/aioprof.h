@@ -46,7 +46,8 @@ typedef struct aioprof_port {
     uint8_t tick_bits;     /* 30 for MicroPython's time.ticks_us(), 32 for mp_hal_ticks_us() */
     const char *platform;  /* e.g. "rp2 MicroPython 1.24"; at most 32 bytes are sent */
     /* The period in ticks (0: one second). Each period the open frame is closed (or an empty
-     * one sent), task names are announced again, and every eighth period brings a HELLO. */
+     * one sent), every eighth period brings a HELLO, and a task that runs has its name announced
+     * again when it last went sixteen periods ago or more. */
     uint32_t period_ticks;
 } aioprof_port_t;
 
@@ -64,7 +65,7 @@ typedef struct aioprof_task {
     const char *label;
     uint32_t id;
     uint32_t parent;
-    uint16_t announced;         /* the period its name was last sent in */
+    uint16_t announced;         /* the period its name was last sent in (modulo 2^16) */
     uint8_t name_len;
     uint8_t label_len;
 } aioprof_task_t;

@@ -37,6 +37,7 @@ _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and lab
 _HELLO_ROOM = const(72)  # control head (2) + HELLO body (7 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
 _HELLO_EVERY = const(8)
+_ANNOUNCE_EVERY = const(16)  # periods: a running task's name goes again after this many
 _FLAG_STOPPED = const(2)
 
 YIELD = const(0)
@@ -335,7 +336,7 @@ class Recorder:
             self._write_task(_OP_TASK_NEW, t)
         else:
             self._drop()
-            t.announced = (self.period - 1) & 0xFFFF
+            t.announced = (self.period - _ANNOUNCE_EVERY) & 0xFFFF
         if label:
             self.label(t, label)
         return t
@@ -347,7 +348,7 @@ class Recorder:
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
         now = self.ticks() & self.mask
-        t.announced = (self.period - 1) & 0xFFFF
+        t.announced = (self.period - _ANNOUNCE_EVERY) & 0xFFFF
         if self._write_pending(now) and self._frame_room(now, _TASK_ROOM):
             self._write_task(_OP_TASK_INFO, t)
             t.announced = self.period
@@ -357,7 +358,7 @@ class Recorder:
             return
         now = self.ticks() & self.mask
         n = _ENTER_MAX
-        announce = t.announced != self.period
+        announce = ((self.period - t.announced) & 0xFFFF) >= _ANNOUNCE_EVERY
         if announce:
             n += _TASK_ROOM
         if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):

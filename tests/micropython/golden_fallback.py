@@ -87,6 +87,11 @@ def run(script):
             # the rest of the line after "print ", then CR LF, straight to the port as print()
             # would put it there
             dev.out.extend(line.strip()[len("print ") :].encode() + b"\r\n")
+        elif w == "periods":
+            # N periods go by, each ended by a drain (a heartbeat each)
+            for _ in range(int(words[1])):
+                dev.clock += 1000000
+                rec.drain()
         elif w == "repeat":
             for _ in range(int(words[1])):
                 rec.enter(tasks[1])

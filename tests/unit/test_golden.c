@@ -251,6 +251,13 @@ static size_t run_script(const char *script, uint8_t **out)
             const char *text = line + strspn(line, " ") + strlen("print ");
             fake_append(d, (const uint8_t *)text, strlen(text));
             fake_append(d, (const uint8_t *)"\r\n", 2);
+        } else if (strcmp(word, "periods") == 0) {
+            /* periods N: N periods go by, each ended by a drain (a heartbeat each) */
+            assert_int_equal(sscanf(line, " periods %llu", &v1), 1);
+            for (unsigned long long i = 0; i < v1; i++) {
+                d->clock += 1000000u;
+                aioprof_drain(&d->prof);
+            }
         } else if (strcmp(word, "repeat") == 0) {
             /* repeat N: enter/exit task 1 N times, 100 ticks in, 10 out */
             assert_int_equal(sscanf(line, " repeat %llu", &v1), 1);
