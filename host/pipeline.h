@@ -107,6 +107,8 @@ void pipeline_end_of_input(pipeline_t *p);
 /* Resets the statistics (the live table's `r` key); stream counters are kept. */
 void pipeline_reset_stats(pipeline_t *p);
 
+/* The statistics, their name rows up to date with every slice so far. Call it again after more
+ * bytes went through: the name rows are brought up to date here (struct stats: stats_sync). */
 const struct stats *pipeline_stats(const pipeline_t *p);
 
 #endif

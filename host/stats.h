@@ -13,7 +13,7 @@
  *    as a lower bound.
  * The hot path (stats_instance_lookup, stats_slice) does no string work and no allocation, and
  * touches the instance's row only: its name row is brought up to date in batches (stats_sync),
- * which the pipeline does before anyone looks (stats_rows does its own sums). */
+ * which pipeline_stats does for anyone who looks (stats_rows does its own sums). */
 #ifndef AIOPROF_STATS_H
 #define AIOPROF_STATS_H
 
@@ -29,7 +29,9 @@
 /* An escaped name or label: 48 untrusted bytes can grow to 4 characters each, plus the cut mark. */
 #define STATS_TEXT_MAX 200u
 #define STATS_PLATFORM_MAX 136u
-#define STATS_RECENT 256u /* a direct-mapped cache of id lookups in front of the hash table: a power of two */
+/* A direct-mapped cache of id lookups in front of the hash table, a power of two: with fewer
+ * tasks, every ENTER finds its row there (ids are given in order). */
+#define STATS_RECENT 4096u
 
 typedef struct stats_figures {
     uint64_t count;    /* slices */
