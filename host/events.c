@@ -66,7 +66,11 @@ static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us,
         .self_us = self_us,
         .exit_kind = kind,
     };
-    sl.task.parent_name = stats_parent_name(s, in);
+    int32_t parent_row = stats_parent_row(s, in);
+    sl.task.parent_name = parent_row >= 0 ? s->names[parent_row].name : NULL;
+    /* its description (name, label, creator: stats' hash of them) and its creator's name row (a
+     * creator may be named after its child was described) */
+    sl.task.version = (in->described ^ (uint32_t)(parent_row + 1) * 0x9E3779B1u) | 1u;
     e->obs->slice(e->obs_user, &sl);
 }
 

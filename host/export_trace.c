@@ -4,11 +4,10 @@
  * is the device after its N-th reset, one thread (track) per task instance, tid = task id.
  * Gaps and losses are global instants, drawn across every track.
  *
- * A slice is the hot path (tens of millions in a long recording): its cJSON object is built once
- * and only its values change, the strings being references to the caller's text, so an event costs
- * no allocation; it is printed straight into the output buffer. Its integers are raw items that we
- * write in decimal ourselves: cJSON prints a number with printf("%1.15g") and reads it back to check,
- * which took three quarters of the time. Rare events are built and deleted one at a time. */
+ * A slice is the hot path (tens of millions in a long recording): it is written straight into the
+ * output buffer by json_out.h, its strings escaped exactly as cJSON escapes them, with no tree and
+ * no allocation (cJSON and strlen were most of an export's time). Rare events (track names, marks,
+ * text lines, counters, the metadata) are cJSON objects, built and deleted one at a time. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
 #endif
@@ -24,6 +23,7 @@
 
 #include "aioprof_wire.h"
 #include "file_out.h"
+#include "json_out.h"
 #include "source.h"
 #include "stats.h"
 
@@ -33,13 +33,15 @@
 /* Tracks whose name was written, direct-mapped: a forgotten one is named again (harmless). */
 #define EXPORT_TRACKS 4096u
 #define EXPORT_NAME_MAX (2u * STATS_TEXT_MAX + 32u)
+/* a slice: its name and label escaped, five numbers, the keys */
+_Static_assert(JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 5 * JSON_U64_MAX + 128 <=
+    EXPORT_EVENT_MAX, "a slice must fit EXPORT_EVENT_MAX");
 
 enum { PID_STREAM = 1, PID_EPOCH0 = 2, TID_TEXT = 1, TID_MARKS = 2 };
-enum { SLICE_TS, SLICE_DUR, SLICE_PID, SLICE_TID, SLICE_SELF, SLICE_NUMBERS };
 
 typedef struct export_track {
-    uint64_t key;  /* epoch << 32 | id */
-    uint32_t hash; /* of what its name says; 0: slot empty */
+    uint64_t key;     /* epoch << 32 | id */
+    uint32_t version; /* of what its name says (pipeline_task_t.version); 0: slot empty */
 } export_track_t;
 
 struct export_trace {
@@ -55,11 +57,6 @@ struct export_trace {
     uint64_t text_lines;
     uint64_t second, in_second; /* the events-per-second counter: this second, events in it */
     uint32_t epochs_named;      /* process names are written for epochs below this */
-
-    /* the slice, built once */
-    cJSON *slice, *s_name, *s_args, *s_exit, *s_label;
-    cJSON *s_num[SLICE_NUMBERS];          /* raw items: ts, dur, pid, tid, self_us */
-    char digits[SLICE_NUMBERS][24];       /* their text */
     char name[EXPORT_NAME_MAX];
 
     export_track_t tracks[EXPORT_TRACKS];
@@ -152,29 +149,19 @@ static void epoch_name(export_trace_t *x, uint32_t epoch)
     }
 }
 
-static uint32_t hash_add(uint32_t h, const char *s)
-{
-    for (; s != NULL && *s != '\0'; s++) {
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    }
-    return (h ^ 0xFFu) * 16777619u;
-}
-
 /* Names the track of t when it is new, or when what its name says changed (a name that arrived
  * late, a label, a creator). */
 static void track_name(export_trace_t *x, const pipeline_task_t *t)
 {
     uint64_t key = (uint64_t)t->epoch << 32 | t->id;
-    uint32_t h = hash_add(hash_add(hash_add(2166136261u, t->name), t->label), t->parent_name);
-    h = (h ^ t->parent) * 16777619u;
-    h |= 1u;
+    uint32_t version = t->version | 1u;
     export_track_t *slot = &x->tracks[(key * 0x9E3779B97F4A7C15ull) >> 52];
-    if (slot->hash == h && slot->key == key) {
+    if (slot->version == version && slot->key == key) {
         return;
     }
-    int fresh = slot->key != key || slot->hash == 0;
+    int fresh = slot->key != key || slot->version == 0;
     slot->key = key;
-    slot->hash = h;
+    slot->version = version;
 
     epoch_name(x, t->epoch);
     int pid = PID_EPOCH0 + (int)t->epoch;
@@ -234,28 +221,8 @@ static const char *exit_name(unsigned kind)
     }
 }
 
-/* The template's strings are references: pointing them elsewhere copies nothing. */
-static void ref_set(cJSON *item, const char *text)
-{
-    item->valuestring = (char *)text;
-}
-
-/* An integer into a raw item's own digits. */
-static void number_set(export_trace_t *x, int which, uint64_t v)
-{
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0);
-    char *out = x->digits[which];
-    for (size_t i = 0; i < n; i++) {
-        out[i] = tmp[n - 1 - i];
-    }
-    out[n] = '\0';
-}
-
+/* {"name":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"exit":…,"self_us":…[,"label":…]}},
+ * the keys in the order the cJSON template of earlier versions printed them. */
 static void export_on_slice(void *user, const pipeline_slice_t *s)
 {
     export_trace_t *x = user;
@@ -266,25 +233,36 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
         shown = x->name;
     }
     track_name(x, t);
-    if (x->out.failed) {
+    /* the buffer holds whole events only: what reached the file ends after one */
+    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    if (at == NULL) {
         return;
     }
-    ref_set(x->s_name, shown);
-    number_set(x, SLICE_TS, s->start_us);
-    number_set(x, SLICE_DUR, s->end_us - s->start_us);
-    number_set(x, SLICE_PID, PID_EPOCH0 + (uint64_t)t->epoch);
-    number_set(x, SLICE_TID, t->id);
-    ref_set(x->s_exit, exit_name(s->exit_kind));
-    number_set(x, SLICE_SELF, s->self_us);
-    int labelled = t->label[0] != '\0';
-    if (labelled) {
-        ref_set(x->s_label, t->label);
-        cJSON_AddItemToObjectCS(x->s_args, "label", x->s_label);
+    char *o = at;
+    if (x->written > 0) {
+        o += JSON_LIT(o, ",\n"); /* the opening ends with "[": the first event needs no comma */
     }
-    export_emit(x, x->slice);
-    if (labelled) {
-        cJSON_DetachItemViaPointer(x->s_args, x->s_label);
+    o += JSON_LIT(o, "{\"name\":");
+    o += json_string(o, shown);
+    o += JSON_LIT(o, ",\"ph\":\"X\",\"ts\":");
+    o += json_u64(o, s->start_us);
+    o += JSON_LIT(o, ",\"dur\":");
+    o += json_u64(o, s->end_us - s->start_us);
+    o += JSON_LIT(o, ",\"pid\":");
+    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
+    o += JSON_LIT(o, ",\"tid\":");
+    o += json_u64(o, t->id);
+    o += JSON_LIT(o, ",\"args\":{\"exit\":");
+    o += json_string(o, exit_name(s->exit_kind));
+    o += JSON_LIT(o, ",\"self_us\":");
+    o += json_u64(o, s->self_us);
+    if (t->label[0] != '\0') {
+        o += JSON_LIT(o, ",\"label\":");
+        o += json_string(o, t->label);
     }
+    o += JSON_LIT(o, "}}");
+    file_out_commit(&x->out, (size_t)(o - at));
+    x->written++;
     x->slices++;
 }
 
@@ -334,48 +312,8 @@ const pipeline_observer_t *export_trace_observer(void)
 
 /* ---- open and close ---- */
 
-/* A raw item printing x->digits[which], which it does not own. */
-static cJSON *number_item(export_trace_t *x, int which)
-{
-    cJSON *item = cJSON_CreateRaw("0");
-    if (item != NULL) {
-        cJSON_free(item->valuestring);
-        item->valuestring = x->digits[which];
-        item->type |= cJSON_IsReference;
-        x->digits[which][0] = '0';
-    }
-    return x->s_num[which] = item;
-}
-
-/* {"name":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"exit":…,"self_us":…[,"label":…]}} */
-static int slice_template(export_trace_t *x)
-{
-    cJSON *s = x->slice = cJSON_CreateObject();
-    x->s_label = cJSON_CreateStringReference("");
-    if (s == NULL || x->s_label == NULL) {
-        return -1;
-    }
-    cJSON_AddItemToObjectCS(s, "name", x->s_name = cJSON_CreateStringReference(""));
-    cJSON_AddItemToObjectCS(s, "ph", cJSON_CreateStringReference("X"));
-    cJSON_AddItemToObjectCS(s, "ts", number_item(x, SLICE_TS));
-    cJSON_AddItemToObjectCS(s, "dur", number_item(x, SLICE_DUR));
-    cJSON_AddItemToObjectCS(s, "pid", number_item(x, SLICE_PID));
-    cJSON_AddItemToObjectCS(s, "tid", number_item(x, SLICE_TID));
-    cJSON_AddItemToObjectCS(s, "args", x->s_args = cJSON_CreateObject());
-    cJSON_AddItemToObjectCS(x->s_args, "exit", x->s_exit = cJSON_CreateStringReference(""));
-    cJSON_AddItemToObjectCS(x->s_args, "self_us", number_item(x, SLICE_SELF));
-    /* an item that failed to be created was not added: count what is there */
-    int ok = cJSON_GetArraySize(s) == 7 && cJSON_GetArraySize(x->s_args) == 2 && x->s_name && x->s_exit;
-    for (int i = 0; i < SLICE_NUMBERS; i++) {
-        ok = ok && x->s_num[i] != NULL;
-    }
-    return ok ? 0 : -1;
-}
-
 static void export_free(export_trace_t *x)
 {
-    cJSON_Delete(x->slice);
-    cJSON_Delete(x->s_label);
     free(x->path);
     free(x->source);
     free(x);
@@ -392,8 +330,7 @@ export_trace_t *export_trace_open(const char *path, int force, const char *input
     size_t errlen)
 {
     export_trace_t *x = calloc(1, sizeof *x);
-    if (x == NULL || (x->path = strdup(path)) == NULL || (x->source = strdup(source ? source : "")) == NULL ||
-        slice_template(x) < 0) {
+    if (x == NULL || (x->path = strdup(path)) == NULL || (x->source = strdup(source ? source : "")) == NULL) {
         snprintf(err, errlen, "out of memory.");
         goto error_free;
     }

@@ -27,6 +27,9 @@ typedef struct pipeline_task {
     const char *label;       /* "" for none */
     uint32_t parent;         /* the creating task's id, 0 for none or unknown */
     const char *parent_name; /* NULL when unknown */
+    /* Changes (but for a 32-bit hash's collisions) whenever what the four above say may have
+     * changed: an observer compares it instead of the strings. */
+    uint32_t version;
 } pipeline_task_t;
 
 /* One counted slice: exactly the ones the statistics count, with the same exclusive time. */

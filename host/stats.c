@@ -280,7 +280,7 @@ int32_t stats_instance_find(const stats_t *s, uint32_t id)
     return instance_find(s, s->epoch, id);
 }
 
-const char *stats_parent_name(const stats_t *s, const stats_instance_t *in)
+int32_t stats_parent_row(const stats_t *s, const stats_instance_t *in)
 {
     int32_t pn = in->parent_name;
     if (pn < 0 && in->parent != 0) {
@@ -288,6 +288,12 @@ const char *stats_parent_name(const stats_t *s, const stats_instance_t *in)
         int32_t p = instance_find(s, in->epoch, in->parent);
         pn = p >= 0 ? s->inst[p].name : -1;
     }
+    return pn;
+}
+
+const char *stats_parent_name(const stats_t *s, const stats_instance_t *in)
+{
+    int32_t pn = stats_parent_row(s, in);
     return pn >= 0 ? s->names[pn].name : NULL;
 }
 

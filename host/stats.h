@@ -178,6 +178,8 @@ int32_t stats_instance_find(const stats_t *s, uint32_t id);
 /* The name of in's creator: the one it had when in was described, or the one it has now. NULL
  * when it has none (or in was not created by a task). */
 const char *stats_parent_name(const stats_t *s, const stats_instance_t *in);
+/* The same, as its name row's index, or -1. */
+int32_t stats_parent_row(const stats_t *s, const stats_instance_t *in);
 
 /* A TASK_NEW (created = 1) or TASK_INFO: names the instance (raw untrusted bytes). */
 void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_t name_len, const uint8_t *label,
