@@ -1,3 +1,4 @@
+/* The aggregator's instance rows (stats.h): placed, described, ended, folded and reset. */
 #include "stats.h"
 
 #include <stdio.h>
@@ -6,6 +7,7 @@
 
 #include "aioprof_wire.h"
 #include "escape.h"
+#include "stats_private.h"
 
 static const stats_figures_t figures_empty = {0, 0, 0, UINT64_MAX, 0, 0};
 /* The key of a row given up: no lookup has it (the 2^32-1st epoch's task 2^32-1). */
@@ -23,14 +25,6 @@ static size_t pow2_at_least(size_t n)
 static size_t key_home(const stats_t *s, uint64_t key)
 {
     return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & s->table_mask;
-}
-
-static uint32_t fnv_add(uint32_t h, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ p[i]) * 16777619u;
-    }
-    return h;
 }
 
 static void figures_merge(stats_figures_t *dst, const stats_figures_t *src)
@@ -156,106 +150,9 @@ void stats_free(stats_t *s)
     memset(s, 0, sizeof *s);
 }
 
-/* ---- name totals, taken in from the instances in batches ---- */
-
-/* The name row takes in what of in's figures it does not hold yet. */
-static void name_take(stats_t *s, stats_instance_t *in)
-{
-    stats_figures_t *n = &s->names[in->name].f;
-    const stats_figures_t *f = &in->f;
-    n->count += f->count - in->synced.count;
-    n->total_us += f->total_us - in->synced.total_us;
-    n->slow += f->slow - in->synced.slow;
-    n->errors += f->errors - in->synced.errors;
-    if (f->max_us > n->max_us) {
-        n->max_us = f->max_us;
-    }
-    if (f->min_us < n->min_us) {
-        n->min_us = f->min_us;
-    }
-    in->synced = *f;
-}
-
-/* One instance up to date (before it is folded, renamed or reset). */
-static void instance_sync(stats_t *s, stats_instance_t *in)
-{
-    if (in->dirty && in->name >= 0) {
-        name_take(s, in);
-    }
-    in->dirty = 0; /* its entry in the list, if any, is skipped */
-}
-
-void stats_sync(stats_t *s)
-{
-    for (size_t i = 0; i < s->n_dirty; i++) {
-        instance_sync(s, s->dirty[i]);
-    }
-    s->n_dirty = 0;
-}
-
 static int pinned(const stats_t *s, const stats_instance_t *in)
 {
     return s->pinned != NULL && s->pinned(s->pinned_user, in);
-}
-
-/* ---- names ---- */
-
-static int32_t special_row(stats_t *s, int32_t *row, stats_row_kind_t kind, const char *text)
-{
-    if (*row < 0) {
-        *row = (int32_t)s->n_names++;
-        stats_name_t *n = &s->names[*row];
-        snprintf(n->name, sizeof n->name, "%s", text);
-        n->f = figures_empty;
-        n->kind = (uint8_t)kind;
-    }
-    return *row;
-}
-
-/* Room for one more name row beside the three special ones: the rows are grown when needed.
- * Returns 0, or -1 when they cannot grow (the name goes to "(other names)", which fits). */
-static int names_room(stats_t *s)
-{
-    size_t need = s->n_names + 1 + (s->other_row < 0) + (s->unnamed_row < 0) + (s->past_cap_row < 0);
-    if (need <= s->names_cap) {
-        return 0;
-    }
-    size_t cap = s->names_cap * 2 < STATS_NAME_CAP + 3 ? s->names_cap * 2 : STATS_NAME_CAP + 3;
-    stats_name_t *grown = cap > s->names_cap ? realloc(s->names, cap * sizeof *grown) : NULL;
-    if (grown == NULL) {
-        return -1;
-    }
-    memset(grown + s->names_cap, 0, (cap - s->names_cap) * sizeof *grown);
-    s->names = grown;
-    s->names_cap = cap;
-    return 0;
-}
-
-/* The row of an escaped name, created when new; past the cap, "(other names)". */
-static int32_t name_row(stats_t *s, const char *name)
-{
-    size_t len = strlen(name);
-    uint32_t h = fnv_add(2166136261u, (const uint8_t *)name, len);
-    size_t i = h & s->name_mask;
-    while (s->name_table[i] >= 0) {
-        stats_name_t *n = &s->names[s->name_table[i]];
-        if (n->hash == h && strcmp(n->name, name) == 0) {
-            return s->name_table[i];
-        }
-        i = (i + 1) & s->name_mask;
-    }
-    size_t named = s->n_names - (s->other_row >= 0) - (s->unnamed_row >= 0) - (s->past_cap_row >= 0);
-    if (named >= STATS_NAME_CAP || names_room(s) < 0) {
-        return special_row(s, &s->other_row, STATS_ROW_OTHER, "(other names)");
-    }
-    int32_t idx = (int32_t)s->n_names++;
-    stats_name_t *n = &s->names[idx];
-    memcpy(n->name, name, len + 1);
-    n->hash = h;
-    n->f = figures_empty;
-    n->kind = STATS_ROW_NAME;
-    s->name_table[i] = idx;
-    return idx;
 }
 
 /* ---- the instance table ---- */
@@ -342,12 +239,12 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in)
 static void instance_fold(stats_t *s, int32_t idx)
 {
     stats_instance_t *in = &s->inst[idx];
-    instance_sync(s, in);
+    stats_instance_sync(s, in);
     int lower = stats_instance_lower_bound(s, in);
     if (in->name >= 0) {
         s->names[in->name].lower_bound |= (uint8_t)lower;
     } else {
-        stats_name_t *u = &s->names[special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
+        stats_name_t *u = &s->names[stats_special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
         figures_merge(&u->f, &in->f);
         u->instances++;
         u->lower_bound |= (uint8_t)lower;
@@ -470,7 +367,7 @@ static int32_t instance_past_cap(stats_t *s)
         }
         /* id 0, which no task has: it is never in the table, never looked up by id */
         instance_place(s, idx, (uint64_t)s->epoch << 32);
-        s->inst[idx].name = special_row(s, &s->past_cap_row, STATS_ROW_OTHER, "(tasks past the cap)");
+        s->inst[idx].name = stats_special_row(s, &s->past_cap_row, STATS_ROW_OTHER, "(tasks past the cap)");
         s->inst[idx].created_seen = 1;
         s->names[s->inst[idx].name].lower_bound = 1; /* the tasks it holds are not all counted */
         s->past_cap = idx;
@@ -518,7 +415,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         /* a task past the cap: its name row lacks its slices and its count */
         char text[STATS_TEXT_MAX];
         escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
-        s->names[name_row(s, text)].lower_bound = 1;
+        s->names[stats_name_row(s, text)].lower_bound = 1;
         return;
     }
     if (created) {
@@ -526,7 +423,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     }
     /* the device repeats names every announcement period: most calls end here */
     uint8_t sep[5] = {0xFF, (uint8_t)parent, (uint8_t)(parent >> 8), (uint8_t)(parent >> 16), (uint8_t)(parent >> 24)};
-    uint32_t h = fnv_add(fnv_add(fnv_add(2166136261u, name, name_len), sep, sizeof sep), label, label_len) | 1u;
+    uint32_t h = stats_fnv_add(stats_fnv_add(stats_fnv_add(2166136261u, name, name_len), sep, sizeof sep), label, label_len) | 1u;
     if (in->described == h) {
         return;
     }
@@ -534,7 +431,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
 
     char text[STATS_TEXT_MAX];
     escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
-    int32_t row = name_row(s, text);
+    int32_t row = stats_name_row(s, text);
     if (in->name < 0) {
         /* its slices so far move to the name row (at the next stats_sync: none of them is in a
          * name row yet) */
@@ -544,7 +441,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     } else if (in->name != row) {
         /* renamed (not done by the device): the old row keeps what it counted, the new one counts
          * from here on, and so do the instance's own figures */
-        instance_sync(s, in);
+        stats_instance_sync(s, in);
         s->names[row].instances++;
         in->name = row;
         in->f = in->synced = figures_empty;
