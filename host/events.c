@@ -287,6 +287,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
 {
     stats_t *s = e->stats;
     const uint8_t *p = u->p;
+    const uint64_t slow_us = s->slow_us, half = e->half;
     uint64_t pos = e->pos, last = e->last_ticks, now = e->now_us;
     /* microseconds of a tick point at 1 MHz: the frame's time base plus the tick */
     const uint64_t base = e->origin_us - e->origin_ticks;
@@ -307,7 +308,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         }
         p = next;
         events++;
-        if (dt < e->half) {
+        if (dt < half) {
             pos += dt;
         } else {
             e->pos = pos;
@@ -347,7 +348,14 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
                 events_open_t *outer = &e->stack[depth - 1];
                 outer->acc_us += now - outer->resume_us;
             }
-            stack_push(&e->stack[depth++], in, 1, now);
+            events_open_t *o = &e->stack[depth++];
+            o->in = in;
+            o->known = 1;
+            o->acc_us = 0;
+            o->resume_us = now;
+            if (observed) {
+                o->start_us = now; /* its wall span is the observer's only */
+            }
             continue;
         }
         if (depth == 0) {
@@ -360,7 +368,8 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         stats_instance_t *in = o->in;
         if (o->known) {
             uint64_t self_us = o->acc_us + (now - o->resume_us);
-            stats_slice(s, in, self_us);
+            stats_figures_add(&in->f, self_us, slow_us);
+            stats_dirty(s, in);
             if (observed && e->obs->slice) {
                 observe_slice(e, o, self_us, AIOPROF_TAG_EXIT_KIND(tag), now);
             }
