@@ -39,9 +39,22 @@ _Static_assert(JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX
 
 enum { PID_STREAM = 1, PID_EPOCH0 = 2, TID_TEXT = 1, TID_MARKS = 2 };
 
+/* What a slice says of its task (its name, process, thread and label), in three parts around the
+ * figures: before ts, between dur and exit, after self_us. Most fit EXPORT_PARTS_MAX and are kept
+ * with their track; longer ones are written out again for every slice. */
+#define EXPORT_PARTS_MAX 160u
+#define EXPORT_PARTS_ROOM (EXPORT_PARTS_MAX + 16u) /* json_copy16 reads up to 15 bytes past them */
+#define EXPORT_PARTS_ANY (JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 2u * JSON_U64_MAX + 96u)
+
+typedef struct export_parts {
+    uint16_t len[3];  /* 0, 0, 0: not kept */
+    char text[EXPORT_PARTS_ROOM];
+} export_parts_t;
+
 typedef struct export_track {
     uint64_t key;     /* epoch << 32 | id */
     uint32_t version; /* of what its name says (pipeline_task_t.version); 0: slot empty */
+    export_parts_t parts;
 } export_track_t;
 
 struct export_trace {
@@ -58,6 +71,8 @@ struct export_trace {
     uint64_t second, in_second; /* the events-per-second counter: this second, events in it */
     uint32_t epochs_named;      /* process names are written for epochs below this */
     char name[EXPORT_NAME_MAX];
+    char parts_long[EXPORT_PARTS_ANY + 16u]; /* a slice's parts its track could not keep (and
+                                               json_copy16's room) */
 
     export_track_t tracks[EXPORT_TRACKS];
     char buf[EXPORT_BUFFER];
@@ -149,19 +164,52 @@ static void epoch_name(export_trace_t *x, uint32_t epoch)
     }
 }
 
+/* A slice's parts that say what its task is (export_parts_t), at out; their lengths in len. The
+ * keys in the order the cJSON template of earlier versions printed them. */
+static size_t slice_parts(char *out, const pipeline_task_t *t, const char *shown, uint16_t len[3])
+{
+    char *o = out;
+    o += JSON_LIT(o, "{\"name\":");
+    o += json_string(o, shown);
+    o += JSON_LIT(o, ",\"ph\":\"X\",\"ts\":");
+    len[0] = (uint16_t)(o - out);
+    char *mid = o;
+    o += JSON_LIT(o, ",\"pid\":");
+    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
+    o += JSON_LIT(o, ",\"tid\":");
+    o += json_u64(o, t->id);
+    o += JSON_LIT(o, ",\"args\":{\"exit\":");
+    len[1] = (uint16_t)(o - mid);
+    char *tail = o;
+    if (t->label[0] != '\0') {
+        o += JSON_LIT(o, ",\"label\":");
+        o += json_string(o, t->label);
+    }
+    o += JSON_LIT(o, "}}");
+    len[2] = (uint16_t)(o - tail);
+    return (size_t)(o - out);
+}
+
 /* Names the track of t when it is new, or when what its name says changed (a name that arrived
- * late, a label, a creator). */
-static void track_name(export_trace_t *x, const pipeline_task_t *t)
+ * late, a label, a creator), and keeps the parts of its slices. Returns its slot. */
+static export_track_t *track_name(export_trace_t *x, const pipeline_task_t *t, const char *shown)
 {
     uint64_t key = (uint64_t)t->epoch << 32 | t->id;
     uint32_t version = t->version | 1u;
     export_track_t *slot = &x->tracks[(key * 0x9E3779B97F4A7C15ull) >> 52];
     if (slot->version == version && slot->key == key) {
-        return;
+        return slot;
     }
     int fresh = slot->key != key || slot->version == 0;
     slot->key = key;
     slot->version = version;
+    uint16_t len[3];
+    if (slice_parts(x->parts_long, t, shown, len) <= EXPORT_PARTS_MAX) {
+        memcpy(slot->parts.text, x->parts_long, (size_t)len[0] + len[1] + len[2]);
+        memcpy(slot->parts.len, len, sizeof len);
+    } else {
+        memset(slot->parts.len, 0, sizeof slot->parts.len);
+    }
 
     epoch_name(x, t->epoch);
     int pid = PID_EPOCH0 + (int)t->epoch;
@@ -181,6 +229,7 @@ static void track_name(export_trace_t *x, const pipeline_task_t *t)
     if (fresh) {
         meta_put(x, "thread_sort_index", pid, (int)t->id, "sort_index", NULL, t->id);
     }
+    return slot;
 }
 
 /* ---- the observer ---- */
@@ -210,19 +259,17 @@ static void export_on_event(void *user, uint64_t at_us)
     x->in_second++;
 }
 
-static const char *exit_name(unsigned kind)
-{
-    switch (kind) {
-    case AIOPROF_EXIT_YIELD: return "yield";
-    case AIOPROF_EXIT_RETURN: return "return";
-    case AIOPROF_EXIT_RAISE: return "exception";
-    case AIOPROF_EXIT_CANCEL: return "cancelled";
-    default: return "unknown";
-    }
-}
+/* How a slice ended, as a JSON string (padded to 16 bytes for json_copy16), by enum
+ * aioprof_exit_kind; anything else is "unknown". */
+static const struct {
+    char text[16];
+    size_t len;
+} exit_json[5] = {
+    {"\"yield\"", 7}, {"\"return\"", 8}, {"\"exception\"", 11}, {"\"cancelled\"", 11}, {"\"unknown\"", 9},
+};
 
-/* {"name":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"exit":…,"self_us":…[,"label":…]}},
- * the keys in the order the cJSON template of earlier versions printed them. */
+/* {"name":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"exit":…,"self_us":…[,"label":…]}}:
+ * its track's parts (slice_parts) around the figures. */
 static void export_on_slice(void *user, const pipeline_slice_t *s)
 {
     export_trace_t *x = user;
@@ -232,7 +279,14 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
         snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
         shown = x->name;
     }
-    track_name(x, t);
+    export_track_t *slot = track_name(x, t, shown);
+    const char *part = slot->parts.text;
+    uint16_t len[3];
+    memcpy(len, slot->parts.len, sizeof len);
+    if (len[0] == 0) {
+        slice_parts(x->parts_long, t, shown, len);
+        part = x->parts_long;
+    }
     /* the buffer holds whole events only: what reached the file ends after one */
     char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
     if (at == NULL) {
@@ -242,25 +296,21 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
     if (x->written > 0) {
         o += JSON_LIT(o, ",\n"); /* the opening ends with "[": the first event needs no comma */
     }
-    o += JSON_LIT(o, "{\"name\":");
-    o += json_string(o, shown);
-    o += JSON_LIT(o, ",\"ph\":\"X\",\"ts\":");
+    /* the reservation leaves room for json_copy16 to write past each piece */
+    json_copy16(o, part, len[0]);
+    o += len[0];
     o += json_u64(o, s->start_us);
     o += JSON_LIT(o, ",\"dur\":");
     o += json_u64(o, s->end_us - s->start_us);
-    o += JSON_LIT(o, ",\"pid\":");
-    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
-    o += JSON_LIT(o, ",\"tid\":");
-    o += json_u64(o, t->id);
-    o += JSON_LIT(o, ",\"args\":{\"exit\":");
-    o += json_string(o, exit_name(s->exit_kind));
+    json_copy16(o, part + len[0], len[1]);
+    o += len[1];
+    unsigned kind = s->exit_kind < 4u ? s->exit_kind : 4u;
+    json_copy16(o, exit_json[kind].text, exit_json[kind].len);
+    o += exit_json[kind].len;
     o += JSON_LIT(o, ",\"self_us\":");
     o += json_u64(o, s->self_us);
-    if (t->label[0] != '\0') {
-        o += JSON_LIT(o, ",\"label\":");
-        o += json_string(o, t->label);
-    }
-    o += JSON_LIT(o, "}}");
+    json_copy16(o, part + len[0] + len[1], len[2]);
+    o += len[2];
     file_out_commit(&x->out, (size_t)(o - at));
     x->written++;
     x->slices++;

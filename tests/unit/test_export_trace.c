@@ -438,8 +438,25 @@ static void test_slice_escapes(void **state)
         .start_us = 18446744073709551ull, .end_us = 18446744073709600ull, .self_us = 49, .exit_kind = AIOPROF_EXIT_CANCEL,
     };
     o->slice(x, &s);
+    /* a name and label too long for their track to keep what slices say of them: written out
+     * again for each slice, the same */
+    static char long_name[STATS_TEXT_MAX], long_label[STATS_TEXT_MAX];
+    memset(long_name, 'n', sizeof long_name - 1);
+    memset(long_label, '\\', sizeof long_label - 1);
+    pipeline_slice_t l = s;
+    l.task.id = 5;
+    l.task.name = long_name;
+    l.task.label = long_label;
+    o->slice(x, &l);
+    o->slice(x, &l);
     assert_int_equal(export_trace_close(x), 0);
     cJSON *doc = load(path);
+    for (int n = 0; n < 2; n++) {
+        const cJSON *ln = find(doc, "X", long_name, n);
+        assert_non_null(ln);
+        assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(ln, "args"), "label"), long_label);
+        assert_true(num(ln, "tid") == 5.0);
+    }
     const cJSON *e = find(doc, "X", NULL, 0);
     assert_non_null(e);
     assert_string_equal(str(e, "name"), name);
