@@ -288,7 +288,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     stats_t *s = e->stats;
     const uint8_t *p = u->p;
     const uint64_t slow_us = s->slow_us, half = e->half;
-    uint64_t pos = e->pos, last = e->last_ticks, now = e->now_us;
+    uint64_t pos = e->pos, last = e->last_ticks, now = e->now_us, outside = 0;
     /* microseconds of a tick point at 1 MHz: the frame's time base plus the tick */
     const uint64_t base = e->origin_us - e->origin_ticks;
     unsigned depth = e->depth;
@@ -297,7 +297,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     unsigned tag = 0;
     while (p < end) {
         tag = *p;
-        if (AIOPROF_TAG_IS_CONTROL(tag)) {
+        if (!AIOPROF_TAG_IS_ENTER(tag) && AIOPROF_TAG_IS_CONTROL(tag)) {
             break;
         }
         uint32_t dt, id = 0;
@@ -320,7 +320,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         uint64_t t = pos < last ? last : pos;
         uint64_t us = mhz ? base + t : e->origin_us + events_ticks_to_us(t - e->origin_ticks, e->tick_hz);
         if (depth == 0 && known_bottom) {
-            s->outside_us += us - now;
+            outside += us - now;
         }
         now = us;
         last = t;
@@ -385,6 +385,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         }
     }
     s->elapsed_us += now - e->now_us;
+    s->outside_us += outside;
     e->pos = pos;
     e->last_ticks = last;
     e->now_us = now;
