@@ -447,6 +447,20 @@ void aioprof_close(aioprof_t *p)
     prof_unlock(p, s);
 }
 
+void aioprof_reopen(aioprof_t *p)
+{
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        return;
+    }
+    uint32_t s = prof_lock(p);
+    if (p->pending & AIOPROF_PENDING_STOPPED) {
+        /* a stop HELLO that could not go yet goes as this HELLO, which says nothing stopped */
+        p->pending = (uint8_t)((p->pending & ~AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
+        p->deadline = prof_now(p) + period_length(p);
+    }
+    prof_unlock(p, s);
+}
+
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); names are announced
  * again from now on; every eighth period a HELLO. Either carries a drop count still owed. */

@@ -115,6 +115,12 @@ void aioprof_flush(aioprof_t *p);
  * aioprof_idle. */
 void aioprof_close(aioprof_t *p);
 
+/* Records again after aioprof_close, in the same run (task ids, sequence numbers and the time line
+ * go on): the next frame starts with a HELLO, not a start's, that says so. For a binding that
+ * closes where its program may end (the end of a MicroPython program's main task) but cannot know
+ * it does. No effect unless closed. */
+void aioprof_reopen(aioprof_t *p);
+
 /* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the
  * heartbeat), then offers the committed bytes to the port's write function until it takes no
  * more. Call it between slices (an idle hook, the main loop), at least a few times a second.

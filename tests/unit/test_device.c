@@ -560,6 +560,65 @@ static void close_says_stopped_last(void **state)
     }
 }
 
+/* aioprof_reopen after aioprof_close: recording goes on in the same run. After the stop HELLO comes a
+ * HELLO that is neither a start nor a stop, then the events; task ids and sequence numbers go on,
+ * and a period ends again. Without a close it changes nothing. */
+static void reopen_after_close_goes_on(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 5, 4096);
+    aioprof_task_t a, b;
+    aioprof_task_created(&d->prof, &a, "a", 1);
+    aioprof_enter(&d->prof, &a);
+    d->clock += 100;
+    aioprof_exit(&d->prof, &a, AIOPROF_EXIT_RETURN);
+    aioprof_reopen(&d->prof); /* not closed: nothing happens */
+    assert_int_equal(d->prof.pending, 0);
+    aioprof_close(&d->prof);
+    for (int i = 0; i < 10 && !aioprof_idle(&d->prof); i++) {
+        aioprof_drain(&d->prof);
+    }
+    assert_true(aioprof_idle(&d->prof));
+    size_t stopped_at = d->out_len;
+    d->clock += 10000000; /* the program runs without asyncio for a while */
+    aioprof_reopen(&d->prof);
+    aioprof_task_created(&d->prof, &b, "b", 1);
+    aioprof_enter(&d->prof, &b);
+    d->clock += 200;
+    aioprof_exit(&d->prof, &b, AIOPROF_EXIT_YIELD);
+    d->clock += 1000000; /* a period ends again: the frame goes */
+    aioprof_drain(&d->prof);
+    assert_true(d->out_len > stopped_at);
+    aioprof_close(&d->prof);
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    assert_int_equal(dec->reader.stats.crc_errors, 0);
+    assert_int_equal(dec->reader.stats.lost_frames, 0);
+    unsigned hello_flags[8];
+    size_t hellos = 0, b_enter = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_HELLO && hellos < 8) {
+            hello_flags[hellos++] = dec->ev[i].flags;
+        }
+        if (dec->ev[i].kind == AIOPROF_REC_TASK_NEW && strcmp(dec->ev[i].name, "b") == 0) {
+            assert_int_equal(dec->ev[i].id, a.id + 1);
+        }
+        if (dec->ev[i].kind == AIOPROF_REC_ENTER && dec->ev[i].id == b.id) {
+            b_enter = i;
+            assert_true(dec->ev[i].time >= 5 + 100 + 10000000);
+        }
+    }
+    assert_int_equal(hellos, 4); /* the start, the stop, the reopening, the last stop */
+    assert_int_equal(hello_flags[0], AIOPROF_HELLO_FLAG_BOOT);
+    assert_int_equal(hello_flags[1], AIOPROF_HELLO_FLAG_STOPPED);
+    assert_int_equal(hello_flags[2], 0);
+    assert_int_equal(hello_flags[3], AIOPROF_HELLO_FLAG_STOPPED);
+    assert_true(b_enter > 0);
+    assert_int_equal(dec->ev[dec->n - 1].kind, AIOPROF_REC_HELLO);
+    decoded_free(dec);
+    fake_free(d);
+}
+
 /* The ring stays nearly full (the port takes a little now and then): the heartbeat at a period's
  * end carries the drop count even before a quarter of the ring is free, so no stretch without
  * frames goes unexplained. */
@@ -690,6 +749,7 @@ int main(void)
         cmocka_unit_test(drain_time_in_ticks),
         cmocka_unit_test(names_cut_at_character_boundary),
         cmocka_unit_test(close_says_stopped_last),
+        cmocka_unit_test(reopen_after_close_goes_on),
         cmocka_unit_test(heartbeat_carries_the_drop_count),
         cmocka_unit_test(hello_frame_carries_the_drop_count),
         cmocka_unit_test(heartbeats_that_could_not_go_are_said),

@@ -893,6 +893,47 @@ static void test_end_before_stop(void **state)
     ends(1, 0);
 }
 
+/* A device that said it stopped and then records again (a MicroPython program whose main task
+ * ended, and which then runs asyncio again): the silence between is the device's choice, not lost
+ * frames, however long; the figures go on and nothing is marked. */
+static void test_resume_after_stop(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    uint32_t period = 100000;
+    fb_open(&f, 1000, 0);
+    fb_hello_period(&f, AIOPROF_HELLO_FLAG_BOOT, 1000, 0, 1000000, period);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "first", NULL);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_RETURN, 50);
+    fb_hello_period(&f, AIOPROF_HELLO_FLAG_STOPPED, 1000, 0, 1000000, period);
+    fb_close(&f);
+    /* a minute without frames: 600 periods */
+    uint64_t t = 1000 + 60 + 60000000;
+    fb_open(&f, t, 0);
+    fb_hello_period(&f, 0, 1000, 0, 1000000, period);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "second", NULL);
+    fb_enter(&f, 2, 0);
+    fb_exit(&f, AIOPROF_EXIT_RETURN, 70);
+    fb_hello_period(&f, AIOPROF_HELLO_FLAG_STOPPED, 1000, 0, 1000000, period);
+    fb_close(&f);
+    pipeline_config_t cfg = {0};
+    pipeline_t *p = pipeline_new(&cfg);
+    pipeline_feed(p, f.out, f.len);
+    pipeline_end_of_input(p);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->stream.lost_frames, 0);
+    assert_int_equal(s->stream.ended_before_stop, 0);
+    assert_int_equal(row(p, "first")->f.total_us, 50);
+    assert_int_equal(row(p, "second")->f.total_us, 70);
+    assert_int_equal(row_lower(p, "first"), 0);
+    assert_int_equal(row_lower(p, "second"), 0);
+    assert_int_equal(s->elapsed_us, 60 + 60000000 + 70);
+    pipeline_free(p);
+    free(f.out);
+}
+
 static void test_hostile_records(void **state)
 {
     (void)state;
@@ -934,6 +975,7 @@ int main(void)
         cmocka_unit_test(test_half_wrap_boundary),
         cmocka_unit_test(test_silence_256),
         cmocka_unit_test(test_silence_explained),
+        cmocka_unit_test(test_resume_after_stop),
         cmocka_unit_test(test_nested_exclusive),
         cmocka_unit_test(test_lost_frame_resync),
         cmocka_unit_test(test_dropped_lower_bound),
