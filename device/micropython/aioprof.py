@@ -153,19 +153,20 @@ def _after():
 def _ended(top):
     # A task's last slice. When it was created outside any task (asyncio.run's main), the program
     # may end now, and on a board nothing runs at its end (sys.atexit is the unix port's only):
-    # send everything recorded, the open frame included.
+    # the hook stops, its last HELLO says so, and everything recorded goes out. If the program goes
+    # on, the next event reopens it (close(True)).
     if top:
-        _send_all()
+        _close_all()
     else:
         _after()
 
 
-def _send_all():
+def _close_all():
     s = _state
     if s is None:
         return
     try:
-        s.eng.flush()
+        s.eng.close(True)
         s.eng.drain()
     except Exception:
         pass

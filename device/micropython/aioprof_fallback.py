@@ -125,8 +125,9 @@ class Recorder:
         self.period_len = min(self.period_ticks, self.mask // 2)
         self.deadline = (now + self.period_len) & self.mask
         self.hello_due = 2  # 1 + the boot flag
-        self.on = True
-        self.stopped = False  # close() was called: record nothing, send the rest
+        self.on = True  # False after stop(): records nothing, sends nothing
+        self.stopped = False  # close() was called: record nothing, send the rest; reopen() goes on
+        self.until_next = False  # close(until_next=True): the next event reopens
 
     # ---- the frame writer (proto/aioprof_frame_writer.c) ----
 
@@ -331,7 +332,7 @@ class Recorder:
     def task(self, name, label=None):
         """A task was created by the task running now: returns its record."""
         t = TaskRec()
-        if not self.on or self.stopped:
+        if self.stopped and not self._reopened():
             return t
         now = self.ticks() & self.mask
         self.next_id = (self.next_id + 1) & 0xFFFFFFFF or 1
@@ -351,7 +352,7 @@ class Recorder:
     def label(self, t, label):
         label = label.encode() if isinstance(label, str) else bytes(label)
         t.label = _cut(label, _NAME_MAX - len(t.name))
-        if not self.on or self.stopped:
+        if self.stopped and not self._reopened():
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
         now = self.ticks() & self.mask
@@ -361,7 +362,7 @@ class Recorder:
             t.announced = self.period
 
     def enter(self, t):
-        if not self.on or self.stopped:
+        if self.stopped and not self._reopened():
             return
         now = self.ticks() & self.mask
         n = _ENTER_MAX
@@ -386,7 +387,7 @@ class Recorder:
         self.current = t
 
     def exit(self, t, kind):
-        if not self.on or self.stopped:
+        if self.stopped and not self._reopened():
             return
         now = self.ticks() & self.mask
         if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
@@ -405,15 +406,31 @@ class Recorder:
         if self.open:
             self._frame_close()
 
-    def close(self):
+    def close(self, until_next=False):
         """The hook stops (aioprof_close): the drop count owed and a last HELLO with the flag
         "stopped" go into the ring and the frame is closed; from here on nothing is recorded and
-        no period ends. drain() sends what is left."""
+        no period ends. drain() sends what is left. until_next: the next event reopens it (what
+        the C bindings do with aioprof_reopen where a program may have ended)."""
         if not self.on or self.stopped:
             return
         self.stopped = True
+        self.until_next = until_next
         self.hello_due = self.hello_due or 1
         self._write_final(self.ticks() & self.mask)
+
+    def reopen(self):
+        """Records again after close(), in the same run (aioprof_reopen): the next frame starts
+        with a HELLO that is neither a start nor a stop."""
+        if self.on and self.stopped:
+            self.stopped = False
+            self.hello_due = self.hello_due or 1
+            self.deadline = (self.ticks() + self.period_len) & self.mask
+
+    def _reopened(self):
+        # an event after close(until_next=True) reopens (after stop() or close() it does not)
+        if self.until_next:
+            self.reopen()
+        return not self.stopped
 
     def _period_end(self, now):
         self.deadline = (now + self.period_len) & self.mask
@@ -468,21 +485,18 @@ class Recorder:
             self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
         return total
 
-    def _send_all(self, tries):
-        self.flush()
-        while self.pending() and tries:
-            self.drain()
-            tries -= 1
+    def idle(self):
+        """True when nothing is owed to the port (aioprof_idle)."""
+        return not self.on or not (self.open or self.hello_due or self.drop_due or self.pending())
 
     def stop(self, tries=1000):
-        """Sends what is left, the open frame included (a bounded number of tries), and stops.
-        What is still owed then (the first HELLO of a recorder that recorded nothing, so that the
-        host can tell "no tasks" from "no hook"; a drop count) goes out by ending the period now."""
+        """Stops for good and sends what is left, the last HELLO (flag "stopped") included, in a
+        bounded number of tries (the first HELLO too if nothing was recorded: the host tells "no
+        tasks" from "no hook")."""
         if not self.on:
             return
-        self._send_all(tries)
-        if self.hello_due or self.dropped:
-            self.deadline = self.last
+        self.close()
+        while not self.idle() and tries:
             self.drain()
-            self._send_all(tries)
+            tries -= 1
         self.on = False

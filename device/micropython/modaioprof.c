@@ -94,6 +94,15 @@ static size_t mod_drain(aioprof_mod_t *m)
     return n;
 }
 
+/* The hook was closed where the program might have ended (a top-level task's end), and it goes
+ * on: it records again, in the same run. */
+static inline void mod_reopen(aioprof_mod_t *m)
+{
+    if (m->prof.pending & AIOPROF_PENDING_STOPPED) {
+        aioprof_reopen(&m->prof);
+    }
+}
+
 /* Between slices (no task runs): send every frame as soon as it is complete, so that a link that
  * keeps up leaves the ring empty for the next burst (one slice that creates hundreds of tasks);
  * and at least every half period. A frame holds up to 254 bytes, so this is one write per few
@@ -121,6 +130,7 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
         return mp_resume(self->coro, throw == MP_OBJ_NULL ? send : MP_OBJ_NULL, throw, ret);
     }
     mp_vm_return_kind_t kind;
+    mod_reopen(m);
     aioprof_enter(&m->prof, &self->task);
     nlr_buf_t nlr;
     if (nlr_push(&nlr) == 0) {
@@ -150,9 +160,9 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
     aioprof_exit(&m->prof, &self->task, exit_kind);
     if (exit_kind != AIOPROF_EXIT_YIELD && self->task.parent == 0) {
         /* a task created outside any task (asyncio.run's main) ended: the program may end now,
-         * and on a board nothing runs at its end (sys.atexit is the unix port's only), so the
-         * open frame goes out too */
-        aioprof_flush(&m->prof);
+         * and on a board nothing runs at its end (sys.atexit is the unix port's only), so the hook
+         * stops (its last HELLO says so) and everything goes out; the next event reopens it */
+        aioprof_close(&m->prof);
     }
     coro_after(m);
     return kind;
@@ -254,6 +264,7 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     w->done = false;
     memset(&w->task, 0, sizeof w->task);
     if (m->running) {
+        mod_reopen(m);
         aioprof_task_created(&m->prof, &w->task, s, len);
     }
     return MP_OBJ_FROM_PTR(w);
@@ -275,6 +286,7 @@ static mp_obj_t prof_label(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t text)
         return mp_const_none;
     }
     w->label = text;
+    mod_reopen(m);
     aioprof_task_label(&m->prof, &w->task, s, len);
     return mp_const_none;
 }
@@ -307,29 +319,19 @@ static mp_obj_t prof_pending(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_pending_obj, prof_pending);
 
-/* Sends what is left, the open frame included, and stops recording; wrappers then only forward.
- * Bounded: a port that takes nothing must not hang the caller. What is still owed after that (the
- * first HELLO of a profiler that recorded nothing, so that the host can tell "no tasks" from "no
- * hook"; a drop count) goes out by ending the period now, which writes it. */
-static void mod_send_all(aioprof_mod_t *m)
-{
-    aioprof_flush(&m->prof);
-    for (int tries = 0; tries < 1000 && aioprof_pending(&m->prof) > 0; tries++) {
-        mod_drain(m);
-    }
-}
-
+/* Stops recording for good and sends what is left: the open frame, the drop count owed and the
+ * last HELLO, which says the hook stopped (the first one too, if nothing was recorded: the host
+ * tells "no tasks" from "no hook"). Bounded: a port that takes nothing must not hang the caller.
+ * Wrappers then only forward. */
 static mp_obj_t prof_stop(mp_obj_t self_in)
 {
     aioprof_mod_t *m = mod_self(self_in);
     if (!m->running) {
         return mp_const_none;
     }
-    mod_send_all(m);
-    if (m->prof.pending & (AIOPROF_PENDING_HELLO | AIOPROF_PENDING_DROPPED)) {
-        m->prof.deadline = m->prof.last;
+    aioprof_close(&m->prof);
+    for (int tries = 0; tries < 1000 && !aioprof_idle(&m->prof); tries++) {
         mod_drain(m);
-        mod_send_all(m);
     }
     m->running = false;
     return mp_const_none;

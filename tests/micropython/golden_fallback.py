@@ -79,6 +79,8 @@ def run(script):
             rec.flush()
         elif w == "close":
             rec.close()
+        elif w == "reopen":
+            rec.reopen()
         elif w == "refuse":
             dev.refuse = "on" in line
         elif w == "limit":

@@ -191,6 +191,8 @@ static size_t run_script(const char *script, uint8_t **out)
             aioprof_flush(&d->prof);
         } else if (strcmp(word, "close") == 0) {
             aioprof_close(&d->prof);
+        } else if (strcmp(word, "reopen") == 0) {
+            aioprof_reopen(&d->prof);
         } else if (strcmp(word, "refuse") == 0) {
             d->refuse = strstr(line, "on") != NULL;
         } else if (strcmp(word, "limit") == 0) {

@@ -3,7 +3,9 @@
  * that aioprof.py's Python wrapper calls around each slice:
  *   start(write, ring_bytes, period_ms, platform)   write: a callable taking bytes
  *   task(name) -> rec        enter(rec)        exit(rec, kind)       label(rec, text)
- *   drain() -> int           flush()           pending() -> int      stop()
+ *   drain() -> int           flush()           pending() -> int
+ *   close([until_next])      stops where the program may end; the next event reopens
+ *   stop()                   stops for good, sends what is left
  *
  * What a dynamic module can not reach decides the rest: no mp_hal_ticks_us (time.ticks_us is
  * called instead: 30-bit ticks), no mp_hal_stdout_tx_strn (the write callable, normally
@@ -67,6 +69,15 @@ static native_prof_t *native_running(void)
     return p != NULL && p->running ? p : NULL;
 }
 
+/* The hook was closed where the program might have ended (a top-level task's end), and it goes
+ * on: it records again, in the same run. */
+static inline void native_reopen(native_prof_t *p)
+{
+    if (p->prof.pending & AIOPROF_PENDING_STOPPED) {
+        aioprof_reopen(&p->prof);
+    }
+}
+
 static native_rec_t *native_rec(mp_obj_t rec)
 {
     if (mp_obj_get_type(rec) != (mp_obj_type_t *)&native_rec_type) {
@@ -123,6 +134,7 @@ static mp_obj_t native_task(mp_obj_t name)
     if (r->owner != NULL) {
         size_t len;
         const char *s = mp_obj_str_get_data(name, &len);
+        native_reopen(r->owner);
         aioprof_task_created(&r->owner->prof, &r->task, s, len);
     }
     return MP_OBJ_FROM_PTR(r);
@@ -133,6 +145,7 @@ static mp_obj_t native_enter(mp_obj_t rec)
 {
     native_rec_t *r = native_rec(rec);
     if (r->owner != NULL && r->owner->running) {
+        native_reopen(r->owner);
         aioprof_enter(&r->owner->prof, &r->task);
     }
     return mp_const_none;
@@ -143,6 +156,7 @@ static mp_obj_t native_exit(mp_obj_t rec, mp_obj_t kind)
 {
     native_rec_t *r = native_rec(rec);
     if (r->owner != NULL && r->owner->running) {
+        native_reopen(r->owner);
         aioprof_exit(&r->owner->prof, &r->task, (unsigned)mp_obj_get_int(kind) & 3u);
     }
     return mp_const_none;
@@ -156,6 +170,7 @@ static mp_obj_t native_label(mp_obj_t rec, mp_obj_t text)
         size_t len;
         const char *s = mp_obj_str_get_data(text, &len);
         r->label = text;
+        native_reopen(r->owner);
         aioprof_task_label(&r->owner->prof, &r->task, s, len);
     }
     return mp_const_none;
@@ -190,28 +205,32 @@ static mp_obj_t native_pending(void)
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(native_pending_obj, native_pending);
 
-/* Sends what is left, the open frame included (bounded tries), and stops recording. What is
- * still owed after that (the first HELLO of a profiler that recorded nothing, so that the host can
- * tell "no tasks" from "no hook"; a drop count) goes out by ending the period now. */
-static void native_send_all(native_prof_t *p)
+/* Where the program may end (a top-level task ended): the drop count owed and a last HELLO that
+ * says the hook stopped go into the ring, the frame closed; drain() sends them. The next event
+ * reopens the hook. */
+static mp_obj_t native_close(size_t n_args, const mp_obj_t *args)
 {
-    aioprof_flush(&p->prof);
-    for (int tries = 0; tries < 1000 && aioprof_pending(&p->prof) > 0; tries++) {
-        aioprof_drain(&p->prof);
+    (void)n_args;
+    (void)args; /* until_next, as the Python engine's: this engine always reopens at an event */
+    native_prof_t *p = native_running();
+    if (p != NULL) {
+        aioprof_close(&p->prof);
     }
+    return mp_const_none;
 }
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(native_close_obj, 0, 1, native_close);
 
+/* Stops recording for good and sends what is left, the last HELLO included (the first one too, if
+ * nothing was recorded: the host tells "no tasks" from "no hook"), in bounded tries. */
 static mp_obj_t native_stop(void)
 {
     native_prof_t *p = native_running();
     if (p == NULL) {
         return mp_const_none;
     }
-    native_send_all(p);
-    if (p->prof.pending & (AIOPROF_PENDING_HELLO | AIOPROF_PENDING_DROPPED)) {
-        p->prof.deadline = p->prof.last;
+    aioprof_close(&p->prof);
+    for (int tries = 0; tries < 1000 && !aioprof_idle(&p->prof); tries++) {
         aioprof_drain(&p->prof);
-        native_send_all(p);
     }
     p->running = false;
     native_active = NULL;
@@ -238,6 +257,7 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
     mp_store_global(MP_QSTR_drain, MP_OBJ_FROM_PTR(&native_drain_obj));
     mp_store_global(MP_QSTR_flush, MP_OBJ_FROM_PTR(&native_flush_obj));
     mp_store_global(MP_QSTR_pending, MP_OBJ_FROM_PTR(&native_pending_obj));
+    mp_store_global(MP_QSTR_close, MP_OBJ_FROM_PTR(&native_close_obj));
     mp_store_global(MP_QSTR_stop, MP_OBJ_FROM_PTR(&native_stop_obj));
     mp_store_global(MP_QSTR__active, mp_const_none);
 
