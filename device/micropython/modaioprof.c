@@ -24,9 +24,6 @@
 
 #define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
 
-/* Ticks further back than this from the last event are the counter's wrap, not a step back. */
-#define MOD_TICKS_BACK_MAX 65536u
-
 typedef struct aioprof_mod {
     mp_obj_base_t base;
     aioprof_t prof;
@@ -50,15 +47,13 @@ typedef struct coro_obj {
     bool done;              /* the coroutine returned or raised: later throws are not run time */
 } coro_obj_t;
 
-/* Some ports read their microsecond counter in two halves that race with its interrupt (the qemu
- * port steps back about 1 ms now and then): a step back from the last event is taken as no time
- * passing, never as a slice of 71 minutes. */
+/* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
+ * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
+ * no time (docs/protocol.md section 4). */
 static uint32_t mod_ticks(void *user)
 {
-    aioprof_mod_t *m = user;
-    uint32_t now = (uint32_t)mp_hal_ticks_us();
-    uint32_t back = m->prof.last - now;
-    return back - 1u < MOD_TICKS_BACK_MAX ? m->prof.last : now;
+    (void)user;
+    return (uint32_t)mp_hal_ticks_us();
 }
 
 static size_t mod_write(void *user, const uint8_t *data, size_t len)

@@ -39,16 +39,12 @@ mp_obj_full_type_t native_rec_type;
 /* the profiler that records now; also held in the module's globals, which keeps it alive */
 native_prof_t *native_active;
 
-/* A step back from the last event (a port whose tick reader races with its interrupt, as the
- * qemu port's does) is taken as no time passing, never as a slice of a whole wrap. */
-#define NATIVE_TICKS_BACK_MAX 65536u
-
+/* time.ticks_us(), 30 bits. A step back (a port whose tick reader races with its interrupt, as
+ * the qemu port's does) goes on the wire as it is: the host counts it and gives it no time. */
 static uint32_t native_ticks(void *user)
 {
     native_prof_t *p = user;
-    uint32_t now = (uint32_t)mp_obj_get_int_truncated(mp_call_function_n_kw(p->ticks_us, 0, 0, NULL));
-    uint32_t back = (p->prof.last - now) & p->prof.mask;
-    return back - 1u < NATIVE_TICKS_BACK_MAX ? p->prof.last : now;
+    return (uint32_t)mp_obj_get_int_truncated(mp_call_function_n_kw(p->ticks_us, 0, 0, NULL));
 }
 
 static size_t native_write(void *user, const uint8_t *data, size_t len)
