@@ -10,7 +10,7 @@
 #define EXIT_MAX (1u + AIOPROF_VARINT_MAX)
 #define CONTROL_HEAD_MAX 2u /* tag, a one-byte length: every body here is under 128 bytes */
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
-#define HELLO_BODY_MAX (7u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
+#define HELLO_BODY_MAX (8u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
 #define HELLO_EVERY 8u /* periods: a power of two, so that the device never divides */
 #define MIN_RING 128u
@@ -121,7 +121,8 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 }
 
 /* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
- * varints. The platform string follows, then the period (added later, so after the string). */
+ * varints. The platform string follows, then the period and the cost of an event (added later,
+ * so after the string). */
 #define HELLO_FIELDS 8u
 #define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
 
@@ -152,6 +153,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     body[n] = (uint8_t)len;
     n += 1u + len;
     n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
+    n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
     aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
 }
 

@@ -48,6 +48,12 @@ typedef struct aioprof_port {
     /* The period in ticks (0: one second). Each period the open frame is closed (or an empty
      * one sent), task names are announced again, and every eighth period brings a HELLO. */
     uint32_t period_ticks;
+    /* What one event (an ENTER or an EXIT, with the scheduler's own work around it for the hook)
+     * costs the device, in 1/1024 of a tick; 0: not known. Sent in every HELLO, read when it is
+     * written, so a port may set it after aioprof_init (a binding that times itself at start-up,
+     * as the MicroPython one does): the host adds events times this to the drain time it shows
+     * as the hook's overhead. docs/porting.md says how a port measures it. */
+    uint32_t event_cost;
 } aioprof_port_t;
 
 /* Bits of aioprof_t.pending. While any is set, events take the slow path, which sends them first. */

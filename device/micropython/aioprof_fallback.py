@@ -31,7 +31,7 @@ _PLATFORM_MAX = const(32)
 _ENTER_MAX = const(11)
 _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
-_HELLO_ROOM = const(72)  # control head (2) + HELLO body (7 varints, 3 bytes, the platform)
+_HELLO_ROOM = const(77)  # control head (2) + HELLO body (8 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
 _HELLO_EVERY = const(8)
 _FLAG_STOPPED = const(2)
@@ -99,6 +99,9 @@ class Recorder(FrameWriter):
         self.period_len = min(self.period_ticks, self.mask // 2)
         self.deadline = (now + self.period_len) & self.mask
         self.hello_due = 2  # 1 + the boot flag
+        # what an event costs the device, in 1/1024 of a tick (the port's event_cost: set it
+        # before the first HELLO goes, aioprof.py does after timing the wrapper)
+        self.event_cost = 0
         self.on = True  # False after stop(): records nothing, sends nothing
         self.stopped = False  # close() was called: record nothing, send the rest; reopen() goes on
         self.until_next = False  # close(until_next=True): the next event reopens
@@ -165,6 +168,7 @@ class Recorder(FrameWriter):
         body.append(len(self.platform))
         body.extend(self.platform)
         _varint(body, self.period_len)
+        _varint(body, self.event_cost)
         self._control(_OP_HELLO, body)
 
     def _write_dropped(self):

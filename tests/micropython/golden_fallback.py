@@ -102,6 +102,8 @@ class Run:
             self.rec.close()
         elif w == "reopen":
             self.rec.reopen()
+        elif w == "cost":
+            self.rec.event_cost = int(words[1])
         elif w == "refuse":
             dev.refuse = "on" in line
         elif w == "limit":
