@@ -245,6 +245,11 @@ class Recorder(FrameWriter):
             t.announced = self.period
         self._refresh()
 
+    def set_event_cost(self, cost):
+        """What an event costs, in 1/1024 tick (the port's event_cost), sent in the HELLOs from
+        now on."""
+        self.event_cost = cost
+
     def enter(self, t):
         self._enter_at(t, self.ticks() & self.mask)
 

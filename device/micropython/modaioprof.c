@@ -49,7 +49,8 @@ typedef struct coro_obj {
 
 /* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
  * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
- * no time (docs/protocol.md section 4). */
+ * no time (docs/protocol.md section 4). The library reads it in place (aioprof_mp_port.h); this
+ * is for a build that does not bind the port. */
 static uint32_t mod_ticks(void *user)
 {
     (void)user;
@@ -333,8 +334,18 @@ static mp_obj_t prof_stop(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_stop_obj, prof_stop);
 
+/* set_event_cost(cost): what an event costs, in 1/1024 tick (aioprof_port_t.event_cost), sent in
+ * the HELLOs from now on; aioprof.py measures it before the first one goes. */
+static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
+{
+    mod_self(self_in)->port.event_cost = (uint32_t)mp_obj_get_int(cost);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
+
 static const mp_rom_map_elem_t prof_locals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_wrap), MP_ROM_PTR(&prof_wrap_obj) },
+    { MP_ROM_QSTR(MP_QSTR_set_event_cost), MP_ROM_PTR(&prof_set_event_cost_obj) },
     { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&prof_label_obj) },
     { MP_ROM_QSTR(MP_QSTR_drain), MP_ROM_PTR(&prof_drain_obj) },
     { MP_ROM_QSTR(MP_QSTR_flush), MP_ROM_PTR(&prof_flush_obj) },

@@ -48,6 +48,22 @@ def hello_flags(payload):
     return payload[i]
 
 
+def hello_cost(payload):
+    """The HELLO's event_cost (docs/protocol.md section 3, after period_ticks), or None without."""
+    i = 0
+    for _ in range(2):  # version, tick_hz
+        _, i = wire.varint(payload, i)
+    i += 1  # tick_bits
+    _, i = wire.varint(payload, i)  # ring_bytes
+    i += 1  # flags
+    for _ in range(3):  # boot_ticks, drain_ticks, dropped_total
+        _, i = wire.varint(payload, i)
+    n, i = wire.varint(payload, i)
+    i += n  # the platform
+    _, i = wire.varint(payload, i)  # period_ticks
+    return wire.varint(payload, i)[0] if i < len(payload) else None
+
+
 def task_body(payload):
     tid, i = wire.varint(payload, 0)
     parent, i = wire.varint(payload, i)
@@ -57,14 +73,15 @@ def task_body(payload):
 
 def summary(frames):
     """HELLOs (flags), tasks {id: (name, label)} from TASK_NEW/TASK_INFO, ENTER count per id,
-    DROPPED total."""
-    hellos, tasks, enters, dropped = [], {}, {}, 0
+    DROPPED total, the HELLOs' event costs."""
+    hellos, tasks, enters, dropped, costs = [], {}, {}, 0, []
     for seq, recs in frames:
         for tag, dt, task, payload in recs:
             if payload is not None:
                 op = tag & 0x0F
                 if op == OP_HELLO:
                     hellos.append(hello_flags(payload))
+                    costs.append(hello_cost(payload))
                 elif op in (OP_TASK_NEW, OP_TASK_INFO):
                     tid, name, label = task_body(payload)
                     tasks[tid] = (name, label)
@@ -72,7 +89,7 @@ def summary(frames):
                     dropped += wire.varint(payload, 0)[0]
             elif task is not None:
                 enters[task] = enters.get(task, 0) + 1
-    return hellos, tasks, enters, dropped
+    return hellos, tasks, enters, dropped, costs
 
 
 class Check:
@@ -131,12 +148,15 @@ def main():
     out = open(out_path, "rb").read()
     err = open(err_path, "rb").read().decode("utf-8", "replace")
     frames, text = walk(out)
-    hellos, tasks, enters, dropped = summary(frames)
+    hellos, tasks, enters, dropped, costs = summary(frames)
     names = {tid: name for tid, (name, label) in tasks.items()}
     c = Check()
     c.ok(all("aioprof.py" not in line for line in err.splitlines()) or scenario == "traceback",
          "nothing from aioprof on stderr")
     ends_with_stop(top, out_path, frames, c)
+    if tick_us == 1:
+        # what an event costs, timed at enable() (a millisecond clock can not time it)
+        c.ok(bool(costs) and all(cost for cost in costs), "every HELLO says what an event costs: %s" % costs)
     if scenario in ("write_none", "write_partial"):
         no_repeats(frames, c)
         main_ids = [tid for tid, n in names.items() if n == b"counted"]

@@ -3,7 +3,7 @@
  * runtime functions (py/dynruntime.h) instead of the runtime itself:
  *   start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler
  *   Profiler.wrap(coro, name) -> Coro     .label(coro, text)     .drain() -> int    .flush()
- *   Profiler.pending() -> int             .close([until_next])   .stop()
+ *   Profiler.pending() -> int             .close([until_next])   .stop()   .set_event_cost(cost)
  * aioprof.py wraps each new task's coroutine in a Coro; asyncio resumes it through Coro.send and
  * Coro.throw, each resume one slice recorded by the device library (device/aioprof.c) around it.
  *
@@ -362,7 +362,16 @@ static mp_obj_t prof_stop(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_stop_obj, prof_stop);
 
-mp_map_elem_t prof_locals_table[7];
+/* set_event_cost(cost): what an event costs, in 1/1024 tick (aioprof_port_t.event_cost), sent in
+ * the HELLOs from now on; aioprof.py measures it before the first one goes. */
+static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
+{
+    native_self(self_in)->port.event_cost = (uint32_t)mp_obj_get_int(cost);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
+
+mp_map_elem_t prof_locals_table[8];
 static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
 
 /* start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler */
@@ -435,6 +444,7 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
     native_method(&prof_locals_table[4], MP_QSTR_pending, &prof_pending_obj);
     native_method(&prof_locals_table[5], MP_QSTR_close, &prof_close_obj);
     native_method(&prof_locals_table[6], MP_QSTR_stop, &prof_stop_obj);
+    native_method(&prof_locals_table[7], MP_QSTR_set_event_cost, &prof_set_event_cost_obj);
     MP_OBJ_TYPE_SET_SLOT(&native_prof_type, locals_dict, (void *)&prof_locals, 0);
 
     mp_store_global(MP_QSTR_start, MP_OBJ_FROM_PTR(&native_start_obj));
