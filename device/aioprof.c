@@ -528,7 +528,10 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         write_final(p, start);
     }
     if (total) {
-        p->drain_ticks += prof_wrap(p, prof_now(p) - start);
+        /* a clock that stepped back meanwhile (a difference in the upper half of the range, as the
+         * host reads steps back) spent no time here, not most of a wrap */
+        uint32_t spent = prof_wrap(p, prof_now(p) - start);
+        p->drain_ticks += spent <= p->mask / 2u ? spent : 0u;
     }
     prof_unlock(p, s);
     return total;

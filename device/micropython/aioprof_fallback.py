@@ -378,7 +378,10 @@ class Recorder(FrameWriter):
         if self.stopped and total:
             self._write_final(start)  # what did not fit when it stopped: the next drain sends it
         if total:
-            self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
+            # a clock that stepped back meanwhile (the upper half of the range) spent no time
+            spent = (self.ticks() - start) & mask
+            if spent <= mask // 2:
+                self.drain_ticks = (self.drain_ticks + spent) & 0xFFFFFFFF
         self.last_drain = self.last
         self.due = self.commit != self.tail
         self._refresh()

@@ -40,11 +40,13 @@ class Fake:
         self.out = bytearray()
         self.refuse = False
         self.limit = 0
+        self.write_ticks = 0  # the clock moves this much (negative: back) during each write
 
     def ticks(self):
         return self.clock & 0xFFFFFFFF
 
     def write(self, data):
+        self.clock += self.write_ticks
         if self.refuse:
             return 0
         if self.limit:
@@ -102,6 +104,8 @@ class Run:
             self.rec.close()
         elif w == "reopen":
             self.rec.reopen()
+        elif w == "writetime":
+            dev.write_ticks = int(words[1])
         elif w == "cost":
             self.rec.event_cost = int(words[1])
         elif w == "refuse":

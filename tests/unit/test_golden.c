@@ -194,6 +194,11 @@ static size_t run_script(const char *script, uint8_t **out)
             aioprof_close(&d->prof);
         } else if (strcmp(word, "reopen") == 0) {
             aioprof_reopen(&d->prof);
+        } else if (strcmp(word, "writetime") == 0) {
+            /* writetime N: the clock moves N ticks (negative: back) during each write call */
+            long long signed_ticks = 0;
+            assert_int_equal(sscanf(line, " writetime %lld", &signed_ticks), 1);
+            d->write_ticks = (uint32_t)signed_ticks;
         } else if (strcmp(word, "cost") == 0) {
             /* cost N: what an event costs the device, sent in the HELLOs from now on */
             assert_int_equal(sscanf(line, " cost %llu", &v1), 1);
