@@ -30,7 +30,7 @@ static int add_or_null(cJSON *o, const char *key, double v)
     return v >= 0 ? add_num(o, key, v) : cJSON_AddNullToObject(o, key) != NULL;
 }
 
-static cJSON *json_device(const stats_t *s)
+cJSON *report_json_device(const stats_t *s)
 {
     const stats_device_t *d = &s->device;
     if (!d->have_hello) {
@@ -51,7 +51,7 @@ static cJSON *json_device(const stats_t *s)
     return o;
 }
 
-static cJSON *json_stream(const stats_t *s)
+cJSON *report_json_stream(const stats_t *s)
 {
     const stats_stream_t *t = &s->stream;
     cJSON *o = cJSON_CreateObject();
@@ -117,6 +117,11 @@ fail:
     return NULL;
 }
 
+cJSON *report_json_tasks(const stats_t *s, int by_instance, stats_sort_t sort)
+{
+    return by_instance ? json_rows(s, 1, sort, json_instance) : json_rows(s, 0, sort, json_task);
+}
+
 static int attach(cJSON *root, const char *key, cJSON *item)
 {
     if (!item) {
@@ -139,8 +144,8 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
         goto out;
     }
     if (!(o && o->source ? cJSON_AddStringToObject(root, "source", o->source) : cJSON_AddNullToObject(root, "source")) ||
-        !attach(root, "device", json_device(s)) || !add_num(root, "elapsed_us", (double)s->elapsed_us) ||
-        !attach(root, "stream", json_stream(s)) || !attach(root, "tasks", json_rows(s, 0, sort, json_task)) ||
+        !attach(root, "device", report_json_device(s)) || !add_num(root, "elapsed_us", (double)s->elapsed_us) ||
+        !attach(root, "stream", report_json_stream(s)) || !attach(root, "tasks", report_json_tasks(s, 0, sort)) ||
         !add_num(root, "outside_us", (double)s->outside_us) ||
         !add_num(root, "outside_share", s->elapsed_us ? (double)s->outside_us / (double)s->elapsed_us : 0.0) ||
         !add_num(root, "epochs", (double)s->epoch + 1) ||
