@@ -10,7 +10,7 @@
 #define EXIT_MAX (1u + AIOPROF_VARINT_MAX)
 #define CONTROL_HEAD_MAX 2u /* tag, a one-byte length: every body here is under 128 bytes */
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
-#define HELLO_BODY_MAX (7u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
+#define HELLO_BODY_MAX (8u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
 #define HELLO_EVERY 8u /* periods: a power of two, so that the device never divides */
 /* A running task's name goes again at its first ENTER this many periods or more after it last
@@ -125,7 +125,8 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 }
 
 /* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
- * varints. The platform string follows, then the period (added later, so after the string). */
+ * varints. The platform string follows, then the period and the cost of an event (added later,
+ * so after the string). */
 #define HELLO_FIELDS 8u
 #define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
 
@@ -156,6 +157,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     body[n] = (uint8_t)len;
     n += 1u + len;
     n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
+    n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
     aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
 }
 
@@ -305,6 +307,18 @@ static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
     prof_unlock(p, s);
 }
 
+/* len cut to at most max bytes, at the start of a UTF-8 character: the reader shows names as text,
+ * and half a character is not one. A limit inside a character moves back to its first byte (back
+ * over the continuation bytes, 10xxxxxx; at most three, so bytes that are not UTF-8 cost no more). */
+static uint8_t prof_cut(const char *s, size_t len, size_t max)
+{
+    size_t n = len < max ? len : max;
+    while (n < len && n > 0 && max - n < 3u && ((uint8_t)s[n] & 0xC0u) == 0x80u) {
+        n--;
+    }
+    return (uint8_t)n;
+}
+
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
     if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
@@ -318,7 +332,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->parent = p->current ? p->current->id : 0u;
     t->outer = NULL;
     t->name = name;
-    t->name_len = (uint8_t)(name_len < AIOPROF_NAME_MAX ? name_len : AIOPROF_NAME_MAX);
+    t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
     t->label = NULL;
     t->label_len = 0;
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
@@ -332,7 +346,7 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     uint32_t s = prof_lock(p);
     size_t room = AIOPROF_NAME_MAX - t->name_len;
     t->label = label;
-    t->label_len = (uint8_t)(label_len < room ? label_len : room);
+    t->label_len = prof_cut(label, label_len, room);
     /* sent now: a task may never run again after it was labelled */
     announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
@@ -441,6 +455,20 @@ void aioprof_close(aioprof_t *p)
     prof_unlock(p, s);
 }
 
+void aioprof_reopen(aioprof_t *p)
+{
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        return;
+    }
+    uint32_t s = prof_lock(p);
+    if (p->pending & AIOPROF_PENDING_STOPPED) {
+        /* a stop HELLO that could not go yet goes as this HELLO, which says nothing stopped */
+        p->pending = (uint8_t)((p->pending & ~AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
+        p->deadline = prof_now(p) + period_length(p);
+    }
+    prof_unlock(p, s);
+}
+
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); every eighth period a
  * HELLO. Either carries a drop count still owed. */
@@ -506,7 +534,10 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         write_final(p, start);
     }
     if (total) {
-        p->drain_ticks += prof_wrap(p, prof_now(p) - start);
+        /* a clock that stepped back meanwhile (a difference in the upper half of the range, as the
+         * host reads steps back) spent no time here, not most of a wrap */
+        uint32_t spent = prof_wrap(p, prof_now(p) - start);
+        p->drain_ticks += spent <= p->mask / 2u ? spent : 0u;
     }
     prof_unlock(p, s);
     return total;

@@ -49,6 +49,12 @@ typedef struct aioprof_port {
      * one sent), every eighth period brings a HELLO, and a task that runs has its name announced
      * again when it last went sixteen periods ago or more. */
     uint32_t period_ticks;
+    /* What one event (an ENTER or an EXIT, with the scheduler's own work around it for the hook)
+     * costs the device, in 1/1024 of a tick; 0: not known. Sent in every HELLO, read when it is
+     * written, so a port may set it after aioprof_init (a binding that times itself at start-up,
+     * as the MicroPython one does): the host adds events times this to the drain time it shows
+     * as the hook's overhead. docs/porting.md says how a port measures it. */
+    uint32_t event_cost;
 } aioprof_port_t;
 
 /* Bits of aioprof_t.pending. While any is set, events take the slow path, which sends them first. */
@@ -93,7 +99,7 @@ typedef struct aioprof {
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size);
 
 /* A task was created, by the task running now. name need not be terminated; it is cut to fit
- * AIOPROF_NAME_MAX with the label. */
+ * AIOPROF_NAME_MAX with the label, before a UTF-8 character the limit would split. */
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len);
 
 /* Gives one task instance a label (e.g. "sensor 3"), sent with its name from now on. */
@@ -115,6 +121,12 @@ void aioprof_flush(aioprof_t *p);
  * scheduler runs (not from an interrupt, not while a task is being created), then drain until
  * aioprof_idle. */
 void aioprof_close(aioprof_t *p);
+
+/* Records again after aioprof_close, in the same run (task ids, sequence numbers and the time line
+ * go on): the next frame starts with a HELLO, not a start's, that says so. For a binding that
+ * closes where its program may end (the end of a MicroPython program's main task) but cannot know
+ * it does. No effect unless closed. */
+void aioprof_reopen(aioprof_t *p);
 
 /* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the
  * heartbeat), then offers the committed bytes to the port's write function until it takes no

@@ -135,7 +135,10 @@ static int demo_read_output(demo_t *d)
     return 1;
 }
 
-static void demo_child(const char *sim, const char *workload, int out)
+/* --text: a print() line every this many slices (about two a second in the seed workload) */
+#define DEMO_TEXT_EVERY "25"
+
+static void demo_child(const char *sim, const char *workload, int text, int repl, int out)
 {
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
@@ -148,12 +151,21 @@ static void demo_child(const char *sim, const char *workload, int out)
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
-    execl(sim, "aioprof-sim", "--pty", "--clock", "real", "-w", workload, (char *)NULL);
+    const char *argv[12] = {"aioprof-sim", "--pty", "--clock", "real", "-w", workload};
+    int argc = 6;
+    if (text) {
+        argv[argc++] = "--text";
+        argv[argc++] = DEMO_TEXT_EVERY;
+    }
+    if (repl)
+        argv[argc++] = "--repl";
+    argv[argc] = NULL;
+    execv(sim, (char *const *)argv);
     fprintf(stderr, "cannot run %s: %s\n", sim, strerror(errno));
     _exit(127);
 }
 
-demo_t *demo_start(const char *workload, int verbose, char *err, size_t errlen)
+demo_t *demo_start(const char *workload, int text, int repl, int verbose, char *err, size_t errlen)
 {
     char sim[PATH_MAX];
     int fds[2];
@@ -177,7 +189,7 @@ demo_t *demo_start(const char *workload, int verbose, char *err, size_t errlen)
     }
     if (d->pid == 0) {
         close(fds[0]);
-        demo_child(sim, workload != NULL ? workload : "seed", fds[1]);
+        demo_child(sim, workload != NULL ? workload : "seed", text, repl, fds[1]);
     }
     close(fds[1]);
     fds[1] = -1;

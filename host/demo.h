@@ -8,9 +8,10 @@
 typedef struct demo demo_t;
 
 /* Finds aioprof-sim (AIOPROF_SIM; where the install put it relative to this program, beside it,
- * the build tree's device/sim/; PATH), starts it with its workload (NULL: "seed") and waits for
- * it to name its pty. Returns NULL with one sentence in err. */
-demo_t *demo_start(const char *workload, int verbose, char *err, size_t errlen);
+ * the build tree's device/sim/; PATH), starts it with its workload (NULL: "seed"), printing
+ * device text when text is set, and waits for it to name its pty. Returns NULL with one sentence
+ * in err. */
+demo_t *demo_start(const char *workload, int text, int repl, int verbose, char *err, size_t errlen);
 
 const char *demo_pty(const demo_t *d);
 

@@ -193,6 +193,9 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
 {
     unsigned bits = f->tick_bits; /* 1..32: the format byte's five bits plus one */
     e->frames_seen++;
+    /* the device said it stopped: it may record again any time later (a MicroPython program that
+     * runs asyncio again after its main task ended), so the silence before is no loss */
+    int after_stop = e->stopped;
     e->stopped = 0;
     e->frame_new_epoch = 0;
     if (e->relinked) {
@@ -216,7 +219,7 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
     } else {
         uint64_t silence;
         uint64_t t = time_place(e, f->base, &silence);
-        if (lost == 0 && silence_is_loss(e, f, silence)) {
+        if (lost == 0 && !after_stop && silence_is_loss(e, f, silence)) {
             /* the sequence number wrapped: at least 256 frames are missing */
             lost = 256;
             e->frames_unseen += lost;
@@ -393,6 +396,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     e->known_bottom = known_bottom;
     s->stream.events += events;
     e->frame_events += events;
+    e->hello_events += events;
     u->p = p;
     u->tag = tag;
     u->events = events;

@@ -81,6 +81,8 @@ typedef struct events {
     int drain_ok;           /* the previous HELLO is of this boot and this gapless stretch */
     uint32_t drain_prev;
     uint64_t drain_prev_us;
+    uint64_t hello_events;  /* ENTER and EXIT records since the previous HELLO */
+    uint32_t dropped_prev;  /* its dropped_total */
 
     /* device text */
     uint8_t line[EVENTS_LINE_MAX];

@@ -93,14 +93,20 @@ void events_on_hello(events_t *e, const aioprof_hello_t *h)
         e->tick_hz = h->tick_hz;
     }
     e->period_ticks = hello_period(h);
-    /* the device counts its drain time in its own ticks (modulo 2^32): converted here, exactly */
+    /* the device counts its drain time in its own ticks (modulo 2^32): converted here, exactly;
+     * its events cost what it says one costs, those it dropped too (the hook ran for them) */
     if (e->drain_ok) {
         d->drain_sum_us += events_ticks_to_us((uint32_t)(h->drain_ticks - e->drain_prev), e->tick_hz);
         d->drain_span_us += e->now_us - e->drain_prev_us;
+        uint64_t events = e->hello_events + (uint32_t)(h->dropped_total - e->dropped_prev);
+        d->event_sum_us += (double)events * (double)h->event_cost * 1e6 / 1024.0 / (double)h->tick_hz;
     }
     e->drain_ok = 1;
     e->drain_prev = h->drain_ticks;
     e->drain_prev_us = e->now_us;
+    e->hello_events = 0;
+    e->dropped_prev = h->dropped_total;
+    d->event_cost = h->event_cost;
 
     if (h->flags & AIOPROF_HELLO_FLAG_STOPPED) {
         e->stopped = 1; /* the last thing it sends: nothing was left in its ring */

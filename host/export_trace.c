@@ -70,6 +70,8 @@ struct export_trace {
     uint64_t text_lines;
     uint64_t second, in_second; /* the events-per-second counter: this second, events in it */
     uint32_t epochs_named;      /* process names are written for epochs below this */
+    int cut_short;              /* export_trace_ended: the input was not read to its end */
+    char ended_by[64];          /* ... what ended the session ("" when not said) */
     char name[EXPORT_NAME_MAX];
     char parts_long[EXPORT_PARTS_ANY + 16u]; /* a slice's parts its track could not keep (and
                                                json_copy16's room) */
@@ -436,7 +438,9 @@ static void export_closing(export_trace_t *x)
         cJSON_AddStringToObject(o, "time", "device microseconds, gaps cut out (docs/trace-export.md)") &&
         cJSON_AddNumberToObject(o, "slices", (double)x->slices) &&
         cJSON_AddNumberToObject(o, "gaps_and_losses", (double)x->marks) &&
-        cJSON_AddNumberToObject(o, "text_lines", (double)x->text_lines)) {
+        cJSON_AddNumberToObject(o, "text_lines", (double)x->text_lines) &&
+        cJSON_AddBoolToObject(o, "complete", !x->cut_short) &&
+        (x->ended_by[0] == '\0' || cJSON_AddStringToObject(o, "ended_by", x->ended_by))) {
         text = cJSON_PrintUnformatted(o);
     }
     cJSON_Delete(o);
@@ -445,6 +449,15 @@ static void export_closing(export_trace_t *x)
     file_out_append(&x->out, text ? text : "{}", text ? strlen(text) : 2);
     file_out_append(&x->out, "}\n", 2);
     cJSON_free(text);
+}
+
+void export_trace_ended(export_trace_t *x, int complete, const char *how)
+{
+    if (x == NULL) {
+        return;
+    }
+    x->cut_short = !complete;
+    snprintf(x->ended_by, sizeof x->ended_by, "%s", how != NULL ? how : "");
 }
 
 int export_trace_close(export_trace_t *x)

@@ -31,6 +31,12 @@ const pipeline_observer_t *export_trace_observer(void);
 /* Writes what waited EXPORT_TRACE_FLUSH_MS or longer. Call it from the session's loop. */
 void export_trace_tick(export_trace_t *x);
 
+/* How the session ended, for the trace's metadata (otherData: "complete", "ended_by"): complete
+ * is 0 when the input was not read to its end (a replay stopped by q, Ctrl-C or --duration); how
+ * names what ended it ("the end of the recording", "q", "Ctrl-C", "--duration"...). Call it
+ * before export_trace_close; without it the trace says it is complete. NULL x is accepted. */
+void export_trace_ended(export_trace_t *x, int complete, const char *how);
+
 /* Writes the closing and closes. Returns 0, or -1 when the export failed at any time (the failure
  * was already reported). NULL is accepted. */
 int export_trace_close(export_trace_t *x);

@@ -1,32 +1,24 @@
 /* aioprof-top: opens the input (a port, a recording, the simulator), pumps its bytes through the
  * recorder and the pipeline until the end, Ctrl-C or --duration, showing the live table as it
- * goes, or a report at the end.
+ * goes, or a report at the end (session_outputs.c makes the outputs and the report).
  *
- *   source_read -> recorder_data -> pipeline_feed -> (view)
+ *   source_read -> (--run: the raw REPL's handshake) -> recorder_data -> pipeline_feed -> (view)
  *
  * Live and replay share every line after the read; a port going away is a link event for both. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* POSIX plus flock, cfmakeraw (ncursesw's pkg-config may set it too) */
 #endif
-#include <fcntl.h>
-#include <langinfo.h>
+#include <errno.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "demo.h"
-#include "export_trace.h"
-#include "options.h"
-#include "pipeline.h"
-#include "recorder.h"
-#include "report.h"
-#include "source.h"
-#include "top_view.h"
+#include "events.h"
+#include "session.h"
 
 #define READ_TIMEOUT_MS 50      /* how often the loop looks at signals, the clock, the recorder */
 #define MAIN_STOP (-1)          /* main_link_lost(): end the session normally */
@@ -39,33 +31,21 @@ static void main_on_signal(int sig)
     main_stop = sig;
 }
 
-typedef struct session {
-    const options_t *o;
-    source_t *src;
-    recorder_t *rec;
-    export_trace_t *trace; /* --export-trace */
-    demo_t *demo;
-    pipeline_t *p;
-    top_view_t *view;    /* the live table, when it is the view */
-    top_status_t status; /* what the live table's header shows */
-    int paused;          /* a replay held by the live table's space key */
-    double speed;        /* the replay's pace */
-    int err_pipe;        /* while the table owns the terminal: stderr's lines come out here */
-    int saved_stderr;
-    char err_line[512];
-    size_t err_len;
-    char err_last[512];  /* the last whole line, said again when the table closes */
-    uint64_t last_us;    /* the latest host time seen */
-    uint64_t deadline_us; /* --duration: when the session ends (monotonic), or 0 */
-    int ended;           /* the input ended (a replay's end, a raw capture's) */
-    uint64_t bytes;
-    char label[600];     /* the report's "source" */
-} session_t;
-
-static void main_text_line(void *user, const char *line)
+/* A line of device text (escaped): to the log, and to the table's pane, or to stderr beside a
+ * report when there is no log. (With no view at all the outputs hold it: the recording, the
+ * trace, the log.) */
+static void main_text_line(void *user, const char *text)
 {
-    (void)user;
-    fprintf(stderr, "device: %s\n", line);
+    session_t *s = user;
+    char line[EVENTS_LINE_MAX * 4 + 8];
+    snprintf(line, sizeof line, "%s", text);
+    if (!run_text_line(&s->run, line))
+        return;
+    text_log_line(s->log, s->feed_us, line);
+    if (s->view != NULL)
+        top_view_text_line(s->view, line);
+    else if (s->log == NULL && s->kind != VIEW_NONE)
+        fprintf(stderr, "device: %s\n", line);
 }
 
 /* The pipeline's word on the stream (another device on the link): on stderr, which the live table
@@ -74,67 +54,6 @@ static void main_note(void *user, const char *sentence)
 {
     (void)user;
     fprintf(stderr, "aioprof-top: %s\n", sentence);
-}
-
-/* While the live table owns the terminal, whatever any part writes to stderr (a note about a cut
- * recording, a recorder's write error, the simulator's complaints) would draw over it: stderr
- * goes into a pipe instead, and its lines become the table's message line. */
-static int main_capture_stderr(session_t *s)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
-    fflush(stderr);
-    s->saved_stderr = dup(STDERR_FILENO);
-    if (s->saved_stderr < 0 || dup2(fds[1], STDERR_FILENO) < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    close(fds[1]);
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    s->err_pipe = fds[0];
-    return 0;
-}
-
-static void main_drain_stderr(session_t *s);
-
-static void main_release_stderr(session_t *s)
-{
-    if (s->err_pipe < 0)
-        return;
-    fflush(stderr);
-    dup2(s->saved_stderr, STDERR_FILENO);
-    close(s->saved_stderr);
-    /* what was said last is said again where it can be read */
-    main_drain_stderr(s);
-    if (s->err_len > 0)
-        fprintf(stderr, "%.*s\n", (int)s->err_len, s->err_line);
-    else if (s->err_last[0] != '\0')
-        fprintf(stderr, "%s\n", s->err_last);
-    close(s->err_pipe);
-    s->err_pipe = -1;
-}
-
-static void main_drain_stderr(session_t *s)
-{
-    char buf[1024];
-    ssize_t n;
-    if (s->err_pipe < 0)
-        return;
-    fflush(stderr);
-    while ((n = read(s->err_pipe, buf, sizeof buf)) > 0) {
-        for (ssize_t i = 0; i < n; i++) {
-            if (buf[i] == '\n') {
-                s->err_line[s->err_len] = '\0';
-                top_view_message(s->view, s->err_line);
-                memcpy(s->err_last, s->err_line, s->err_len + 1);
-                s->err_len = 0;
-            } else if (s->err_len + 1 < sizeof s->err_line) {
-                s->err_line[s->err_len++] = buf[i];
-            }
-        }
-    }
 }
 
 static void main_signals(void)
@@ -152,12 +71,20 @@ static void main_signals(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
+/* The report's and the header's name of the input: a port by its stable name once it is known. */
+static void main_label(session_t *s)
+{
+    if (s->demo != NULL)
+        snprintf(s->label, sizeof s->label, "demo (aioprof-sim on %s)", s->src->name);
+    else
+        snprintf(s->label, sizeof s->label, "%s @ %d", s->src->name, s->o->baud);
+}
+
 /* Opens what the options name. Returns 0, or an exit code after printing why. */
 static int main_open_input(session_t *s)
 {
     const options_t *o = s->o;
     char err[600];
-    char *picked = NULL;
 
     if (o->replay != NULL) {
         /* pacing is for watching (main_session chose it); a report reads as fast as it can */
@@ -169,38 +96,41 @@ static int main_open_input(session_t *s)
         return 0;
     }
     const char *path = o->port;
+    unsigned flags = 0;
     if (o->demo) {
-        s->demo = demo_start(o->workload, o->verbose, err, sizeof err);
+        s->demo = demo_start(o->workload, o->text, o->run != NULL, o->verbose, err, sizeof err);
         if (s->demo == NULL)
             goto error;
         path = demo_pty(s->demo);
-    } else if (path == NULL) {
-        picked = source_pick_port(o->verbose, err, sizeof err);
-        if (picked == NULL)
-            goto error;
-        fprintf(stderr, "aioprof-top: using %s\n", picked);
-        path = picked;
+    } else if (!o->no_reconnect) {
+        /* a board not plugged in yet is waited for, as tio does */
+        flags |= SOURCE_DEVICE_WAIT;
     }
-    s->src = source_device_open(path, o->baud, o->verbose, err, sizeof err);
+    if (o->run != NULL)
+        flags |= SOURCE_DEVICE_WRITE;
+    s->src = source_device_open(path, o->baud, flags, o->verbose, err, sizeof err);
     if (s->src == NULL)
         goto error;
-    if (o->demo)
-        snprintf(s->label, sizeof s->label, "demo (aioprof-sim on %s)", path);
-    else
-        snprintf(s->label, sizeof s->label, "%s @ %d", path, o->baud);
-    free(picked);
+    main_label(s);
     return 0;
 
 error:
     fprintf(stderr, "aioprof-top: %s\n", err);
-    free(picked);
     return EXIT_FAILURE_RUNTIME;
 }
 
 static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_us)
 {
+    /* --run: the raw REPL's handshake is not the program's: neither profiled nor recorded */
+    size_t handshake = run_take(&s->run, data, (size_t)n, source_monotonic_us());
+    data += handshake;
+    n -= (long)handshake;
+    if (n == 0)
+        return;
+    s->feed_us = host_us;
     recorder_data(s->rec, host_us, data, (size_t)n);
     pipeline_feed(s->p, data, (size_t)n);
+    report_lines_feed(s->lines, data, (size_t)n);
     s->bytes += (uint64_t)n;
 }
 
@@ -226,6 +156,10 @@ static int main_view_action(session_t *s, top_action_t a)
             s->speed = 1 / SPEED_MAX;
         source_file_set_speed(s->src, s->speed);
         break;
+    case TOP_DEVICE_INTERRUPT:
+    case TOP_DEVICE_RESET:
+        run_key(&s->run, a);
+        break;
     case TOP_CONTINUE:
         break;
     }
@@ -237,13 +171,16 @@ static int main_view_turn(session_t *s)
 {
     if (s->view == NULL)
         return 0;
-    main_drain_stderr(s);
+    stderr_capture_drain(&s->err, s->view);
     s->status.record_bytes = recorder_bytes(s->rec);
     s->status.replay_paused = s->paused;
     s->status.replay_speed = s->speed;
     if (s->status.replay)
         s->status.replay_position_s = source_file_position_s(s->src);
-    return main_view_action(s, top_view_poll(s->view, s->p, &s->status, source_monotonic_us()));
+    int quit = main_view_action(s, top_view_poll(s->view, s->p, &s->status, source_monotonic_us()));
+    if (quit && s->end_how == NULL)
+        s->end_how = "q";
+    return quit;
 }
 
 /* The end of a replay in the live table, the pipeline finished: the table stays until the user
@@ -258,10 +195,77 @@ static void main_view_hold(session_t *s)
     }
 }
 
-/* Is --duration over? */
-static int main_time_up(const session_t *s)
+/* The session's time line moved to host_us: --json-lines writes the intervals that ended. Returns
+ * 0, or 1 when the lines cannot be written any more (the session ends: main_lines_failed). */
+static int main_lines_tick(session_t *s, uint64_t host_us)
 {
-    return s->deadline_us != 0 && source_monotonic_us() >= s->deadline_us;
+    if (host_us > s->now_us)
+        s->now_us = host_us;
+    return s->lines != NULL && report_lines_tick(s->lines, s->p, s->now_us) < 0;
+}
+
+/* Is --duration over? */
+static int main_time_up(session_t *s)
+{
+    if (s->deadline_us == 0 || source_monotonic_us() < s->deadline_us)
+        return 0;
+    if (s->end_how == NULL)
+        s->end_how = "--duration";
+    return 1;
+}
+
+/* Waits for the link to be up (a port gone, or not there yet), the table alive. Returns 0 when it
+ * is up, MAIN_STOP to end the session normally, or an exit code. */
+static int main_wait_link(session_t *s)
+{
+    uint64_t host_us = s->last_us;
+    s->status.link = TOP_LINK_WAITING;
+    while (!main_stop) {
+        if (main_view_turn(s))
+            return MAIN_STOP;
+        int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : SOURCE_RECONNECT_POLL_MS, &host_us);
+        if (main_lines_tick(s, host_us))
+            return session_lines_failed(s);
+        if (r == SOURCE_BACK) {
+            s->status.link = TOP_LINK_CONNECTED;
+            s->last_us = host_us;
+            main_label(s);
+            return 0;
+        }
+        if (r == SOURCE_EOF)
+            return MAIN_STOP;
+        if (r == SOURCE_ERROR) {
+            fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
+            return EXIT_FAILURE_RUNTIME;
+        }
+        recorder_tick(s->rec);
+        export_trace_tick(s->trace);
+        text_log_tick(s->log);
+        if (main_time_up(s))
+            return MAIN_STOP;
+    }
+    return MAIN_STOP;
+}
+
+/* The board is not there yet (the port does not exist, or no board was found): say so once (in
+ * the table's header, or on stderr) and wait for it. Returns as main_wait_link. */
+static int main_wait_first(session_t *s)
+{
+    char msg[600];
+    if (s->o->port != NULL)
+        snprintf(msg, sizeof msg, "waiting for %s", s->src->name);
+    else
+        snprintf(msg, sizeof msg, "waiting for a MicroPython board (aioprof-top --list shows the ports)");
+    if (s->view != NULL)
+        top_view_message(s->view, msg);
+    else
+        fprintf(stderr, "aioprof-top: %s (Ctrl-C to stop).\n", msg);
+    int r = main_wait_link(s);
+    if (r == 0 && s->view != NULL)
+        top_view_message(s->view, NULL);
+    else if (r == 0 && s->o->port != NULL)
+        fprintf(stderr, "aioprof-top: %s is here.\n", s->src->name);
+    return r;
 }
 
 /* The port went away: keep everything, say so once, and wait for the same path to return (or,
@@ -271,9 +275,10 @@ static int main_link_lost(session_t *s)
 {
     const options_t *o = s->o;
     int live = !s->src->is_file;
-    uint64_t host_us = s->last_us;
 
     pipeline_link_down(s->p);
+    report_lines_link(s->lines, 0);
+    run_link_lost(&s->run);
     recorder_link(s->rec, 0, s->last_us);
     if (live && s->demo != NULL) {
         fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
@@ -285,32 +290,16 @@ static int main_link_lost(session_t *s)
     }
     if (live)
         fprintf(stderr, "aioprof-top: %s went away; waiting for it to come back (Ctrl-C to stop).\n", s->src->name);
-    s->status.link = TOP_LINK_WAITING;
-    while (!main_stop) {
-        if (main_view_turn(s))
-            return MAIN_STOP;
-        int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : SOURCE_RECONNECT_POLL_MS, &host_us);
-        if (r == SOURCE_BACK) {
-            s->status.link = TOP_LINK_CONNECTED;
-            s->last_us = host_us;
-            pipeline_link_up(s->p);
-            recorder_link(s->rec, 1, host_us);
-            if (live)
-                fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
-            return 0;
-        }
-        if (r == SOURCE_EOF)
-            return MAIN_STOP;
-        if (r == SOURCE_ERROR) {
-            fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
-            return EXIT_FAILURE_RUNTIME;
-        }
-        recorder_tick(s->rec);
-        export_trace_tick(s->trace);
-        if (main_time_up(s))
-            return MAIN_STOP;
-    }
-    return MAIN_STOP;
+    int r = main_wait_link(s);
+    if (r != 0)
+        return r;
+    pipeline_link_up(s->p);
+    report_lines_link(s->lines, 1);
+    recorder_link(s->rec, 1, s->last_us);
+    run_link_up(&s->run, s->src, source_monotonic_us());
+    if (live)
+        fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
+    return 0;
 }
 
 /* The pump. Returns an exit code. */
@@ -318,6 +307,13 @@ static int main_run(session_t *s)
 {
     const options_t *o = s->o;
     uint8_t buf[4096];
+    if (s->src->down) {
+        int r = main_wait_first(s);
+        if (r != 0)
+            return r == MAIN_STOP ? EXIT_OK : r;
+    }
+    run_link_up(&s->run, s->src, source_monotonic_us());
+    /* --duration counts from when the board is there */
     if (o->duration_s > 0)
         s->deadline_us = source_monotonic_us() + (uint64_t)(o->duration_s * 1e6);
 
@@ -332,7 +328,10 @@ static int main_run(session_t *s)
             poll(&pfd, 1, READ_TIMEOUT_MS);
             continue;
         }
-        long n = source_read(s->src, buf, sizeof buf, READ_TIMEOUT_MS, &host_us);
+        long n = source_read(s->src, buf, sizeof buf, run_read_timeout_ms(&s->run, READ_TIMEOUT_MS), &host_us);
+        /* before the bytes: an interval that ended is written without them */
+        if (main_lines_tick(s, host_us))
+            return session_lines_failed(s);
         if (n > 0) {
             s->last_us = host_us;
             main_take(s, buf, n, host_us);
@@ -348,36 +347,25 @@ static int main_run(session_t *s)
                 return r;
         } else if (n == SOURCE_HOLE) {
             pipeline_input_damaged(s->p);
+            report_lines_input_damaged(s->lines);
         } else if (n == SOURCE_ERROR) {
             fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
             return EXIT_FAILURE_RUNTIME;
         }
         recorder_tick(s->rec);
         export_trace_tick(s->trace);
+        text_log_tick(s->log);
         if (s->demo != NULL)
             demo_pump(s->demo);
-    }
-    return EXIT_OK;
-}
-
-static int main_utf8(void)
-{
-    const char *codeset = nl_langinfo(CODESET);
-    return codeset != NULL && strcmp(codeset, "UTF-8") == 0;
-}
-
-static int main_view_end(session_t *s, view_kind_t view)
-{
-    report_options_t ro = {
-        .sort = s->o->sort,
-        .by_instance = s->o->instances,
-        .source = s->label,
-    };
-    ro.unicode = main_utf8();
-    int r = view == VIEW_JSON ? report_json(stdout, s->p, &ro) : report_text(stdout, s->p, &ro);
-    if (fflush(stdout) != 0 || r < 0) {
-        fputs("aioprof-top: cannot write the report to standard output.\n", stderr);
-        return EXIT_FAILURE_RUNTIME;
+        run_status_t rs = run_turn(&s->run, s->p, source_monotonic_us());
+        if (rs == RUN_FAILED)
+            return EXIT_FAILURE_RUNTIME;
+        if (rs == RUN_PROGRAM_ENDED && s->view == NULL) {
+            /* a report of the program: it ended, and so does the session */
+            s->program_ended = 1;
+            s->ended = 1;
+            break;
+        }
     }
     return EXIT_OK;
 }
@@ -388,7 +376,7 @@ static int main_view_open(session_t *s)
     const options_t *o = s->o;
     const char *no_colour = getenv("NO_COLOR");
     top_view_options_t vo = {
-        .unicode = main_utf8(),
+        .unicode = session_utf8(),
         .colour = no_colour == NULL || no_colour[0] == '\0',
         .sort = (int)o->sort,
         .by_instance = o->instances,
@@ -400,22 +388,25 @@ static int main_view_open(session_t *s)
     s->status.link = TOP_LINK_CONNECTED;
     s->status.record_path = o->write;
     s->status.replay = o->replay != NULL;
-    if (main_capture_stderr(s) != 0)
+    if (stderr_capture_start(&s->err) != 0)
         top_view_message(s->view, "aioprof-top: cannot capture error messages; they may draw over the table.");
     return 0;
 }
 
 static int main_session(const options_t *o)
 {
-    session_t s = {.o = o, .err_pipe = -1, .saved_stderr = -1};
+    session_t s = {.o = o};
+    stderr_capture_init(&s.err);
     char err[600];
     int rc;
-    int live = o->view == VIEW_LIVE;
+    s.kind = session_view_kind(o);
+    int live = s.kind == VIEW_LIVE;
 
     pipeline_config_t pc = {
         .slow_us = (uint64_t)(o->slow_ms * 1000.0),
         .text_line = main_text_line,
         .note = main_note,
+        .user = &s,
     };
     /* a replay in the live table is for watching: as recorded unless told otherwise */
     s.speed = o->speed_given ? o->speed : (live ? 1.0 : 0.0);
@@ -424,84 +415,35 @@ static int main_session(const options_t *o)
         rc = main_view_open(&s);
         if (rc != 0)
             return rc;
-        pc.text_line = top_view_text_line_cb;
-        pc.user = s.view;
+    }
+    if (o->run != NULL && run_open(&s.run, o->run, live, err, sizeof err) < 0) {
+        /* before the port: a program that cannot be sent leaves the board alone */
+        fprintf(stderr, "aioprof-top: %s\n", err);
+        rc = EXIT_FAILURE_RUNTIME;
+        goto cleanup;
     }
     rc = main_open_input(&s);
     if (rc != 0)
         goto cleanup;
-    if (o->export_trace != NULL) {
-        /* after the input: a recording that cannot be read leaves no empty trace behind */
-        s.trace = export_trace_open(o->export_trace, o->force, o->replay, s.label, err, sizeof err);
-        if (s.trace == NULL) {
-            fprintf(stderr, "aioprof-top: %s\n", err);
-            rc = EXIT_FAILURE_RUNTIME;
-            goto cleanup;
-        }
-        pc.observer = export_trace_observer();
-        pc.observer_user = s.trace;
-    }
-    s.p = pipeline_new(&pc);
-    if (s.p == NULL) {
-        fputs("aioprof-top: out of memory.\n", stderr);
-        rc = EXIT_FAILURE_RUNTIME;
+    rc = session_outputs_open(&s, &pc);
+    if (rc != 0)
         goto cleanup;
-    }
-    if (o->write != NULL) {
-        s.rec = recorder_open(o->write, o->force, s.label, o->baud, err, sizeof err);
-        if (s.rec == NULL) {
-            fprintf(stderr, "aioprof-top: %s\n", err);
-            rc = EXIT_FAILURE_RUNTIME;
-            goto cleanup;
-        }
-        if (o->verbose)
-            fprintf(stderr, "aioprof-top: recording to %s\n", o->write);
-    }
     rc = main_run(&s);
-    if (s.ended)
-        pipeline_end_of_input(s.p); /* the end of a recording: was anything left in the device? */
-    else
-        pipeline_finish(s.p);
+    run_leave(&s.run);
+    rc = session_finish(&s, rc);
     if (rc == EXIT_OK && s.ended && s.view != NULL)
         main_view_hold(&s);
-    /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
-    if (s.trace != NULL) {
-        uint64_t events = export_trace_events(s.trace);
-        int tr = export_trace_close(s.trace);
-        s.trace = NULL;
-        if (tr < 0) {
-            fprintf(stderr, "aioprof-top: the trace %s is incomplete (see above).\n", o->export_trace);
-            if (rc == EXIT_OK)
-                rc = EXIT_FAILURE_RUNTIME;
-        } else if (o->verbose) {
-            fprintf(stderr, "aioprof-top: wrote %llu trace events to %s\n", (unsigned long long)events,
-                    o->export_trace);
-        }
-    }
-    if (recorder_close(s.rec, s.last_us) < 0 && rc == EXIT_OK && o->verbose)
-        fprintf(stderr, "aioprof-top: the recording %s is incomplete (see above).\n", o->write);
-    s.rec = NULL;
-    if (main_stop && o->verbose)
-        fprintf(stderr, "aioprof-top: stopped by signal %d\n", (int)main_stop);
-    if (o->verbose)
-        fprintf(stderr, "aioprof-top: read %llu bytes from %s\n", (unsigned long long)s.bytes, s.label);
-    if (!live) {
-        int vr = main_view_end(&s, o->view);
-        if (rc == EXIT_OK)
-            rc = vr;
-    }
+    rc = session_outputs_close(&s, rc, (int)main_stop);
 
 cleanup:
     /* the terminal first, so what follows can be read */
     top_view_close(s.view);
     s.view = NULL;
-    main_release_stderr(&s);
-    recorder_close(s.rec, s.last_us);
-    /* still open here only when the session never started: a trace this run made goes */
-    export_trace_discard(s.trace);
+    stderr_capture_stop(&s.err, s.view);
+    session_outputs_free(&s);
     source_close(s.src);
     demo_stop(s.demo);
-    pipeline_free(s.p);
+    run_close(&s.run);
     return rc;
 }
 

@@ -14,21 +14,27 @@
 
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
-    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE,
+    OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
+    OPT_JSON_LINES, OPT_RUN,
 };
 
 static const struct option long_options[] = {
     {"baud", required_argument, NULL, 'b'},
     {"list", no_argument, NULL, OPT_LIST},
+    {"run", required_argument, NULL, OPT_RUN},
     {"replay", required_argument, NULL, 'r'},
     {"speed", required_argument, NULL, OPT_SPEED},
     {"write", required_argument, NULL, 'w'},
     {"force", no_argument, NULL, OPT_FORCE},
     {"export-trace", required_argument, NULL, OPT_EXPORT_TRACE},
+    {"log", required_argument, NULL, OPT_LOG},
     {"demo", no_argument, NULL, OPT_DEMO},
     {"workload", required_argument, NULL, OPT_WORKLOAD},
+    {"text", no_argument, NULL, OPT_TEXT},
     {"report", no_argument, NULL, OPT_REPORT},
     {"json", no_argument, NULL, OPT_JSON},
+    {"json-lines", no_argument, NULL, OPT_JSON_LINES},
+    {"interval", required_argument, NULL, 'd'},
     {"duration", required_argument, NULL, OPT_DURATION},
     {"sort", required_argument, NULL, OPT_SORT},
     {"slow", required_argument, NULL, OPT_SLOW},
@@ -43,23 +49,30 @@ static const struct option long_options[] = {
 static void options_help(FILE *out)
 {
     fputs("Usage: aioprof-top [OPTIONS] [PORT]\n"
+          "       aioprof-top --run PROGRAM.py [OPTIONS] [PORT]\n"
           "       aioprof-top --replay FILE [OPTIONS]\n"
           "       aioprof-top --demo [OPTIONS]\n"
           "       aioprof-top --list\n"
           "\n"
           "Per-coroutine statistics of a MicroPython asyncio application running the aioprof hook.\n"
-          "PORT is a serial device (/dev/ttyACM0, /dev/serial/by-id/...); without one, the only\n"
-          "connected board that looks like a MicroPython board is used.\n"
+          "PORT is a serial device (/dev/ttyACM0, /dev/serial/by-id/...), waited for when it is\n"
+          "not there yet; without one, the only connected board that looks like a MicroPython\n"
+          "board is used, or the first one to come.\n"
           "\n"
           "Input:\n"
           "  -b, --baud RATE      baud rate of a UART (default 115200; USB boards ignore it)\n"
           "      --list           list the serial ports and what is known about them, then exit\n"
+          "      --run FILE       send the program FILE through the board's raw REPL (as\n"
+          "                       mpremote run, after a soft reset) and profile what it does;\n"
+          "                       in the table k sends it Ctrl-C, Ctrl-D soft-resets the board\n"
           "  -r, --replay FILE    read a recording (-w) or a raw capture instead of a port\n"
           "      --speed X        replay pacing: 1 as recorded, 2 twice as fast, 0 as fast as\n"
           "                       possible (default 0 for reports)\n"
           "      --demo           run the simulator (aioprof-sim) and profile it\n"
           "      --workload NAME  the simulator's workload for --demo (default seed)\n"
-          "      --no-reconnect   exit (code 1) when the port goes away instead of waiting\n"
+          "      --text           the simulator of --demo prints device text too\n"
+          "      --no-reconnect   exit (code 1) when the port is not there or goes away\n"
+          "                       instead of waiting for it\n"
           "\n"
           "Output:\n"
           "  -w, --write FILE     record the session's bytes to FILE (replay it with -r)\n"
@@ -67,10 +80,15 @@ static void options_help(FILE *out)
           "                       write the session's timeline to FILE as it goes (Chrome\n"
           "                       Trace Event JSON for ui.perfetto.dev, chrome://tracing,\n"
           "                       speedscope; docs/trace-export.md)\n"
-          "      --force          let -w or --export-trace overwrite an existing file\n"
+          "      --log FILE       write the device's text lines to FILE, each with the host time\n"
+          "                       it arrived (a replay: seconds into the recording)\n"
+          "      --force          let -w, --export-trace or --log overwrite an existing file\n"
           "      --report         print a text table at the end (end of a replay, --duration,\n"
           "                       Ctrl-C)\n"
           "      --json           the same as a JSON document\n"
+          "      --json-lines     one JSON object a line on stdout per interval, as it goes: that\n"
+          "                       interval's figures and the totals (docs/json.md)\n"
+          "  -d, --interval SEC   the period of --json-lines (default 1)\n"
           "      --duration SEC   stop after SEC seconds\n"
           "      --sort KEY       total, count, max, mean or name (default total)\n"
           "      --slow MS        slices longer than MS milliseconds count as slow (default 20)\n"
@@ -81,6 +99,7 @@ static void options_help(FILE *out)
           "\n"
           "Examples:\n"
           "  aioprof-top /dev/ttyACM0                  profile a board\n"
+          "  aioprof-top --run app.py                  run app.py on the board and profile it\n"
           "  aioprof-top -w session.aiop               profile the only board and record it\n"
           "  aioprof-top -r session.aiop --report      table of a recorded session\n"
           "  aioprof-top -r session.aiop --speed 1     replay as it happened\n"
@@ -186,12 +205,25 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --workload only applies to --demo.\n", stderr);
         return -1;
     }
+    if (o->run != NULL && o->replay != NULL) {
+        fputs("aioprof-top: --run sends a program to a board; a replay has none to send it to.\n", stderr);
+        return -1;
+    }
+    if (o->text && !o->demo) {
+        fputs("aioprof-top: --text only applies to --demo (a board prints its own text).\n", stderr);
+        return -1;
+    }
+    if (o->log != NULL && ((o->write != NULL && strcmp(o->log, o->write) == 0) ||
+                           (o->export_trace != NULL && strcmp(o->log, o->export_trace) == 0))) {
+        fputs("aioprof-top: --log needs a file of its own, not the one of --write or --export-trace.\n", stderr);
+        return -1;
+    }
     return 0;
 }
 
 options_result_t options_parse(options_t *o, int argc, char **argv)
 {
-    int report = 0, json = 0;
+    int report = 0, json = 0, json_lines = 0;
 
     memset(o, 0, sizeof *o);
     o->baud = 115200;
@@ -200,7 +232,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
 
     opterr = 0;
     for (;;) {
-        int c = getopt_long(argc, argv, ":b:r:w:vhV", long_options, NULL);
+        int c = getopt_long(argc, argv, ":b:r:w:d:vhV", long_options, NULL);
         if (c == -1)
             break;
         switch (c) {
@@ -209,6 +241,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
                 return OPTIONS_BAD;
             break;
         case OPT_LIST: o->list = 1; break;
+        case OPT_RUN: o->run = optarg; break;
         case 'r': o->replay = optarg; break;
         case OPT_SPEED:
             if (options_speed(optarg, &o->speed) < 0)
@@ -218,10 +251,17 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case 'w': o->write = optarg; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_EXPORT_TRACE: o->export_trace = optarg; break;
+        case OPT_LOG: o->log = optarg; break;
+        case OPT_TEXT: o->text = 1; break;
         case OPT_DEMO: o->demo = 1; break;
         case OPT_WORKLOAD: o->workload = optarg; break;
         case OPT_REPORT: report = 1; break;
         case OPT_JSON: json = 1; break;
+        case OPT_JSON_LINES: json_lines = 1; break;
+        case 'd':
+            if (options_number("--interval", optarg, 0.01, 86400, &o->interval_s) < 0)
+                return OPTIONS_BAD;
+            break;
         case OPT_DURATION:
             if (options_number("--duration", optarg, 0.001, 1e7, &o->duration_s) < 0)
                 return OPTIONS_BAD;
@@ -254,11 +294,11 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         fprintf(stderr, "aioprof-top: one port only; '%s' is one too many.\n", argv[optind]);
         return OPTIONS_BAD;
     }
-    if (report && json) {
-        fputs("aioprof-top: choose --report or --json, not both.\n", stderr);
+    if (report + json + json_lines > 1) {
+        fputs("aioprof-top: choose one of --report, --json and --json-lines.\n", stderr);
         return OPTIONS_BAD;
     }
-    o->view = json ? VIEW_JSON : report ? VIEW_REPORT : VIEW_LIVE;
+    o->view = json ? VIEW_JSON : report ? VIEW_REPORT : json_lines ? VIEW_JSON_LINES : VIEW_LIVE;
     if (options_check(o) < 0)
         return OPTIONS_BAD;
     return OPTIONS_RUN;

@@ -168,6 +168,18 @@ void pipeline_end_of_input(pipeline_t *p)
     }
 }
 
+int pipeline_pending_is_text(const pipeline_t *p)
+{
+    const aioprof_reader_t *r = &p->reader;
+    if (r->long_text) {
+        return 1;
+    }
+    if (r->long_damage || r->seg_len == 0) {
+        return 0;
+    }
+    return !aioprof_reader_looks_like_frame(r, r->seg, r->seg_len);
+}
+
 void pipeline_reset_stats(pipeline_t *p)
 {
     stats_reset(&p->stats);

@@ -107,6 +107,11 @@ void pipeline_finish(pipeline_t *p);
  * have been in its ring: the tasks live at the end become lower bounds (stream.ended_before_stop). */
 void pipeline_end_of_input(pipeline_t *p);
 
+/* Would the bytes fed since the last 0x00 be device text, were the segment to end now (not a
+ * frame, nor what looks like a damaged one: docs/protocol.md section 1)? 0 when there are none.
+ * --run watches there for the end of MicroPython's raw REPL output, which no delimiter follows. */
+int pipeline_pending_is_text(const pipeline_t *p);
+
 /* Resets the statistics (the live table's `r` key); stream counters are kept. */
 void pipeline_reset_stats(pipeline_t *p);
 

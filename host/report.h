@@ -18,4 +18,12 @@ typedef struct report_options {
 int report_text(FILE *out, const pipeline_t *p, const report_options_t *o);
 int report_json(FILE *out, const pipeline_t *p, const report_options_t *o);
 
+/* Pieces of the JSON report (docs/json.md), for the JSON lines (report_lines.c): the "device"
+ * object (a JSON null without a HELLO), the "stream" object, and the "tasks" array (by name) or
+ * the "instances" one (by_instance). NULL when out of memory. */
+struct cJSON;
+struct cJSON *report_json_device(const stats_t *s);
+struct cJSON *report_json_stream(const stats_t *s);
+struct cJSON *report_json_tasks(const stats_t *s, int by_instance, stats_sort_t sort);
+
 #endif

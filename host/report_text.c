@@ -244,9 +244,12 @@ static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
     if (d->have_hello) {
         fprintf(out, "device: %s, protocol %" PRIu32 ", %" PRIu32 " Hz, %" PRIu32 "-bit ticks, ring %" PRIu32 " bytes",
             d->platform[0] ? d->platform : "(no platform name)", d->version, d->tick_hz, d->tick_bits, d->ring_bytes);
-        double ov = stats_overhead(s);
-        if (ov >= 0) {
-            fprintf(out, ", drain overhead %.2f %%", 100.0 * ov);
+        double ov = stats_overhead(s), cost = stats_event_cost_ns(s);
+        if (ov >= 0 && cost >= 0) {
+            fprintf(out, ", overhead %.2f %% (events %.2f %% at %.0f ns each, drain %.2f %%)", 100.0 * ov,
+                100.0 * stats_overhead_part(s, 0, 1), cost, 100.0 * stats_overhead_part(s, 1, 0));
+        } else if (ov >= 0) {
+            fprintf(out, ", drain overhead %.2f %% (the device did not say what an event costs it)", 100.0 * ov);
         }
         fputc('\n', out);
     } else {

@@ -157,3 +157,12 @@ int source_tty_owner(dev_t rdev, char *who, size_t wholen)
     snprintf(who, wholen, "%s, session %ld", comm, session);
     return 1;
 }
+
+long source_write(source_t *s, const uint8_t *data, size_t len)
+{
+    if (s->ops->write == NULL) {
+        snprintf(s->error, sizeof s->error, "%s was not opened to be written to.", s->name);
+        return SOURCE_ERROR;
+    }
+    return s->ops->write(s, data, len);
+}

@@ -31,14 +31,17 @@ typedef struct source_ops {
     long (*read)(source_t *s, uint8_t *buf, size_t len, int timeout_ms, uint64_t *host_us);
     int (*reconnect)(source_t *s, int timeout_ms, uint64_t *host_us);
     void (*close)(source_t *s);
+    /* NULL for a source that cannot be written to (a file, a port opened to read only) */
+    long (*write)(source_t *s, const uint8_t *data, size_t len);
 } source_ops_t;
 
 struct source {
     const source_ops_t *ops;
-    const char *name;     /* what the user named: a path */
+    const char *name;     /* what is read: a path (a port's stable name once it is known) */
     char how[96];         /* how it was opened: "libserialport", "termios", "recording v1"... */
     char error[512];      /* the sentence for the last SOURCE_ERROR */
     int is_file;
+    int down;             /* a device not there yet, or gone: source_reconnect() waits for it */
 };
 
 /* Up to len bytes (len > 0). Returns n > 0 with *host_us the receive time, or a source_status.
@@ -65,9 +68,24 @@ static inline const char *source_error(const source_t *s)
 
 void source_close(source_t *s);
 
-/* Opens a device path: libserialport first, termios for ttys it refuses (pseudo-terminals).
- * verbose: say which. Returns NULL with one sentence in err. */
-source_t *source_device_open(const char *path, int baud, int verbose, char *err, size_t errlen);
+/* Bytes to the device, without blocking: returns how many it took (0: its buffer is full, try
+ * again later), or SOURCE_GONE, SOURCE_ERROR (source_error() says what). A source opened without
+ * SOURCE_DEVICE_WRITE takes nothing: SOURCE_ERROR. */
+long source_write(source_t *s, const uint8_t *data, size_t len);
+
+enum {
+    SOURCE_DEVICE_WAIT = 1,  /* a port not there yet is waited for (the source starts down) */
+    SOURCE_DEVICE_WRITE = 2, /* opened to write too (--run sends a program) */
+};
+
+/* Opens a device path: libserialport first, termios for ttys it refuses (pseudo-terminals). A
+ * path that is a device node with a stable name (source_stable_name) is followed by that name
+ * from then on, so that a replug that renumbers the node is the same board. NULL path: the one
+ * connected board that looks like a MicroPython board (source_pick_port). With SOURCE_DEVICE_WAIT,
+ * a path that does not exist yet (or no board at all) is not an error: the source starts down and
+ * source_reconnect() opens it when it appears; host times count from that first connection.
+ * verbose: say how it was opened. Returns NULL with one sentence in err. */
+source_t *source_device_open(const char *path, int baud, unsigned flags, int verbose, char *err, size_t errlen);
 
 /* Opens a recording or a raw capture: a file, a FIFO or a pipe, "-" for standard input (a FIFO
  * with no writer yet is not waited for: reads time out until bytes come). speed: 1 as recorded, 0
@@ -85,9 +103,15 @@ double source_file_position_s(const source_t *s);
 /* --list: prints every port libserialport knows, one a line. Returns 0, or -1 with err set. */
 int source_list_ports(FILE *out, char *err, size_t errlen);
 
-/* Without a port: the one connected board that looks like a MicroPython board. Returns a path to
- * free(), or NULL with err set (none, or several: the candidates are named). */
-char *source_pick_port(int verbose, char *err, size_t errlen);
+/* Without a port: the one connected board that looks like a MicroPython board, by its stable
+ * name where it has one. Returns a path to free(), or NULL with err set: *none is 1 when there is
+ * no board at all, 0 when there are several (the candidates are named) or listing failed. */
+char *source_pick_port(int verbose, int *none, char *err, size_t errlen);
+
+/* The stable name of a serial device: the link in /dev/serial/by-id/ (AIOPROF_SERIAL_BY_ID names
+ * another folder, for the tests) that points to the node path is or leads to. Returns 1 with it in
+ * out, 0 when there is none. */
+int source_stable_name(const char *path, char *out, size_t outlen);
 
 /* Shared by the device back-ends (source.c). */
 uint64_t source_monotonic_us(void);
@@ -101,8 +125,9 @@ int source_lock_exclusive(int fd, const char *path, char *err, size_t errlen);
  * cannot be told (no /proc: only this program's own terminal is recognised then). */
 int source_tty_owner(dev_t rdev, char *who, size_t wholen);
 
-/* The termios back-end (source_pty.c): returns an fd set to raw 8N1, or -1 with err set. */
-int source_pty_open(const char *path, int baud, char *err, size_t errlen);
+/* The termios back-end (source_pty.c): returns an fd set to raw 8N1 (non-blocking; opened to
+ * write too when write), or -1 with err set. */
+int source_pty_open(const char *path, int baud, int write, char *err, size_t errlen);
 /* Waits up to timeout_ms and reads: n > 0, SOURCE_TIMEOUT, SOURCE_GONE or SOURCE_ERROR. */
 long source_pty_read(int fd, uint8_t *buf, size_t len, int timeout_ms);
 

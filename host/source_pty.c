@@ -25,10 +25,10 @@ static speed_t source_pty_speed(int baud)
     return B115200; /* a pty has no line speed; a UART reached this way keeps a common one */
 }
 
-int source_pty_open(const char *path, int baud, char *err, size_t errlen)
+int source_pty_open(const char *path, int baud, int write, char *err, size_t errlen)
 {
     struct termios tio;
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    int fd = open(path, (write ? O_RDWR : O_RDONLY) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         source_describe_errno(err, errlen, path, errno);
         return -1;

@@ -1,6 +1,7 @@
 /* The device back-end: a serial port by path, through libserialport, or through termios for the
  * ttys libserialport refuses (source_pty.c). It survives unplugging: the object keeps the path
- * and reopens it when it comes back, as tio does. Also --list and picking a board. */
+ * and reopens it when it comes back, as tio does; it can also start before the board is there
+ * and wait for it (a path, or the first MicroPython board: source_ports.c). */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* POSIX plus flock, cfmakeraw (ncursesw's pkg-config may set it too) */
 #endif
@@ -18,10 +19,12 @@
 
 typedef struct device_source {
     source_t base;
-    char *path;             /* as given: a by-id link stays valid across replugs */
+    char *path;             /* as given, or its stable name once found; NULL: the first board */
     int baud;
     int verbose;
-    uint64_t origin_us;     /* session start: host times count from here */
+    unsigned flags;         /* SOURCE_DEVICE_* */
+    int connected_once;
+    uint64_t origin_us;     /* the first connection: host times count from here */
     struct sp_port *port;   /* the libserialport path, or NULL */
     int fd;                 /* the termios path, or -1 */
     uint64_t idle_since_us; /* when the last byte or check was, to notice a vanished node */
@@ -29,6 +32,8 @@ typedef struct device_source {
     char owner[128];        /* whose: "bash, session 1234" */
     int owned_said;         /* ... and said so, once while it stays that way */
     int owner_unknown_said;
+    uint64_t failing_since_us; /* the path is there and fails to open since then (0: it does not) */
+    int failing_said;
 } device_source_t;
 
 /* A terminal that is some session's controlling terminal is a user's shell or login, not a board:
@@ -59,7 +64,7 @@ static int device_open_libserialport(device_source_t *d, const char *real, char 
 
     if (sp_get_port_by_name(real, &port) != SP_OK)
         return 1; /* not a port libserialport knows: try termios */
-    if (sp_open(port, SP_MODE_READ) != SP_OK) {
+    if (sp_open(port, (d->flags & SOURCE_DEVICE_WRITE) ? SP_MODE_READ_WRITE : SP_MODE_READ) != SP_OK) {
         int e = errno;
         source_describe_errno(err, errlen, d->path, e ? e : EIO);
         goto error_free;
@@ -90,6 +95,25 @@ error_free:
     return -1;
 }
 
+/* A device node given by its kernel name (/dev/ttyACM0) that has a stable name: the stable name
+ * is followed from now on, so a replug that renumbers the node finds the same board. A path that
+ * is a link already (by-id, by-path, a test's pty link) was chosen by the user and is kept. */
+static void device_follow_stable_name(device_source_t *d)
+{
+    struct stat st;
+    char stable[PATH_MAX];
+    if (lstat(d->path, &st) < 0 || S_ISLNK(st.st_mode) || !source_stable_name(d->path, stable, sizeof stable))
+        return;
+    char *copy = strdup(stable);
+    if (copy == NULL)
+        return;
+    if (d->verbose)
+        fprintf(stderr, "aioprof-top: %s is %s: following that name\n", d->path, stable);
+    free(d->path);
+    d->path = copy;
+    d->base.name = d->path;
+}
+
 /* Returns 0 when open, -1 with err set. */
 static int device_connect(device_source_t *d, char *err, size_t errlen)
 {
@@ -111,19 +135,26 @@ static int device_connect(device_source_t *d, char *err, size_t errlen)
     if (r < 0)
         return -1;
     if (r > 0) {
-        d->fd = source_pty_open(d->path, d->baud, err, errlen);
+        d->fd = source_pty_open(d->path, d->baud, (d->flags & SOURCE_DEVICE_WRITE) != 0, err, errlen);
         if (d->fd < 0)
             return -1;
         snprintf(d->base.how, sizeof d->base.how, "termios (libserialport does not know this tty)");
     }
+    device_follow_stable_name(d);
     if (d->verbose)
         fprintf(stderr, "aioprof-top: opened %s (%s) through %s\n", d->path, real, d->base.how);
+    d->base.down = 0;
     d->idle_since_us = source_monotonic_us();
+    if (!d->connected_once) {
+        d->connected_once = 1;
+        d->origin_us = d->idle_since_us;
+    }
     return 0;
 }
 
 static void device_disconnect(device_source_t *d)
 {
+    d->base.down = 1;
     if (d->port != NULL) {
         sp_close(d->port);
         sp_free_port(d->port);
@@ -203,6 +234,41 @@ static void device_sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* A path that is there but will not open (permission, busy) for this long is said once: until
+ * then it may be udev still setting the node up. */
+#define DEVICE_OPEN_PATIENCE_US 2000000u
+
+/* A present path that keeps failing to open: said once, after DEVICE_OPEN_PATIENCE_US. */
+static void device_failing(device_source_t *d, int failing, const char *err)
+{
+    uint64_t now = source_monotonic_us();
+    if (!failing) {
+        d->failing_since_us = 0;
+        d->failing_said = 0;
+        return;
+    }
+    if (d->failing_since_us == 0)
+        d->failing_since_us = now;
+    if (!d->failing_said && now - d->failing_since_us >= DEVICE_OPEN_PATIENCE_US) {
+        d->failing_said = 1;
+        fprintf(stderr, "aioprof-top: note: %s Still waiting (Ctrl-C to stop).\n", err);
+    }
+}
+
+/* Without a port: looks for the board once. Returns 1 when one was found (d->path set), 0 when
+ * there is none yet, -1 with err set (several, or listing failed). */
+static int device_pick(device_source_t *d, char *err, size_t errlen)
+{
+    int none;
+    char *picked = source_pick_port(d->verbose, &none, err, errlen);
+    if (picked == NULL)
+        return none ? 0 : -1;
+    d->path = picked;
+    d->base.name = d->path;
+    fprintf(stderr, "aioprof-top: using %s\n", d->path);
+    return 1;
+}
+
 /* Polls for the path every 200 ms; an open that fails right after the node appears (udev has not
  * set its permissions yet) is tried again on the next poll. */
 static int device_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
@@ -213,19 +279,25 @@ static int device_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
 
     device_disconnect(d);
     for (;;) {
-        int present = access(d->path, F_OK) == 0;
+        int r = d->path == NULL ? device_pick(d, s->error, sizeof s->error) : 1;
+        if (r < 0)
+            return SOURCE_ERROR;
+        int present = r > 0 && access(d->path, F_OK) == 0;
         if (present && device_connect(d, err, sizeof err) == 0) {
             d->owned_said = 0;
+            d->failing_since_us = 0;
             *host_us = source_monotonic_us() - d->origin_us;
             return SOURCE_BACK;
         }
         if (present && d->owned && !d->owned_said) {
             d->owned_said = 1;
-            fprintf(stderr, "aioprof-top: note: %s is back, but as the controlling terminal of a session (%s), "
-                    "not the board: not reading it; still waiting for the board.\n", d->path, d->owner);
+            fprintf(stderr, "aioprof-top: note: %s is %s, but as the controlling terminal of a session (%s), "
+                    "not the board: not reading it; still waiting for the board.\n", d->path,
+                    d->connected_once ? "back" : "there", d->owner);
         } else if (!present || !d->owned) {
             d->owned_said = 0; /* said again if it comes back owned again */
         }
+        device_failing(d, present && !d->owned, err);
         if (waited >= timeout_ms)
             break;
         int step = timeout_ms - waited < SOURCE_RECONNECT_POLL_MS ? timeout_ms - waited : SOURCE_RECONNECT_POLL_MS;
@@ -234,6 +306,31 @@ static int device_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
     }
     *host_us = source_monotonic_us() - d->origin_us;
     return SOURCE_TIMEOUT;
+}
+
+static long device_write(source_t *s, const uint8_t *data, size_t len)
+{
+    device_source_t *d = (device_source_t *)s;
+    if (!(d->flags & SOURCE_DEVICE_WRITE)) {
+        snprintf(s->error, sizeof s->error, "%s was opened to be read only.", d->path);
+        return SOURCE_ERROR;
+    }
+    if (d->base.down)
+        return SOURCE_GONE;
+    long n;
+    if (d->port != NULL) {
+        enum sp_return r = sp_nonblocking_write(d->port, data, len);
+        n = r >= 0 ? (long)r : -1;
+    } else {
+        ssize_t w = write(d->fd, data, len);
+        n = w >= 0 ? (long)w : (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+    }
+    if (n >= 0)
+        return n;
+    if (errno == EIO || errno == ENXIO || errno == ENODEV || errno == EBADF)
+        return SOURCE_GONE;
+    snprintf(s->error, sizeof s->error, "writing to %s failed: %s.", d->path, strerror(errno));
+    return SOURCE_ERROR;
 }
 
 static void device_close(source_t *s)
@@ -248,131 +345,41 @@ static const source_ops_t device_ops = {
     .read = device_read,
     .reconnect = device_reconnect,
     .close = device_close,
+    .write = device_write,
 };
 
-source_t *source_device_open(const char *path, int baud, int verbose, char *err, size_t errlen)
+source_t *source_device_open(const char *path, int baud, unsigned flags, int verbose, char *err, size_t errlen)
 {
     device_source_t *d = calloc(1, sizeof *d);
-    if (d == NULL || (d->path = strdup(path)) == NULL) {
+    if (d == NULL || (path != NULL && (d->path = strdup(path)) == NULL)) {
         snprintf(err, errlen, "out of memory.");
         free(d);
         return NULL;
     }
     d->base.ops = &device_ops;
-    d->base.name = d->path;
+    d->base.name = d->path != NULL ? d->path : "a MicroPython board";
+    d->base.down = 1;
     d->baud = baud;
     d->verbose = verbose;
+    d->flags = flags;
     d->fd = -1;
     d->origin_us = source_monotonic_us();
-    if (device_connect(d, err, errlen) < 0) {
-        device_close(&d->base);
-        return NULL;
+    int picked = 0;
+    if (d->path == NULL) {
+        int r = device_pick(d, err, errlen);
+        if (r < 0 || (r == 0 && !(flags & SOURCE_DEVICE_WAIT)))
+            goto error;
+        if (r == 0)
+            return &d->base; /* no board yet: waited for */
+        picked = 1;
     }
-    return &d->base;
-}
+    if (device_connect(d, err, errlen) == 0)
+        return &d->base;
+    /* not plugged in yet: waited for, as tio does (a port just listed should be there: an error) */
+    if ((flags & SOURCE_DEVICE_WAIT) && !picked && access(d->path, F_OK) < 0 && errno == ENOENT)
+        return &d->base;
 
-/* USB vendors whose serial ports are MicroPython boards (likely) or may be (possible). */
-typedef enum board_guess { BOARD_NO, BOARD_POSSIBLE, BOARD_LIKELY } board_guess_t;
-
-static board_guess_t source_board_guess(int vid, const char **what)
-{
-    static const struct { int vid; board_guess_t guess; const char *what; } vendors[] = {
-        {0x2E8A, BOARD_LIKELY, "Raspberry Pi (RP2040/RP2350)"},
-        {0xF055, BOARD_LIKELY, "MicroPython"},
-        {0x303A, BOARD_LIKELY, "Espressif"},
-        {0x0483, BOARD_POSSIBLE, "STMicroelectronics virtual COM port"},
-        {0x10C4, BOARD_POSSIBLE, "Silicon Labs USB-UART bridge"},
-        {0x1A86, BOARD_POSSIBLE, "WCH USB-UART bridge"},
-    };
-    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++) {
-        if (vendors[i].vid == vid) {
-            *what = vendors[i].what;
-            return vendors[i].guess;
-        }
-    }
-    *what = NULL;
-    return BOARD_NO;
-}
-
-static const char *source_or_dash(const char *s)
-{
-    return s != NULL && s[0] != '\0' ? s : "-";
-}
-
-int source_list_ports(FILE *out, char *err, size_t errlen)
-{
-    struct sp_port **ports = NULL;
-    if (sp_list_ports(&ports) != SP_OK) {
-        snprintf(err, errlen, "cannot list the serial ports: %s.", strerror(errno));
-        return -1;
-    }
-    if (ports[0] == NULL)
-        fputs("no serial ports found\n", out);
-    for (size_t i = 0; ports[i] != NULL; i++) {
-        struct sp_port *p = ports[i];
-        int vid = 0, pid = 0;
-        const char *what = NULL;
-        fprintf(out, "%s", sp_get_port_name(p));
-        if (sp_get_port_transport(p) == SP_TRANSPORT_USB &&
-            sp_get_port_usb_vid_pid(p, &vid, &pid) == SP_OK) {
-            board_guess_t g = source_board_guess(vid, &what);
-            fprintf(out, "  usb %04x:%04x  manufacturer: %s  product: %s  serial: %s%s%s",
-                    (unsigned)vid, (unsigned)pid, source_or_dash(sp_get_port_usb_manufacturer(p)),
-                    source_or_dash(sp_get_port_usb_product(p)), source_or_dash(sp_get_port_usb_serial(p)),
-                    g == BOARD_LIKELY ? "  [MicroPython board]" : g == BOARD_POSSIBLE ? "  [possibly a board]" : "",
-                    "");
-        } else {
-            fprintf(out, "  %s", source_or_dash(sp_get_port_description(p)));
-        }
-        fputc('\n', out);
-    }
-    sp_free_port_list(ports);
-    return 0;
-}
-
-char *source_pick_port(int verbose, char *err, size_t errlen)
-{
-    struct sp_port **ports = NULL;
-    char *picked = NULL;
-    size_t likely = 0, possible = 0;
-    const char *likely_name = NULL, *possible_name = NULL;
-    char names[320] = "";
-
-    if (sp_list_ports(&ports) != SP_OK) {
-        snprintf(err, errlen, "cannot list the serial ports: %s.", strerror(errno));
-        return NULL;
-    }
-    for (size_t i = 0; ports[i] != NULL; i++) {
-        int vid = 0, pid = 0;
-        const char *what;
-        if (sp_get_port_transport(ports[i]) != SP_TRANSPORT_USB ||
-            sp_get_port_usb_vid_pid(ports[i], &vid, &pid) != SP_OK)
-            continue;
-        board_guess_t g = source_board_guess(vid, &what);
-        if (g == BOARD_NO)
-            continue;
-        const char *name = sp_get_port_name(ports[i]);
-        if (g == BOARD_LIKELY) {
-            likely++;
-            likely_name = name;
-        } else {
-            possible++;
-            possible_name = name;
-        }
-        size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s%s (%s)", used ? ", " : "", name, what);
-    }
-    /* A board beats a bridge; two of a kind are the user's choice to make. */
-    if (likely == 1)
-        picked = strdup(likely_name);
-    else if (likely == 0 && possible == 1)
-        picked = strdup(possible_name);
-    if (picked != NULL && verbose)
-        fprintf(stderr, "aioprof-top: picked %s among: %s\n", picked, names);
-    if (picked == NULL && likely + possible == 0)
-        snprintf(err, errlen, "no MicroPython board found; name the port (aioprof-top --list shows them) or try --demo.");
-    else if (picked == NULL)
-        snprintf(err, errlen, "several boards could be the one: %s; name the port to use.", names);
-    sp_free_port_list(ports);
-    return picked;
+error:
+    device_close(&d->base);
+    return NULL;
 }

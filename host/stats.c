@@ -543,4 +543,3 @@ void stats_reset(stats_t *s)
     s->elapsed_us = s->outside_us = 0;
     s->folded_instances = 0;
 }
-

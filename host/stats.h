@@ -102,6 +102,8 @@ typedef struct stats_device {
     char platform[STATS_PLATFORM_MAX]; /* escaped */
     uint64_t drain_sum_us;  /* drain time between HELLOs of one boot and one link session */
     uint64_t drain_span_us; /* the device time those HELLOs spanned */
+    uint32_t event_cost;    /* what an event costs the device, in 1/1024 tick (its last HELLO's); 0: not known */
+    double event_sum_us;    /* the events between those HELLOs (received and dropped), at that cost */
 } stats_device_t;
 
 typedef struct stats_slot {
@@ -260,7 +262,14 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
  * of an earlier epoch that never ended shows "unknown". */
 const char *stats_end_name(const stats_t *s, const stats_instance_t *in);
 
-/* The device's drain time as a share of its time, or a negative number when not known. */
+/* The hook's time on the device as a share of its time: its drain time, and its events at the cost
+ * per event the device sent (both between HELLOs of one boot and one link session). Either part
+ * may be asked for alone (drain, events: 0 or 1); a negative number when not known. */
 double stats_overhead(const stats_t *s);
+double stats_overhead_part(const stats_t *s, int drain, int events);
+
+/* What an event costs the device in nanoseconds (its last HELLO's), or a negative number when it
+ * did not say. */
+double stats_event_cost_ns(const stats_t *s);
 
 #endif

@@ -16,12 +16,27 @@ const char *stats_end_name(const stats_t *s, const stats_instance_t *in)
     }
 }
 
-double stats_overhead(const stats_t *s)
+double stats_overhead_part(const stats_t *s, int drain, int events)
 {
-    if (s->device.drain_span_us == 0) {
+    const stats_device_t *d = &s->device;
+    if (d->drain_span_us == 0) {
         return -1.0;
     }
-    return (double)s->device.drain_sum_us / (double)s->device.drain_span_us;
+    return ((drain ? (double)d->drain_sum_us : 0.0) + (events ? d->event_sum_us : 0.0)) / (double)d->drain_span_us;
+}
+
+double stats_overhead(const stats_t *s)
+{
+    return stats_overhead_part(s, 1, 1);
+}
+
+double stats_event_cost_ns(const stats_t *s)
+{
+    const stats_device_t *d = &s->device;
+    if (!d->have_hello || d->event_cost == 0 || d->tick_hz == 0) {
+        return -1.0;
+    }
+    return (double)d->event_cost * 1e9 / 1024.0 / (double)d->tick_hz;
 }
 
 static double row_mean(const stats_row_t *r)

@@ -238,6 +238,13 @@ static unsigned key_scroll(top_view_t *v, int key)
     return TOP_REDRAW_SCREEN;
 }
 
+/* --run: k sends the program Ctrl-C, Ctrl-D soft-resets the board (main acts on them). */
+static unsigned key_device(top_view_t *v, int key)
+{
+    v->action = key == 'k' ? TOP_DEVICE_INTERRUPT : TOP_DEVICE_RESET;
+    return TOP_REDRAW_SCREEN;
+}
+
 static unsigned key_repaint(top_view_t *v, int key)
 {
     (void)v;
@@ -270,6 +277,7 @@ static const struct {
     {KEY_UP, key_scroll}, {KEY_DOWN, key_scroll}, {KEY_PPAGE, key_scroll}, {KEY_NPAGE, key_scroll},
     {KEY_HOME, key_scroll}, {KEY_END, key_scroll},
     {CTRL('l'), key_repaint},
+    {'k', key_device}, {CTRL('d'), key_device},
 };
 
 static const top_key_help_t key_help_text[] = {
@@ -289,6 +297,7 @@ static const top_key_help_t key_help_text[] = {
     {"I", "invert the sort order (the same sort key twice does too)"},
     {"arrows PgUp PgDn Home End", "move the cursor"},
     {"Ctrl-L", "repaint the screen"},
+    {"k  Ctrl-D", "--run: Ctrl-C to the program; a soft reset (the board runs main.py)"},
 };
 
 const top_key_help_t *top_keys_help(size_t *n)

@@ -34,6 +34,8 @@ typedef enum top_action {
     TOP_REPLAY_PAUSE_TOGGLE,
     TOP_REPLAY_FASTER,
     TOP_REPLAY_SLOWER,
+    TOP_DEVICE_INTERRUPT, /* --run: Ctrl-C to the program on the board */
+    TOP_DEVICE_RESET,     /* --run: a soft reset of the board (its main.py runs) */
 } top_action_t;
 
 typedef struct top_view_options {

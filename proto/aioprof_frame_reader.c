@@ -74,6 +74,7 @@ static int parse_hello(cursor_t *c, aioprof_hello_t *h)
     h->platform = cur_bytes(c, h->platform_len);
     /* added after the platform: a device that predates it does not send it */
     h->period_ticks = c->p < c->end ? cur_varint(c) : 0u;
+    h->event_cost = c->p < c->end ? cur_varint(c) : 0u;
     if (c->bad || h->tick_bits < 8 || h->tick_bits > 32 || h->tick_hz == 0) {
         return -1;
     }

@@ -38,6 +38,7 @@ typedef struct aioprof_hello {
     const uint8_t *platform; /* untrusted bytes, not terminated */
     size_t platform_len;
     uint32_t period_ticks;   /* 0: not sent (a device older than the field): one second */
+    uint32_t event_cost;     /* what an event costs the device, in 1/1024 tick; 0: not known or not sent */
 } aioprof_hello_t;
 
 typedef struct aioprof_record {

@@ -4,13 +4,14 @@
 #
 # Three engines, one wire format; enable() takes the best one available:
 #   "firmware": the user C module _aioprof built into the firmware (C wrapper, lowest cost);
-#   "native":   the dynamic native module _aioprof_native.mpy (C recorder; the wrapper that
-#               calls the coroutine's own send/throw is the Python one below);
-#   "python":   aioprof_fallback.py (everything in Python; slower, same bytes).
+#   "native":   the dynamic native module _aioprof_native.mpy: the same C wrapper, through the
+#               runtime's table of functions (natmod/aioprof_native.c);
+#   "python":   aioprof_fallback.py and aioprof_frames.py (everything in Python; same bytes).
 #
 # How it hooks asyncio: every task is born in asyncio.core.create_task (asyncio.create_task is a
-# second binding of it). Both are replaced by a function that wraps the coroutine in an object
-# forwarding send/throw/close and recording enter before and exit after, then calls the original.
+# second binding of it). Both are replaced by a function that has the engine wrap the coroutine in
+# an object forwarding send/throw/close and recording enter before and exit after (each engine's
+# own: C in the firmware and native ones, a generator in the python one), then calls the original.
 # Task itself is neither replaced nor subclassed (gather/wait_for rely on isinstance(aw, Task)).
 import sys
 
@@ -22,17 +23,11 @@ except ImportError:
 
     _core = None
 
-YIELD = 0
-RETURN = 1
-RAISE = 2
-CANCEL = 3
-
 _state = None  # while enabled: a _State
 
 
 class _State:
     pass
-
 
 def _ticks_source():
     import time
@@ -46,72 +41,6 @@ def _ticks_source():
 def _stdout_write():
     out = getattr(sys.stdout, "buffer", sys.stdout)
     return out.write
-
-
-class _Coro:
-    # Wraps one task's coroutine for the native and Python engines. asyncio resumes it with
-    # send(None) or throw(exc); each resume is one slice: enter before, exit after, in every
-    # path, then a drain between slices when one is due.
-    def __init__(self, coro, rec, eng):
-        self.coro = coro
-        self.rec = rec
-        self.eng = eng
-        self.done = False
-
-    def _resume(self, value, exc):
-        eng = self.eng
-        rec = self.rec
-        if self.done:
-            # a detached task that died is thrown into once more: not run time
-            return self.coro.throw(exc) if exc is not None else self.coro.send(value)
-        eng.enter(rec)
-        try:
-            r = self.coro.throw(exc) if exc is not None else self.coro.send(value)
-        except StopIteration:
-            self.done = True
-            eng.exit(rec, RETURN)
-            _after()
-            raise
-        except BaseException as e:
-            self.done = True
-            eng.exit(rec, CANCEL if isinstance(e, _core.CancelledError) else RAISE)
-            _after()
-            raise
-        eng.exit(rec, YIELD)
-        _after()
-        return r
-
-    def send(self, value):
-        return self._resume(value, None)
-
-    def throw(self, exc, *rest):
-        return self._resume(None, exc)
-
-    def close(self):
-        return self.coro.close()
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self._resume(None, None)
-
-    def __repr__(self):
-        return repr(self.coro)
-
-
-def _after():
-    # between slices: drain in bulk when enough is waiting or half a period has passed
-    s = _state
-    if s is None:
-        return
-    s.exits += 1
-    if s.exits >= s.every:
-        s.exits = 0
-        try:
-            s.eng.drain()
-        except Exception:
-            pass  # the hook never raises into the application: a failed write is dropped
 
 
 def coro_name(coro):
@@ -145,7 +74,46 @@ def _select(impl):
     raise ImportError("aioprof: no engine found (copy aioprof_fallback.py next to aioprof.py)")
 
 
-def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None):
+# What the hook costs per event, measured at enable(): a coroutine that only yields is resumed so
+# many times through the engine's wrapper (into an engine of its own, whose bytes go nowhere) and
+# so many times bare, the loop as asyncio's (`x.send(None)`); the best of a few rounds each. The
+# difference, in microseconds, is the cost of twice as many events in 1/1024 of a microsecond,
+# the HELLO's unit: no division.
+_COST_RESUMES = 512
+_COST_ROUNDS = 3
+
+
+def _spin():
+    while True:
+        yield
+
+
+def _resumes(x, n, ticks, diff):
+    t0 = ticks()
+    for _ in range(n):
+        x.send(None)
+    return diff(ticks(), t0)
+
+
+def _event_cost(make):
+    import time
+
+    ticks, diff = time.ticks_us, time.ticks_diff
+    scratch = make(lambda data: None)
+    wrapped = scratch.wrap(_spin(), "aioprof_cost")
+    bare = _spin()
+    best_wrapped = best_bare = None
+    for _ in range(_COST_ROUNDS):
+        b = _resumes(bare, _COST_RESUMES, ticks, diff)
+        w = _resumes(wrapped, _COST_RESUMES, ticks, diff)
+        best_bare = b if best_bare is None or b < best_bare else best_bare
+        best_wrapped = w if best_wrapped is None or w < best_wrapped else best_wrapped
+    scratch.stop()
+    return max(0, best_wrapped - best_bare)
+
+
+def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None,
+           event_cost_ns=None):
     """Starts profiling every asyncio task created from now on. Output goes to stdout
     (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes)."""
     global _state
@@ -164,29 +132,32 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     s.kind = kind
     s.orig_create_task = _core.create_task
     s.orig_asyncio_create_task = asyncio.create_task
-    s.exits = 0
-    # drain every so many exits: a drain sends only closed frames (a frame closes when its body
-    # is full or its period ended), so most drains find nothing to write
-    s.every = 16
     s.drainer = None
-    if kind == "firmware":
-        # write=None: the C module writes raw bytes with mp_hal_stdout_tx_strn
-        mod.start(write, ring, period_ms, platform, _core.CancelledError)
-        s.eng = mod
-        wrap = mod.wrap
-    else:
-        if write is None:
-            write = _stdout_write()
-        if kind == "native":
-            mod.start(write, ring, period_ms, platform)
-            eng = mod
-        else:
-            ticks, bits = _ticks_source()
-            eng = mod.Recorder(ticks, write, bits, ring, platform, period_ms * 1000)
-        s.eng = eng
+    s.at_exit = None
+    if kind != "firmware" and write is None:
+        # the C module writes raw bytes with mp_hal_stdout_tx_strn; the others can not reach it
+        write = _stdout_write()
 
-        def wrap(coro, name):
-            return _Coro(coro, eng.task(name), eng)
+    def make(out, ring_bytes=ring):
+        if kind != "python":
+            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError)
+        ticks, bits = _ticks_source()
+        return mod.Recorder(ticks, out, bits, ring_bytes, platform, period_ms * 1000, cancelled=_core.CancelledError)
+
+    # what an event costs, in the HELLO's unit (1/1024 of a tick, a microsecond), so that the
+    # host's overhead is the hook's whole cost; measured before the hook starts, into its own
+    # engine, or given (0: not known)
+    if event_cost_ns is None:
+        cost = _event_cost(lambda out: make(out, 1024))
+    else:
+        cost = int(event_cost_ns * 1.024 + 0.5)
+    s.eng = make(write)
+    s.eng.set_event_cost(cost)
+    if kind == "python":
+        s.wrapped = mod.Wrapped
+    # each engine's wrap(coro, name) records the task's creation (its parent: the task running
+    # now, none for asyncio.run's main) and returns what asyncio resumes instead of coro
+    wrap = s.eng.wrap
 
     orig = s.orig_create_task
 
@@ -204,7 +175,22 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     if drain_task:
         # not wrapped: the drain task does not profile itself
         s.drainer = orig(_drainer(s, max(10, period_ms // 2)))
+    if hasattr(sys, "atexit"):
+        # a program that ends without disable() still sends its tail (the unix port)
+        s.at_exit = _exit_hook(s)
+        s.prev_at_exit = sys.atexit(s.at_exit)
     return kind
+
+
+def _exit_hook(s):
+    # sys.atexit keeps one function: ours calls the one it replaced
+    def at_exit():
+        if _state is s:
+            disable()
+        if s.prev_at_exit is not None:
+            s.prev_at_exit()
+
+    return at_exit
 
 
 async def _drainer(s, ms):
@@ -222,14 +208,16 @@ def label_coro(w, text):
     s = _state
     if s is None:
         return
-    if s.kind == "firmware":
+    if s.kind != "python":
         s.eng.label(w, text)
-    elif isinstance(w, _Coro):
-        w.eng.label(w.rec, text)
+    elif isinstance(w, s.wrapped):
+        w.recorder.label(w.rec, text)  # its own recorder: after disable() it records nothing
 
 
 def label(task, text):
-    """Names one task instance, e.g. label(t, "sensor 3"): sent with its function's name."""
+    """Names one task instance, e.g. label(t, "sensor 3"): sent with its function's name.
+    A task aioprof does not profile (created before enable(), or after disable()) is left
+    alone, in every engine."""
     label_coro(getattr(task, "coro", task), text)
 
 
@@ -256,6 +244,12 @@ def disable():
             s.drainer.cancel()
         except Exception:
             pass
+    if s.at_exit is not None:
+        ours = s.at_exit
+        s.at_exit = None
+        later = sys.atexit(s.prev_at_exit)
+        if later is not ours:
+            sys.atexit(later)  # registered after ours: it stays (ours, if it calls it, only chains)
     s.eng.stop()
 
 

@@ -1,14 +1,19 @@
 /* _aioprof: the aioprof hook as a MicroPython user C module (firmware builds).
  *
- * aioprof.py (the front end) replaces asyncio's create_task with a function that wraps each new
- * task's coroutine in a Coro object from here. asyncio resumes the task through Coro.send /
- * Coro.throw; each resume is one slice: aioprof_enter before it, aioprof_exit after it, in every
- * path. The device library (device/aioprof.c) records into its ring; the bytes go out between
- * slices, when a quarter of the ring is waiting or half a period passed (coro_after), and from a
- * drain task in aioprof.py when the application is idle. Nothing is written while a slice runs.
+ * _aioprof.start(...) returns a Profiler; aioprof.py (the front end) keeps it and replaces asyncio's
+ * create_task with a function that wraps each new task's coroutine in a Coro object from
+ * Profiler.wrap. asyncio resumes the task through Coro.send / Coro.throw; each resume is one
+ * slice: aioprof_enter before it, aioprof_exit after it, in every path. The device library
+ * (device/aioprof.c) records into its ring; the bytes go out between slices, as soon as a frame is
+ * complete or half a period passed (coro_after), and from a drain task in aioprof.py when the
+ * application is idle. Nothing is written while a slice runs.
+ *
+ * No state outside the heap: the Profiler lives as long as aioprof.py (or a Coro) refers to it, so a
+ * soft reset, which empties the heap and re-imports aioprof.py, leaves the module as at boot.
  *
  * Output: mp_hal_stdout_tx_strn (raw bytes, no \n -> \r\n) by default, or a Python callable such
- * as machine.UART(...).write. */
+ * as machine.UART(...).write, which returns how many bytes it took (None: all of them). */
+#include <stddef.h>
 #include <string.h>
 
 #include "py/mphal.h"
@@ -20,19 +25,17 @@
 #define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
 
 typedef struct aioprof_mod {
+    mp_obj_base_t base;
     aioprof_t prof;
     aioprof_port_t port;
     uint8_t *ring;
     mp_obj_t write;         /* None: mp_hal_stdout_tx_strn */
     mp_obj_t cancelled;     /* asyncio.CancelledError */
-    uint32_t bulk;          /* drain once this many bytes wait */
     uint32_t half_period_us;
     uint32_t last_drain_us; /* in the library's ticks (microseconds, 32 bits) */
     bool running;
     char platform[PLATFORM_CAP];
 } aioprof_mod_t;
-
-MP_REGISTER_ROOT_POINTER(struct aioprof_mod *aioprof_active);
 
 typedef struct coro_obj {
     mp_obj_base_t base;
@@ -44,6 +47,10 @@ typedef struct coro_obj {
     bool done;              /* the coroutine returned or raised: later throws are not run time */
 } coro_obj_t;
 
+/* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
+ * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
+ * no time (docs/protocol.md section 4). The library reads it in place (aioprof_mp_port.h); this
+ * is for a build that does not bind the port. */
 static uint32_t mod_ticks(void *user)
 {
     (void)user;
@@ -59,14 +66,15 @@ static size_t mod_write(void *user, const uint8_t *data, size_t len)
     }
     mp_obj_t n = mp_call_function_1(m->write, mp_obj_new_bytearray_by_ref(len, (void *)data));
     if (n == mp_const_none) {
-        return 0; /* a non-blocking stream that took nothing */
+        return len; /* a write that does not say: it took everything, as in the other engines */
     }
     mp_int_t taken = mp_obj_get_int(n);
     return taken < 0 ? 0 : (size_t)taken;
 }
 
 /* Drains without ever raising: an exception from the write callable (a UART error) is dropped
- * here rather than surfacing in the task that happened to end a slice. */
+ * here rather than surfacing in the task that happened to end a slice. A Ctrl-C that arrived while
+ * the write callable ran is raised again at the next opportunity. */
 static size_t mod_drain(aioprof_mod_t *m)
 {
     size_t n = 0;
@@ -74,19 +82,33 @@ static size_t mod_drain(aioprof_mod_t *m)
     if (nlr_push(&nlr) == 0) {
         n = aioprof_drain(&m->prof);
         nlr_pop();
+    } else if (mp_obj_is_subclass_fast(MP_OBJ_FROM_PTR(((mp_obj_base_t *)nlr.ret_val)->type),
+                   MP_OBJ_FROM_PTR(&mp_type_KeyboardInterrupt))) {
+        mp_sched_exception(MP_OBJ_FROM_PTR(nlr.ret_val));
     }
     m->last_drain_us = m->prof.last;
     return n;
 }
 
-/* Between slices (no task runs): send in bulk when enough waits or half a period passed. The
- * time is the tick of the exit just recorded, so this costs no clock read. */
+/* The hook was closed where the program might have ended (a top-level task's end), and it goes
+ * on: it records again, in the same run. */
+static inline void mod_reopen(aioprof_mod_t *m)
+{
+    if (m->prof.pending & AIOPROF_PENDING_STOPPED) {
+        aioprof_reopen(&m->prof);
+    }
+}
+
+/* Between slices (no task runs): send every frame as soon as it is complete, so that a link that
+ * keeps up leaves the ring empty for the next burst (one slice that creates hundreds of tasks);
+ * and at least every half period. A frame holds up to 254 bytes, so this is one write per few
+ * dozen events. The time is the tick of the exit just recorded: no clock read. */
 static void coro_after(aioprof_mod_t *m)
 {
     if (m->prof.current != NULL) {
         return;
     }
-    if ((uint32_t)(m->prof.last - m->last_drain_us) >= m->half_period_us || aioprof_pending(&m->prof) >= m->bulk) {
+    if (m->prof.fw.commit != m->prof.fw.tail || (uint32_t)(m->prof.last - m->last_drain_us) >= m->half_period_us) {
         mod_drain(m);
     }
 }
@@ -104,6 +126,7 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
         return mp_resume(self->coro, throw == MP_OBJ_NULL ? send : MP_OBJ_NULL, throw, ret);
     }
     mp_vm_return_kind_t kind;
+    mod_reopen(m);
     aioprof_enter(&m->prof, &self->task);
     nlr_buf_t nlr;
     if (nlr_push(&nlr) == 0) {
@@ -131,6 +154,12 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
         }
     }
     aioprof_exit(&m->prof, &self->task, exit_kind);
+    if (exit_kind != AIOPROF_EXIT_YIELD && self->task.parent == 0) {
+        /* a task created outside any task (asyncio.run's main) ended: the program may end now,
+         * and on a board nothing runs at its end (sys.atexit is the unix port's only), so the hook
+         * stops (its last HELLO says so) and everything goes out; the next event reopens it */
+        aioprof_close(&m->prof);
+    }
     coro_after(m);
     return kind;
 }
@@ -211,59 +240,16 @@ MP_DEFINE_CONST_OBJ_TYPE(
     locals_dict, &coro_locals
     );
 
-static aioprof_mod_t *mod_active(void)
+static aioprof_mod_t *mod_self(mp_obj_t self_in)
 {
-    aioprof_mod_t *m = MP_STATE_VM(aioprof_active);
-    if (m == NULL || !m->running) {
-        mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("aioprof is not started"));
-    }
-    return m;
+    return MP_OBJ_TO_PTR(self_in);
 }
 
-/* start(write, ring_bytes, period_ms, platform, cancelled_error) */
-static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
+/* wrap(coro, name): records TASK_NEW (parent: the task running now) and returns the wrapper.
+ * After stop() the wrapper only forwards. */
+static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
 {
-    (void)n_args;
-    aioprof_mod_t *old = MP_STATE_VM(aioprof_active);
-    if (old != NULL && old->running) {
-        mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("aioprof is already started"));
-    }
-    mp_int_t ring = mp_obj_get_int(args[1]);
-    mp_int_t period_ms = mp_obj_get_int(args[2]);
-    if (ring < 128 || ring > 65535 || period_ms < 10 || period_ms > 60000) {
-        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: ring must be 128..65535 bytes, period 10..60000 ms"));
-    }
-    aioprof_mod_t *m = m_new0(aioprof_mod_t, 1);
-    m->ring = m_new(uint8_t, (size_t)ring);
-    m->write = args[0];
-    m->cancelled = args[4];
-    size_t len;
-    const char *platform = mp_obj_str_get_data(args[3], &len);
-    len = len < AIOPROF_PLATFORM_MAX ? len : AIOPROF_PLATFORM_MAX;
-    memcpy(m->platform, platform, len);
-    m->port.ticks = mod_ticks;
-    m->port.write = mod_write;
-    m->port.user = m;
-    m->port.tick_hz = 1000000;
-    m->port.tick_bits = 32;
-    m->port.platform = m->platform;
-    m->port.period_ticks = (uint32_t)period_ms * 1000u;
-    m->bulk = (uint32_t)ring / 4u;
-    m->half_period_us = (uint32_t)period_ms * 500u;
-    if (aioprof_init(&m->prof, &m->port, m->ring, (uint32_t)ring) != 0) {
-        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
-    }
-    m->last_drain_us = m->prof.last;
-    m->running = true;
-    MP_STATE_VM(aioprof_active) = m;
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 5, aioprof_start);
-
-/* wrap(coro, name): records TASK_NEW (parent: the task running now) and returns the wrapper. */
-static mp_obj_t aioprof_wrap(mp_obj_t coro, mp_obj_t name)
-{
-    aioprof_mod_t *m = mod_active();
+    aioprof_mod_t *m = mod_self(self_in);
     size_t len;
     const char *s = mp_obj_str_get_data(name, &len);
     coro_obj_t *w = mp_obj_malloc(coro_obj_t, &aioprof_coro_type);
@@ -273,80 +259,149 @@ static mp_obj_t aioprof_wrap(mp_obj_t coro, mp_obj_t name)
     w->label = mp_const_none;
     w->done = false;
     memset(&w->task, 0, sizeof w->task);
-    aioprof_task_created(&m->prof, &w->task, s, len);
+    if (m->running) {
+        mod_reopen(m);
+        aioprof_task_created(&m->prof, &w->task, s, len);
+    }
     return MP_OBJ_FROM_PTR(w);
 }
-static MP_DEFINE_CONST_FUN_OBJ_2(aioprof_wrap_obj, aioprof_wrap);
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_wrap_obj, prof_wrap);
 
-static mp_obj_t aioprof_label(mp_obj_t wrapper, mp_obj_t text)
+/* label(wrapper, text): one behaviour in every engine: a task this profiler did not wrap (created
+ * before enable()) is left alone, as after disable(). */
+static mp_obj_t prof_label(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t text)
 {
-    if (!mp_obj_is_type(wrapper, &aioprof_coro_type)) {
-        mp_raise_TypeError(MP_ERROR_TEXT("aioprof: not a task created while aioprof was enabled"));
-    }
-    coro_obj_t *w = MP_OBJ_TO_PTR(wrapper);
+    aioprof_mod_t *m = mod_self(self_in);
     size_t len;
     const char *s = mp_obj_str_get_data(text, &len);
+    if (!mp_obj_is_type(wrapper, &aioprof_coro_type)) {
+        return mp_const_none;
+    }
+    coro_obj_t *w = MP_OBJ_TO_PTR(wrapper);
+    if (w->owner != m || !m->running) {
+        return mp_const_none;
+    }
     w->label = text;
-    aioprof_task_label(&w->owner->prof, &w->task, s, len);
+    mod_reopen(m);
+    aioprof_task_label(&m->prof, &w->task, s, len);
     return mp_const_none;
 }
-static MP_DEFINE_CONST_FUN_OBJ_2(aioprof_label_obj, aioprof_label);
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_label_obj, prof_label);
 
-static mp_obj_t aioprof_drain_fn(void)
+static mp_obj_t prof_drain(mp_obj_t self_in)
 {
-    aioprof_mod_t *m = MP_STATE_VM(aioprof_active);
-    if (m == NULL || !m->running || m->prof.current != NULL) {
+    aioprof_mod_t *m = mod_self(self_in);
+    if (!m->running || m->prof.current != NULL) {
         return MP_OBJ_NEW_SMALL_INT(0);
     }
     return mp_obj_new_int_from_uint(mod_drain(m));
 }
-static MP_DEFINE_CONST_FUN_OBJ_0(aioprof_drain_obj, aioprof_drain_fn);
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_drain_obj, prof_drain);
 
-static mp_obj_t aioprof_flush_fn(void)
+static mp_obj_t prof_flush(mp_obj_t self_in)
 {
-    aioprof_mod_t *m = MP_STATE_VM(aioprof_active);
-    if (m != NULL && m->running) {
+    aioprof_mod_t *m = mod_self(self_in);
+    if (m->running) {
         aioprof_flush(&m->prof);
     }
     return mp_const_none;
 }
-static MP_DEFINE_CONST_FUN_OBJ_0(aioprof_flush_obj, aioprof_flush_fn);
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_flush_obj, prof_flush);
 
-static mp_obj_t aioprof_pending_fn(void)
+static mp_obj_t prof_pending(mp_obj_t self_in)
 {
-    aioprof_mod_t *m = MP_STATE_VM(aioprof_active);
-    return mp_obj_new_int_from_uint(m != NULL && m->running ? aioprof_pending(&m->prof) : 0);
+    aioprof_mod_t *m = mod_self(self_in);
+    return mp_obj_new_int_from_uint(m->running ? aioprof_pending(&m->prof) : 0);
 }
-static MP_DEFINE_CONST_FUN_OBJ_0(aioprof_pending_obj, aioprof_pending_fn);
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_pending_obj, prof_pending);
 
-/* Closes the open frame, sends what is left (bounded: a port that takes nothing must not hang
- * the caller) and stops recording; wrappers then only forward. */
-static mp_obj_t aioprof_stop(void)
+/* Stops recording for good and sends what is left: the open frame, the drop count owed and the
+ * last HELLO, which says the hook stopped (the first one too, if nothing was recorded: the host
+ * tells "no tasks" from "no hook"). Bounded: a port that takes nothing must not hang the caller.
+ * Wrappers then only forward. */
+static mp_obj_t prof_stop(mp_obj_t self_in)
 {
-    aioprof_mod_t *m = MP_STATE_VM(aioprof_active);
-    if (m == NULL || !m->running) {
+    aioprof_mod_t *m = mod_self(self_in);
+    if (!m->running) {
         return mp_const_none;
     }
-    aioprof_flush(&m->prof);
-    for (int tries = 0; tries < 1000 && aioprof_pending(&m->prof) > 0; tries++) {
+    aioprof_close(&m->prof);
+    for (int tries = 0; tries < 1000 && !aioprof_idle(&m->prof); tries++) {
         mod_drain(m);
     }
     m->running = false;
-    MP_STATE_VM(aioprof_active) = NULL;
     return mp_const_none;
 }
-static MP_DEFINE_CONST_FUN_OBJ_0(aioprof_stop_obj, aioprof_stop);
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_stop_obj, prof_stop);
+
+/* set_event_cost(cost): what an event costs, in 1/1024 tick (aioprof_port_t.event_cost), sent in
+ * the HELLOs from now on; aioprof.py measures it before the first one goes. */
+static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
+{
+    mod_self(self_in)->port.event_cost = (uint32_t)mp_obj_get_int(cost);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
+
+static const mp_rom_map_elem_t prof_locals_table[] = {
+    { MP_ROM_QSTR(MP_QSTR_wrap), MP_ROM_PTR(&prof_wrap_obj) },
+    { MP_ROM_QSTR(MP_QSTR_set_event_cost), MP_ROM_PTR(&prof_set_event_cost_obj) },
+    { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&prof_label_obj) },
+    { MP_ROM_QSTR(MP_QSTR_drain), MP_ROM_PTR(&prof_drain_obj) },
+    { MP_ROM_QSTR(MP_QSTR_flush), MP_ROM_PTR(&prof_flush_obj) },
+    { MP_ROM_QSTR(MP_QSTR_pending), MP_ROM_PTR(&prof_pending_obj) },
+    { MP_ROM_QSTR(MP_QSTR_stop), MP_ROM_PTR(&prof_stop_obj) },
+};
+static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
+
+MP_DEFINE_CONST_OBJ_TYPE(
+    aioprof_profiler_type,
+    MP_QSTR_Profiler,
+    MP_TYPE_FLAG_NONE,
+    locals_dict, &prof_locals
+    );
+
+/* start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler. Each call makes a new
+ * one; aioprof.py keeps one at a time. */
+static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
+{
+    (void)n_args;
+    mp_int_t ring = mp_obj_get_int(args[1]);
+    mp_int_t period_ms = mp_obj_get_int(args[2]);
+    if (ring < 128 || ring > 65535 || period_ms < 10 || period_ms > 60000) {
+        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: ring must be 128..65535 bytes, period 10..60000 ms"));
+    }
+    size_t len;
+    const char *platform = mp_obj_str_get_data(args[3], &len);
+    aioprof_mod_t *m = mp_obj_malloc(aioprof_mod_t, &aioprof_profiler_type);
+    memset(&m->prof, 0, sizeof *m - offsetof(aioprof_mod_t, prof));
+    m->ring = m_new(uint8_t, (size_t)ring);
+    m->write = args[0];
+    m->cancelled = args[4];
+    len = len < AIOPROF_PLATFORM_MAX ? len : AIOPROF_PLATFORM_MAX;
+    memcpy(m->platform, platform, len);
+    m->port.ticks = mod_ticks;
+    m->port.write = mod_write;
+    m->port.user = m;
+    m->port.tick_hz = 1000000;
+    m->port.tick_bits = 32;
+    m->port.platform = m->platform;
+    m->port.period_ticks = (uint32_t)period_ms * 1000u;
+    m->half_period_us = (uint32_t)period_ms * 500u;
+    if (aioprof_init(&m->prof, &m->port, m->ring, (uint32_t)ring) != 0) {
+        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
+    }
+    m->last_drain_us = m->prof.last;
+    m->running = true;
+    return MP_OBJ_FROM_PTR(m);
+}
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 5, aioprof_start);
 
 static const mp_rom_map_elem_t aioprof_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR__aioprof) },
     { MP_ROM_QSTR(MP_QSTR_start), MP_ROM_PTR(&aioprof_start_obj) },
-    { MP_ROM_QSTR(MP_QSTR_wrap), MP_ROM_PTR(&aioprof_wrap_obj) },
-    { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&aioprof_label_obj) },
-    { MP_ROM_QSTR(MP_QSTR_drain), MP_ROM_PTR(&aioprof_drain_obj) },
-    { MP_ROM_QSTR(MP_QSTR_flush), MP_ROM_PTR(&aioprof_flush_obj) },
-    { MP_ROM_QSTR(MP_QSTR_pending), MP_ROM_PTR(&aioprof_pending_obj) },
-    { MP_ROM_QSTR(MP_QSTR_stop), MP_ROM_PTR(&aioprof_stop_obj) },
     { MP_ROM_QSTR(MP_QSTR_Coro), MP_ROM_PTR(&aioprof_coro_type) },
+    { MP_ROM_QSTR(MP_QSTR_Profiler), MP_ROM_PTR(&aioprof_profiler_type) },
 };
 static MP_DEFINE_CONST_DICT(aioprof_module_globals, aioprof_module_globals_table);
 

@@ -8,9 +8,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "sim_file.h"
 #include "sim_options.h"
 #include "sim_output.h"
+#include "sim_repl.h"
 #include "sim_sched.h"
 #include "sim_truth.h"
 
@@ -34,26 +37,6 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-}
-
-static void fill_run(const sim_t *s, const sim_options_t *opt, sim_truth_run_t *run)
-{
-    memset(run, 0, sizeof *run);
-    run->workload = opt->workload;
-    run->seed = opt->seed;
-    run->tick_bits = opt->tick_bits;
-    run->start_tick = opt->start_tick;
-    run->clock = opt->clock == SIM_CLOCK_REAL ? "real" : "virtual";
-    run->ring_bytes = opt->ring_bytes;
-    run->events = s->events;
-    run->dropped_events = s->prof.dropped_total;
-    run->frame_bytes = s->out->frame_bytes;
-    run->text_bytes = s->out->text_bytes;
-    run->bytes = run->frame_bytes + run->text_bytes;
-    run->frames = s->out->frames;
-    run->duration_us = s->end_us;
-    run->text_lines = s->out->text_lines;
-    run->clock_steps_back = s->steps_back;
 }
 
 static void print_stats(const sim_truth_run_t *run, uint64_t wall_us)
@@ -85,16 +68,19 @@ int main(int argc, char **argv)
     rc = 1;
     /* a truth file that cannot be written should stop the run before it starts, not after */
     if (opt.truth_path != NULL) {
-        FILE *f = fopen(opt.truth_path, "w");
-        if (f == NULL) {
-            fprintf(stderr, "aioprof-sim: cannot write the truth to %s: %s.\n", opt.truth_path,
-                    strerror(errno));
+        int fd = sim_file_create(opt.truth_path, "the truth");
+        if (fd < 0)
             goto done;
-        }
-        fclose(f);
+        close(fd);
     }
     if (sim_output_open(&out, &opt, &sim.clock) != 0)
         goto done;
+    if (opt.repl) {
+        /* a board with its REPL: programs come and go until a signal ends it */
+        rc = sim_repl_main(&opt, &out, &stop_requested);
+        sim_output_close(&out);
+        return rc;
+    }
     if (sim_init(&sim, &opt, &out) != 0)
         goto error_output;
 
@@ -114,7 +100,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "aioprof-sim: out of memory during the run.\n");
         goto error_sim;
     }
-    fill_run(&sim, &opt, &run);
+    sim_run_summary(&sim, &run);
     if (opt.truth_path != NULL && sim_truth_write(&sim.truth, &run, opt.truth_path) != 0)
         goto error_sim;
     if (!opt.quiet)

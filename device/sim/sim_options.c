@@ -38,6 +38,8 @@ enum {
     OPT_PLATFORM,
     OPT_CLOCK_BACK,
     OPT_TASKS,
+    OPT_REPL,
+    OPT_REPL_NO_PASTE,
 };
 
 static const struct option long_options[] = {
@@ -61,6 +63,8 @@ static const struct option long_options[] = {
     {"slow", required_argument, NULL, OPT_SLOW},
     {"platform", required_argument, NULL, OPT_PLATFORM},
     {"clock-back", required_argument, NULL, OPT_CLOCK_BACK},
+    {"repl", no_argument, NULL, OPT_REPL},
+    {"repl-no-paste", no_argument, NULL, OPT_REPL_NO_PASTE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -95,6 +99,12 @@ static void print_help(void)
            "      --pty-link FILE    also write the pty's path into FILE\n"
            "      --baud N           the port takes at most N/10 bytes per device second, like a UART\n"
            "      --write-chunk N    the port takes at most N bytes per write call\n"
+           "      --repl             with --pty: a MicroPython board's REPL on it (real clock):\n"
+           "                         the workload is main.py, run at start and at a soft reset\n"
+           "                         (Ctrl-D), stopped by Ctrl-C; the raw REPL (Ctrl-A) runs a\n"
+           "                         program whose first lines may say \"# aioprof-sim: -w NAME\n"
+           "                         --duration SEC --events N --text N\" (aioprof-top --run)\n"
+           "      --repl-no-paste    a board older than the raw REPL's raw paste mode\n"
            "\n"
            "Device:\n"
            "      --tick-bits 30|32  tick counter width (default 30, as time.ticks_us())\n"
@@ -138,7 +148,7 @@ static int fail(const char *fmt, ...)
 }
 
 /* A whole decimal number in [min, max]. */
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+int sim_options_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;
     if (*s < '0' || *s > '9')
@@ -152,7 +162,7 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 }
 
 /* Seconds with up to six decimals, to whole microseconds, without going through a double. */
-static int parse_seconds(const char *s, uint64_t *us)
+int sim_options_seconds(const char *s, uint64_t *us)
 {
     uint64_t whole = 0, frac = 0, scale = 1000000u;
     const char *p = s;
@@ -180,7 +190,7 @@ static int parse_seconds(const char *s, uint64_t *us)
 int sim_options_parse(sim_options_t *o, int argc, char **argv)
 {
     uint64_t v;
-    int text_given = 0;
+    int text_given = 0, clock_given = 0;
 
     memset(o, 0, sizeof *o);
     o->workload = "seed";
@@ -202,19 +212,20 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             o->workload = optarg;
             break;
         case OPT_TASKS:
-            if (parse_u64(optarg, 1, TASKS_MAX, &v) != 0)
+            if (sim_options_u64(optarg, 1, TASKS_MAX, &v) != 0)
                 return fail("--tasks wants a number of tasks from 1 to %u, not '%s'", TASKS_MAX, optarg);
             o->tasks = (unsigned)v;
             break;
         case OPT_DURATION:
-            if (parse_seconds(optarg, &o->duration_us) != 0)
+            if (sim_options_seconds(optarg, &o->duration_us) != 0)
                 return fail("--duration wants a positive number of seconds, not '%s'", optarg);
             break;
         case OPT_EVENTS:
-            if (parse_u64(optarg, 1, UINT64_MAX / 2, &o->max_events) != 0)
+            if (sim_options_u64(optarg, 1, UINT64_MAX / 2, &o->max_events) != 0)
                 return fail("--events wants a positive whole number, not '%s'", optarg);
             break;
         case OPT_CLOCK:
+            clock_given = 1;
             if (strcmp(optarg, "virtual") == 0)
                 o->clock = SIM_CLOCK_VIRTUAL;
             else if (strcmp(optarg, "real") == 0)
@@ -223,7 +234,7 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
                 return fail("--clock is virtual or real, not '%s'", optarg);
             break;
         case OPT_SEED:
-            if (parse_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
+            if (sim_options_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
                 return fail("--seed wants a whole number, not '%s'", optarg);
             break;
         case 'o':
@@ -244,18 +255,18 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
                 return fail("--tick-bits is 30 or 32, not '%s'", optarg);
             break;
         case OPT_START_TICK:
-            if (parse_u64(optarg, 0, UINT32_MAX, &v) != 0)
+            if (sim_options_u64(optarg, 0, UINT32_MAX, &v) != 0)
                 return fail("--start-tick wants a tick count below 2^32, not '%s'", optarg);
             o->start_tick = (uint32_t)v;
             break;
         case OPT_RING:
-            if (parse_u64(optarg, 128, RING_MAX, &v) != 0)
+            if (sim_options_u64(optarg, 128, RING_MAX, &v) != 0)
                 return fail("--ring wants a size from 128 to 65535 bytes, not '%s'", optarg);
             o->ring_bytes = (uint32_t)v;
             break;
         case OPT_TEXT:
             text_given = 1;
-            if (parse_u64(optarg, 1, 1000000000u, &v) == 0)
+            if (sim_options_u64(optarg, 1, 1000000000u, &v) == 0)
                 o->text_every = (unsigned)v;
             else
                 return fail("--text wants a positive number of slices, not '%s'", optarg);
@@ -267,17 +278,17 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             o->truth_path = optarg;
             break;
         case OPT_WRITE_CHUNK:
-            if (parse_u64(optarg, 1, SIZE_MAX / 2, &v) != 0)
+            if (sim_options_u64(optarg, 1, SIZE_MAX / 2, &v) != 0)
                 return fail("--write-chunk wants a positive number of bytes, not '%s'", optarg);
             o->write_chunk = (size_t)v;
             break;
         case OPT_BAUD:
-            if (parse_u64(optarg, 300, 100000000u, &v) != 0)
+            if (sim_options_u64(optarg, 300, 100000000u, &v) != 0)
                 return fail("--baud wants a rate from 300 to 100000000, not '%s'", optarg);
             o->baud = (uint32_t)v;
             break;
         case OPT_SLOW:
-            if (parse_u64(optarg, 1, 3600000u, &v) != 0)
+            if (sim_options_u64(optarg, 1, 3600000u, &v) != 0)
                 return fail("--slow wants a positive number of milliseconds, not '%s'", optarg);
             o->slow_us = v * 1000u;
             break;
@@ -285,12 +296,18 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             o->platform = optarg;
             break;
         case OPT_CLOCK_BACK:
-            if (parse_u64(optarg, 1, 1000000000u, &v) != 0)
+            if (sim_options_u64(optarg, 1, 1000000000u, &v) != 0)
                 return fail("--clock-back wants a positive number of slices, not '%s'", optarg);
             o->clock_back = (unsigned)v;
             break;
         case 'q':
             o->quiet = 1;
+            break;
+        case OPT_REPL:
+            o->repl = 1;
+            break;
+        case OPT_REPL_NO_PASTE:
+            o->repl_no_paste = 1;
             break;
         case 'h':
             print_help();
@@ -316,6 +333,14 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
         return fail("-o and --pty both name the output; pick one");
     if (o->pty_link != NULL && !o->pty)
         return fail("--pty-link only makes sense with --pty");
+    if ((o->repl || o->repl_no_paste) && !o->pty)
+        return fail("--repl emulates a board's REPL on a pty; add --pty");
+    if (o->repl_no_paste)
+        o->repl = 1;
+    if (o->repl && clock_given && o->clock == SIM_CLOCK_VIRTUAL)
+        return fail("--repl runs on the real clock (a REPL waits for its user); leave out --clock virtual");
+    if (o->repl)
+        o->clock = SIM_CLOCK_REAL;
     if (o->hostile_text && !text_given)
         o->text_every = DEFAULT_TEXT_EVERY;
     if (o->tick_bits == 30 && o->start_tick >= (1u << 30))

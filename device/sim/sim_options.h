@@ -29,10 +29,17 @@ typedef struct sim_options {
     uint32_t baud;         /* 0: the port takes bytes as fast as the output does */
     uint64_t slow_us;
     int quiet;
+    int repl;              /* --repl: a MicroPython board's REPL on the pty (sim_repl.c) */
+    int repl_no_paste;     /* --repl-no-paste: one that predates raw paste */
 } sim_options_t;
 
 /* Fills o from argv. Returns 0 to run, 1 when --help or --version was printed (exit 0), 2 after printing one
  * sentence about a bad argument on stderr (exit 2). */
 int sim_options_parse(sim_options_t *o, int argc, char **argv);
+
+/* The value parsers, for the options a --repl program names in its first lines: seconds with up to
+ * six decimals (> 0), and a whole number in [min, max]. Return 0, or -1 when it is not one. */
+int sim_options_seconds(const char *s, uint64_t *us);
+int sim_options_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 #endif

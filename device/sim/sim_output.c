@@ -2,8 +2,11 @@
 
 #include "sim_output.h"
 
+#include "sim_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,8 @@
  * port takes before its baud rate limits it. */
 #define BAUD_BURST_BYTES 256u
 #define BIT_US_PER_BYTE (10u * 1000000u)
+/* The end of a pty run waits for the reader to take what is queued, and gives up once the queue
+ * has not moved for this long (nobody reads any more). */
 #define LINGER_US 2000000u
 #define LINGER_EMPTY_CHECKS 5
 
@@ -36,35 +41,12 @@ static int pty_make_raw(int fd)
     return tcsetattr(fd, TCSANOW, &t);
 }
 
-/* Writes the path where scripts wait for it: a temporary name renamed into place, so a reader
- * never sees half a path. */
+/* Writes the path where scripts wait for it, in one step, so a reader never sees half a path. */
 static int write_link(const char *link, const char *path)
 {
-    size_t n = strlen(link) + 8;
-    char *tmp = malloc(n);
-    FILE *f;
-    if (tmp == NULL)
-        return -1;
-    snprintf(tmp, n, "%s.tmp", link);
-    f = fopen(tmp, "w");
-    if (f == NULL)
-        goto error_free;
-    if (fprintf(f, "%s\n", path) < 0) {
-        fclose(f);
-        goto error_unlink;
-    }
-    if (fclose(f) != 0)
-        goto error_unlink;
-    if (rename(tmp, link) != 0)
-        goto error_unlink;
-    free(tmp);
-    return 0;
-
-error_unlink:
-    unlink(tmp);
-error_free:
-    free(tmp);
-    return -1;
+    char line[sizeof ((sim_output_t *)0)->pty_path + 1];
+    int n = snprintf(line, sizeof line, "%s\n", path);
+    return sim_file_replace(link, "the pty's path", line, (size_t)n);
 }
 
 static int open_pty(sim_output_t *o, const sim_options_t *opt)
@@ -84,6 +66,12 @@ static int open_pty(sim_output_t *o, const sim_options_t *opt)
         goto error_close;
     }
     strcpy(o->pty_path, name);
+    /* opened now, before a reader can lock the slave against later opens (TIOCEXCL) */
+    o->pty_slave = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (o->pty_slave < 0) {
+        fprintf(stderr, "aioprof-sim: cannot open %s: %s.\n", o->pty_path, strerror(errno));
+        goto error_close;
+    }
     if (pty_make_raw(fd) != 0) {
         fprintf(stderr, "aioprof-sim: cannot put %s in raw mode: %s.\n", o->pty_path, strerror(errno));
         goto error_close;
@@ -93,16 +81,16 @@ static int open_pty(sim_output_t *o, const sim_options_t *opt)
         fprintf(stderr, "aioprof-sim: cannot make the pty non-blocking: %s.\n", strerror(errno));
         goto error_close;
     }
-    if (opt->pty_link != NULL && write_link(opt->pty_link, o->pty_path) != 0) {
-        fprintf(stderr, "aioprof-sim: cannot write the pty's path to %s: %s.\n", opt->pty_link,
-                strerror(errno));
+    if (opt->pty_link != NULL && write_link(opt->pty_link, o->pty_path) != 0)
         goto error_close;
-    }
     fprintf(stderr, "aioprof-sim: pty %s\n", o->pty_path);
     o->fd = fd;
     return 0;
 
 error_close:
+    if (o->pty_slave >= 0)
+        close(o->pty_slave);
+    o->pty_slave = -1;
     close(fd);
     return -1;
 }
@@ -111,6 +99,7 @@ int sim_output_open(sim_output_t *o, const sim_options_t *opt, const sim_clock_t
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
+    o->pty_slave = -1;
     o->chunk = opt->write_chunk;
     o->baud = opt->baud;
     o->credit = (uint64_t)BAUD_BURST_BYTES * BIT_US_PER_BYTE;
@@ -123,12 +112,8 @@ int sim_output_open(sim_output_t *o, const sim_options_t *opt, const sim_clock_t
     }
     if (opt->out_path != NULL) {
         o->kind = SIM_OUT_FILE;
-        o->fd = open(opt->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (o->fd < 0) {
-            fprintf(stderr, "aioprof-sim: cannot write %s: %s.\n", opt->out_path, strerror(errno));
-            return -1;
-        }
-        return 0;
+        o->fd = sim_file_create(opt->out_path, "the stream");
+        return o->fd < 0 ? -1 : 0;
     }
     o->kind = SIM_OUT_STDOUT;
     if (isatty(STDOUT_FILENO)) {
@@ -141,30 +126,37 @@ int sim_output_open(sim_output_t *o, const sim_options_t *opt, const sim_clock_t
 }
 
 /* Closing the master hangs the slave up, and the hangup throws away what its reader has not read
- * yet: the last frames. So wait (at most LINGER_US) until the slave's input queue stays empty.
- * "Stays": written bytes reach that queue a little later, from the kernel's flip buffer. */
+ * yet: the last frames. So wait until the slave's input queue is empty, for as long as the reader
+ * keeps taking from it (a loaded machine may give it the processor late). poll() goes first: when
+ * the line discipline's buffer looks empty it pushes the kernel's flip buffer into it, so bytes
+ * still on their way count too; the queue must then stay empty for a few checks. */
 static void pty_linger(const sim_output_t *o)
 {
-    uint64_t start = sim_wall_us();
+    uint64_t moved = sim_wall_us();
     int empty_checks = 0;
-    int slave = open(o->pty_path, O_RDWR | O_NOCTTY | O_NONBLOCK);
-    if (slave < 0)
-        return;
-    while (empty_checks < LINGER_EMPTY_CHECKS && sim_wall_us() - start < LINGER_US) {
+    int last = -1;
+    while (empty_checks < LINGER_EMPTY_CHECKS && sim_wall_us() - moved < LINGER_US) {
         struct timespec step = {0, 20000000};
+        struct pollfd pfd = {.fd = o->pty_slave, .events = POLLIN};
         int queued = 0;
-        if (ioctl(slave, FIONREAD, &queued) != 0)
+        if (poll(&pfd, 1, 0) < 0 || ioctl(o->pty_slave, FIONREAD, &queued) != 0)
             break;
-        empty_checks = queued == 0 ? empty_checks + 1 : 0;
+        if (queued != last) {
+            last = queued;
+            moved = sim_wall_us();
+        }
+        empty_checks = queued == 0 && !(pfd.revents & POLLIN) ? empty_checks + 1 : 0;
         nanosleep(&step, NULL);
     }
-    close(slave);
 }
 
 void sim_output_close(sim_output_t *o)
 {
-    if (o->kind == SIM_OUT_PTY && o->fd >= 0 && !o->gave_up)
+    if (o->kind == SIM_OUT_PTY && o->fd >= 0 && o->pty_slave >= 0 && !o->gave_up)
         pty_linger(o);
+    if (o->pty_slave >= 0)
+        close(o->pty_slave);
+    o->pty_slave = -1;
     if (o->fd >= 0 && o->kind != SIM_OUT_STDOUT)
         close(o->fd);
     o->fd = -1;
@@ -278,9 +270,12 @@ int sim_output_poll(sim_output_t *o)
     uint64_t before = o->text_bytes;
     if (o->kind == SIM_OUT_PTY) {
         /* a reader may send us bytes (a REPL interrupt, a probe): read them so its writes never
-         * block; the simulated device has no REPL to give them to */
-        uint8_t sink[256];
-        while (read(o->fd, sink, sizeof sink) > 0) {
+         * block; they go to the emulated REPL when there is one */
+        uint8_t in[4096];
+        ssize_t n;
+        while ((n = read(o->fd, in, sizeof in)) > 0) {
+            if (o->on_input != NULL)
+                o->on_input(o->input_user, in, (size_t)n);
         }
     }
     flush_text(o);

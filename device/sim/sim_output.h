@@ -17,6 +17,7 @@ typedef enum sim_output_kind { SIM_OUT_STDOUT, SIM_OUT_FILE, SIM_OUT_PTY } sim_o
 typedef struct sim_output {
     sim_output_kind_t kind;
     int fd;
+    int pty_slave;       /* our own hold on the pty's slave side (-1: none), see pty_linger */
     int closed;          /* the consumer went away (EPIPE): stop quietly */
     int failed;          /* a write error that is not the consumer leaving (disk full) */
     int gave_up;         /* a pty nobody reads: the final drain stopped waiting */
@@ -32,6 +33,9 @@ typedef struct sim_output {
     uint64_t text_lines;   /* '\n' sent */
     uint64_t write_calls;
     uint64_t last_progress_wall;
+    /* a pty's reader's bytes (--repl): given here as they come; NULL: read and dropped */
+    void (*on_input)(void *user, const uint8_t *data, size_t len);
+    void *input_user;
     size_t text_len;       /* queued text, sent before any further frame byte */
     uint8_t text[SIM_TEXT_QUEUE];
     char pty_path[128];
@@ -50,8 +54,8 @@ size_t sim_output_frames(sim_output_t *o, const uint8_t *data, size_t len);
 size_t sim_output_text_room(const sim_output_t *o);
 void sim_output_text(sim_output_t *o, const char *text, size_t len);
 
-/* Sends queued text if the port takes it, reads and discards what a pty reader sent. Returns 1
- * when something was sent. */
+/* Sends queued text if the port takes it, reads what a pty reader sent (to on_input, or dropped).
+ * Returns 1 when something was sent. */
 int sim_output_poll(sim_output_t *o);
 
 #endif

@@ -411,3 +411,24 @@ void sim_finish(sim_t *s)
         }
     }
 }
+
+void sim_run_summary(const sim_t *s, sim_truth_run_t *run)
+{
+    const sim_options_t *opt = s->opt;
+    memset(run, 0, sizeof *run);
+    run->workload = opt->workload;
+    run->seed = opt->seed;
+    run->tick_bits = opt->tick_bits;
+    run->start_tick = opt->start_tick;
+    run->clock = opt->clock == SIM_CLOCK_REAL ? "real" : "virtual";
+    run->ring_bytes = opt->ring_bytes;
+    run->events = s->events;
+    run->dropped_events = s->prof.dropped_total;
+    run->frame_bytes = s->out->frame_bytes;
+    run->text_bytes = s->out->text_bytes;
+    run->bytes = run->frame_bytes + run->text_bytes;
+    run->frames = s->out->frames;
+    run->duration_us = s->end_us;
+    run->text_lines = s->out->text_lines;
+    run->clock_steps_back = s->steps_back;
+}

@@ -103,6 +103,9 @@ void sim_run(sim_t *s, volatile sig_atomic_t *stop);
  * pty gives up after 2 s of no reader). */
 void sim_finish(sim_t *s);
 
+/* What the run did as a whole, for the truth's header (after sim_run, or sim_finish). */
+void sim_run_summary(const sim_t *s, sim_truth_run_t *run);
+
 /* For workloads, inside a slice (or before the run for the first task). */
 sim_task_t *sim_spawn(sim_t *s, const char *name, sim_step_fn step, int waiting);
 void sim_label(sim_t *s, sim_task_t *t, const char *label);

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
+
+#include "sim_file.h"
 
 static const char *const end_names[] = {"running", "return", "raise", "cancel"};
 
@@ -207,9 +210,16 @@ int sim_truth_write(const sim_truth_t *t, const sim_truth_run_t *run, const char
     text = cJSON_Print(doc);
     if (text == NULL)
         goto error_doc;
-    f = fopen(path, "w");
-    if (f == NULL)
+    int fd = sim_file_create(path, "the truth");
+    if (fd < 0)
+        goto error_said;
+    f = fdopen(fd, "w");
+    if (f == NULL) {
+        err = errno;
+        close(fd);
+        errno = err;
         goto error_file;
+    }
     if (fputs(text, f) == EOF || fputc('\n', f) == EOF) {
         err = errno;
         fclose(f);
@@ -224,6 +234,7 @@ int sim_truth_write(const sim_truth_t *t, const sim_truth_run_t *run, const char
 
 error_file:
     fprintf(stderr, "aioprof-sim: cannot write the truth to %s: %s.\n", path, strerror(errno));
+error_said:
     cJSON_free(text);
     cJSON_Delete(doc);
     return -1;

@@ -7,13 +7,14 @@ export AIOPROF_SIM
 TOP=$AIOPROF_TOP
 SIM=$AIOPROF_SIM
 
+IO_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORK=$(mktemp -d /tmp/aioprof-io.XXXXXX)
 IO_PIDS=()
-IO_GROUPS=()
+IO_DEADLINE=${IO_DEADLINE:-60} # seconds a condition may take before the test fails
+declare -A PTY_PID=()
 
 io_cleanup() {
     local p
-    for p in "${IO_GROUPS[@]}"; do kill -- "-$p" 2>/dev/null || true; done
     for p in "${IO_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$WORK"
@@ -30,43 +31,55 @@ json() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# wait_for_text FILE PATTERN SECONDS: waits until FILE contains PATTERN (grep -E).
+# wait_until CHECK...: runs the command CHECK until it succeeds; returns 1 after IO_DEADLINE s.
+wait_until() {
+    local end=$((SECONDS + IO_DEADLINE))
+    until "$@"; do
+        [ $SECONDS -lt $end ] || return 1
+        sleep 0.1
+    done
+}
+
+# wait_for_text FILE PATTERN: waits until FILE contains PATTERN (grep -E).
 wait_for_text() {
-    local i
-    for ((i = 0; i < $3 * 10; i++)); do
-        grep -qE "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
+    wait_until grep -qE "$2" "$1" 2>/dev/null
 }
 
-# pty_start LINK FILE: a pty at LINK (a symlink made by socat) that gives FILE's bytes and then
-# stays open, like a board that went quiet. Sets PTY_GROUP to the process group to kill.
+# pty_start LINK FILE: a pty at LINK (a symlink, made by tests/e2e/pty_feed.py) that gives FILE's
+# bytes and then stays open, like a board that went quiet.
 pty_start() {
-    local link=$1 file=$2 feeder
-    feeder=$(mktemp "$WORK/feeder.XXXXXX")
-    printf '#!/bin/sh\ncat "%s"\nexec sleep 600\n' "$file" > "$feeder"
-    chmod +x "$feeder"
-    setsid socat PTY,link="$link",raw,echo=0 EXEC:"$feeder" 2>>"$WORK/socat.log" &
-    PTY_GROUP=$!
-    IO_GROUPS+=("$PTY_GROUP")
-    local i
-    for ((i = 0; i < 50; i++)); do
-        [ -e "$link" ] && return 0
-        sleep 0.1
-    done
-    fail "socat did not make $link"
+    python3 "$IO_HERE/pty_feed.py" "$1" "$2" 2>>"$WORK/pty_feed.log" &
+    PTY_PID[$1]=$!
+    IO_PIDS+=("$!")
+    wait_until test -L "$1" || fail "no pty at $1: $(cat "$WORK/pty_feed.log")"
 }
 
-# pty_stop: unplugs the last pty_start (its link disappears).
+# pty_drained LINK: waits until readers have taken every byte the pty at LINK was given.
+pty_drained() {
+    wait_until test -e "$1.drained" || fail "nobody read all of the pty at $1 within $IO_DEADLINE s"
+}
+
+# pty_stop LINK: unplugs the pty at LINK: its link disappears, then the pty closes.
 pty_stop() {
-    kill -- "-$PTY_GROUP" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 50; i++)); do
-        [ -e "$1" ] || return 0
-        sleep 0.1
-    done
-    fail "$1 did not go away"
+    kill -TERM "${PTY_PID[$1]}" 2>/dev/null || true
+    wait "${PTY_PID[$1]}" 2>/dev/null || true
+    [ ! -e "$1" ] || fail "$1 did not go away"
+}
+
+# top_stop PID: Ctrl-C for the aioprof-top at PID; returns its exit code.
+top_stop() {
+    local rc=0
+    kill -INT "$1"
+    wait "$1" || rc=$?
+    return $rc
+}
+
+# replay_has FILE PYTHON-EXPRESSION: a copy of the recording FILE, still being written, replays to
+# a report for which the expression (j = the JSON report) is true.
+replay_has() {
+    cp "$1" "$WORK/snapshot.aiop" 2>/dev/null || return 1
+    "$TOP" --replay "$WORK/snapshot.aiop" --json > "$WORK/snapshot.json" 2>/dev/null || return 1
+    [ "$(json "$WORK/snapshot.json" "bool($2)")" = True ]
 }
 
 # chunks FILE: the chunks of a recording, "type time_us length" a line, read by an independent

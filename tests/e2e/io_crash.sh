@@ -7,7 +7,11 @@ source "$(dirname "$0")/io_common.bash"
 # A recording with many chunks: a capture fed through a pty.
 "$SIM" -w busy -o "$WORK/raw.bin" --duration 4 --text 100 2> /dev/null
 pty_start "$WORK/ttyC" "$WORK/raw.bin"
-"$TOP" "$WORK/ttyC" --duration 2 --json -w "$WORK/full.aiop" > "$WORK/full.json" 2> /dev/null
+"$TOP" "$WORK/ttyC" --json -w "$WORK/full.aiop" > "$WORK/full.json" 2> /dev/null &
+top_pid=$!
+IO_PIDS+=("$top_pid")
+pty_drained "$WORK/ttyC"
+top_stop "$top_pid" || fail "the live session exited $?"
 size=$(stat -c %s "$WORK/full.aiop")
 full_bytes=$(json "$WORK/full.json" 'j["stream"]["bytes"]')
 [ "$full_bytes" = "$(stat -c %s "$WORK/raw.bin")" ] || fail "the live session read $full_bytes bytes"
@@ -31,11 +35,14 @@ for off in $offsets; do
 done
 [ "$prev" -le "$full_bytes" ] || fail "a cut read more than the whole"
 
-# kill -9 in the middle of a session: what was flushed (at most 250 ms old) replays.
+# kill -9 in the middle of a session: what was flushed (at most 250 ms old) replays. Killed once
+# the recording holds two frames and two tasks; what it held then must all be there afterwards.
 "$TOP" --demo -w "$WORK/killed.aiop" --json > /dev/null 2>&1 &
 top_pid=$!
 IO_PIDS+=("$top_pid")
-sleep 3.5
+wait_until replay_has "$WORK/killed.aiop" 'j["stream"]["frames"] >= 2 and len(j["tasks"]) >= 2' ||
+    fail "the recording never held two frames and two tasks"
+before=$(json "$WORK/snapshot.json" 'j["stream"]["frames"]')
 kill -9 "$top_pid"
 wait "$top_pid" 2> /dev/null || true
 rc=0
@@ -43,14 +50,14 @@ rc=0
 [ "$rc" = 0 ] || fail "the killed recording exited $rc: $(cat "$WORK/killed.err")"
 grep -q "has no end marker" "$WORK/killed.err" || fail "no note on the killed recording: $(cat "$WORK/killed.err")"
 frames=$(json "$WORK/killed.json" 'j["stream"]["frames"]')
-[ "$frames" -ge 2 ] || fail "the killed recording holds $frames frames after 3.5 s"
+[ "$frames" -ge "$before" ] || fail "the killed recording holds $frames frames, $before were flushed before the kill"
 [ "$(json "$WORK/killed.json" 'len(j["tasks"])')" -ge 2 ] || fail "the killed recording has no tasks"
 
-# SIGTERM: a clean close, the same figures as the session printed.
+# SIGTERM: a clean close, the same figures as the session printed (sent once a frame is recorded).
 "$TOP" --demo -w "$WORK/term.aiop" --json > "$WORK/term-live.json" 2> /dev/null &
 top_pid=$!
 IO_PIDS+=("$top_pid")
-sleep 3
+wait_until replay_has "$WORK/term.aiop" 'j["stream"]["frames"] >= 1' || fail "the recording never held a frame"
 kill -TERM "$top_pid"
 wait "$top_pid" || fail "SIGTERM made aioprof-top exit $?"
 "$TOP" --replay "$WORK/term.aiop" --json > "$WORK/term.json" 2> "$WORK/term.err"

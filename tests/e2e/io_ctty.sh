@@ -79,7 +79,7 @@ grep -q "$WORK/ttyS is the controlling terminal of a session (python3, session [
 "$SIM" -w busy --events 3000 -q -o "$WORK/raw.bin"
 pty_start "$WORK/ttyDEV" "$WORK/raw.bin"
 ln -s "$(readlink "$WORK/ttyDEV")" "$WORK/ttyFAKE"
-timeout 120 "$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.aiop" > "$WORK/session.out" 2> "$WORK/session.err" \
+timeout --foreground 120 "$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.aiop" > "$WORK/session.out" 2> "$WORK/session.err" \
     < /dev/null &
 top=$!
 IO_PIDS+=("$top")
@@ -105,7 +105,7 @@ grep -aq "hunter2" "$WORK/session.err" "$WORK/session.out" "$WORK/session.aiop" 
 #    took the pty between the check and the open): let go of at once, said; nothing typed is read
 shell_start third late
 ln -s "$(cat "$WORK/third.path")" "$WORK/ttyLATE"
-timeout 120 "$TOP" -v "$WORK/ttyLATE" --report > "$WORK/late.out" 2> "$WORK/late.err" < /dev/null &
+timeout --foreground 120 "$TOP" -v "$WORK/ttyLATE" --report > "$WORK/late.out" 2> "$WORK/late.err" < /dev/null &
 top=$!
 IO_PIDS+=("$top")
 wait_for_text "$WORK/late.err" "opened $WORK/ttyLATE" 60 || fail "aioprof-top did not open the pty"

@@ -34,9 +34,12 @@ expect 2 "one input" -- --demo --replay x
 expect 2 "--sort takes" -- --sort fastest --replay x
 expect 2 "--slow needs a number from 0.001" -- --replay x --slow 0
 expect 2 "one port only" -- /dev/a /dev/b
-expect 2 "--report or --json" -- --report --json --replay x
+expect 2 "choose one of --report, --json and --json-lines" -- --report --json --replay x
+expect 2 "choose one of --report, --json and --json-lines" -- --json-lines --report --replay x
+expect 2 "--interval needs a number from 0.01" -- --json-lines -d 0 --replay x
 
-expect 1 "no such port: $WORK/ttyNOPE" -- "$WORK/ttyNOPE" --report
+# (without --no-reconnect a port not there yet is waited for: tests/e2e/board_wait.sh)
+expect 1 "no such port: $WORK/ttyNOPE" -- "$WORK/ttyNOPE" --report --no-reconnect
 expect 1 "no such file: $WORK/nope.aiop" -- --replay "$WORK/nope.aiop" --report
 : > "$WORK/empty"
 expect 1 "is empty" -- --replay "$WORK/empty" --report
@@ -68,9 +71,11 @@ expect 1 "exists; add --force" -- "$WORK/ttyA" -w "$WORK/exists.aiop" --report
 
 # A port another program holds (flock, as tio and pyserial do) is busy.
 real=$(readlink -f "$WORK/ttyA")
-flock --no-fork "$real" sleep 30 &
+flock --no-fork "$real" sleep 600 &
 IO_PIDS+=($!)
-sleep 0.3
+# held: another try to take the lock would have to wait (exit 99 with -E 99)
+locked() { local rc=0; flock -n -E 99 "$real" true 2>/dev/null || rc=$?; [ "$rc" = 99 ]; }
+wait_until locked || fail "flock did not take the lock on $real"
 expect 1 "is busy: another program has it open" -- "$WORK/ttyA" --report --duration 1
 kill "${IO_PIDS[-1]}"; wait "${IO_PIDS[-1]}" 2>/dev/null || true
 

@@ -19,8 +19,12 @@ for path in libserialport termios; do
     pty_start "$WORK/tty-$path" "$WORK/raw.bin"
     preload=
     [ "$path" = libserialport ] && preload=$shim
-    LD_PRELOAD=$preload "$TOP" "$WORK/tty-$path" --verbose --duration 2 --json \
-        > "$WORK/$path.json" 2> "$WORK/$path.err" || fail "$path: exited $?: $(grep -v ^device: "$WORK/$path.err")"
+    # read until the pty has given everything, then Ctrl-C
+    LD_PRELOAD=$preload "$TOP" "$WORK/tty-$path" --verbose --json > "$WORK/$path.json" 2> "$WORK/$path.err" &
+    top_pid=$!
+    IO_PIDS+=("$top_pid")
+    pty_drained "$WORK/tty-$path"
+    top_stop "$top_pid" || fail "$path: exited $?: $(grep -v ^device: "$WORK/$path.err")"
     grep -q "opened $WORK/tty-$path (/dev/pts/[0-9]*) through $path" "$WORK/$path.err" \
         || fail "$path was not used: $(grep -v ^device: "$WORK/$path.err")"
     python3 - "$WORK/truth.json" "$WORK/$path.json" <<'PY' || fail "$path: the figures differ from the capture's"

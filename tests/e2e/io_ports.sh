@@ -13,29 +13,33 @@ if [ ! -e "$fake" ]; then
 fi
 ports() { env AIOPROF_FAKE_PORTS="$1" LD_PRELOAD="$fake" "${@:2}"; }
 
-# ---- no ports at all
+# ---- no ports at all (without --no-reconnect it waits for a board: tests/e2e/board_wait.sh)
 ports "" "$TOP" --list > "$WORK/list0.txt" || fail "--list with no ports exited $?"
 grep -q '^no serial ports found$' "$WORK/list0.txt" || fail "--list with no ports: $(cat "$WORK/list0.txt")"
 set +e
-ports "" "$TOP" --report --duration 1 > /dev/null 2> "$WORK/none.err"
+ports "" "$TOP" --report --duration 1 --no-reconnect > /dev/null 2> "$WORK/none.err"
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || fail "no board: exit $rc, want 1"
 grep -q 'no MicroPython board found' "$WORK/none.err" || fail "no board: $(cat "$WORK/none.err")"
 
-# ---- a Pico (on a real pty, fed by the simulator) beside a plain UART and an unknown USB device
-"$SIM" -w seed --clock real --duration 30 --pty --pty-link "$WORK/sim.link" -q 2> "$WORK/sim.err" &
-IO_PIDS+=($!)
-wait_for_text "$WORK/sim.link" '^/dev/' 5 || fail "the simulator gave no pty: $(cat "$WORK/sim.err")"
-pico=$(cat "$WORK/sim.link")
+# ---- a Pico (on a real pty that gives a capture of the simulator) beside a plain UART and an
+# unknown USB device
+"$SIM" -w seed --duration 10 -q -o "$WORK/seed.bin"
+pty_start "$WORK/pico" "$WORK/seed.bin"
+pico=$(readlink "$WORK/pico")
 list="/dev/ttyS0,0,0,,,;$pico,2e8a,0005,MicroPython,Board in FS mode,e6614c311b7e6f35;/dev/ttyUSB7,0403,6001,FTDI,FT232R,A12"
 ports "$list" "$TOP" --list > "$WORK/list1.txt" || fail "--list exited $?"
 grep -qE "^$pico  usb 2e8a:0005  manufacturer: MicroPython  product: Board in FS mode  serial: e6614c311b7e6f35  \[MicroPython board\]$" \
     "$WORK/list1.txt" || fail "--list does not show the Pico as a board: $(cat "$WORK/list1.txt")"
 grep -qE '^/dev/ttyS0  16550A UART \(fake\)$' "$WORK/list1.txt" || fail "--list lost the plain UART"
 grep -qE '^/dev/ttyUSB7  usb 0403:6001 .*serial: A12$' "$WORK/list1.txt" || fail "--list marks the FTDI device as a board"
-ports "$list" "$TOP" --report --duration 4 -v > "$WORK/picked.txt" 2> "$WORK/picked.err" ||
-    fail "with one board, aioprof-top exited $?: $(cat "$WORK/picked.err")"
+# env execs aioprof-top: the background job's pid is its own, for Ctrl-C
+env AIOPROF_FAKE_PORTS="$list" LD_PRELOAD="$fake" "$TOP" --report -v > "$WORK/picked.txt" 2> "$WORK/picked.err" &
+top_pid=$!
+IO_PIDS+=("$top_pid")
+pty_drained "$WORK/pico"
+top_stop "$top_pid" || fail "with one board, aioprof-top exited $?: $(cat "$WORK/picked.err")"
 grep -q "using $pico" "$WORK/picked.err" || fail "the Pico was not picked: $(cat "$WORK/picked.err")"
 grep -qE '(│|\|) slow ' "$WORK/picked.txt" || fail "nothing read from the picked board: $(cat "$WORK/picked.txt")"
 

@@ -10,20 +10,19 @@ source "$(dirname "$0")/io_common.bash"
 once=$(json "$WORK/part.json" '[t["count"] for t in j["tasks"] if t["name"] == "slow"][0]')
 [ "$once" -gt 0 ] || fail "the capture has no slow slices"
 
-# plugged in: the first part; unplugged; plugged in again: the same device, started again
+# plugged in: the first part; unplugged once aioprof-top has read all of it; plugged in again: the
+# same device, started again
 pty_start "$WORK/ttyFAKE" "$WORK/part.bin"
 "$TOP" "$WORK/ttyFAKE" --json -w "$WORK/session.aiop" > "$WORK/live.json" 2> "$WORK/live.err" &
 top_pid=$!
 IO_PIDS+=("$top_pid")
-sleep 1
+pty_drained "$WORK/ttyFAKE"
 pty_stop "$WORK/ttyFAKE"
-wait_for_text "$WORK/live.err" "went away; waiting for it to come back" 5 || fail "no word of the unplug: $(cat "$WORK/live.err")"
-sleep 0.5
+wait_for_text "$WORK/live.err" "went away; waiting for it to come back" || fail "no word of the unplug: $(cat "$WORK/live.err")"
 pty_start "$WORK/ttyFAKE" "$WORK/part.bin"
-wait_for_text "$WORK/live.err" "is back" 5 || fail "no reconnect: $(cat "$WORK/live.err")"
-sleep 1
-kill -INT "$top_pid"
-wait "$top_pid" || fail "aioprof-top exited $? after the reconnect: $(cat "$WORK/live.err")"
+wait_for_text "$WORK/live.err" "is back" || fail "no reconnect: $(cat "$WORK/live.err")"
+pty_drained "$WORK/ttyFAKE"
+top_stop "$top_pid" || fail "aioprof-top exited $? after the reconnect: $(cat "$WORK/live.err")"
 [ "$(grep -c "went away" "$WORK/live.err")" = 1 ] || fail "the unplug was not said exactly once: $(cat "$WORK/live.err")"
 
 twice=$(json "$WORK/live.json" '[t["count"] for t in j["tasks"] if t["name"] == "slow"][0]')
@@ -45,17 +44,18 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 sys.exit(0 if a["tasks"] == b["tasks"] and a["stream"] == b["stream"] else 1)
 PY
 
-# --no-reconnect: exit 1 when the port goes away
+# --no-reconnect: exit 1 when the port goes away, with the report of everything read before
 pty_stop "$WORK/ttyFAKE"
 pty_start "$WORK/ttyFAKE" "$WORK/part.bin"
 "$TOP" "$WORK/ttyFAKE" --json --no-reconnect > "$WORK/nr.json" 2> "$WORK/nr.err" &
 top_pid=$!
 IO_PIDS+=("$top_pid")
-sleep 1
+pty_drained "$WORK/ttyFAKE"
 pty_stop "$WORK/ttyFAKE"
 rc=0
 wait "$top_pid" || rc=$?
 [ "$rc" = 1 ] || fail "--no-reconnect exited $rc: $(cat "$WORK/nr.err")"
 grep -q "$WORK/ttyFAKE went away (--no-reconnect" "$WORK/nr.err" || fail "message: $(cat "$WORK/nr.err")"
-[ "$(json "$WORK/nr.json" 'j["stream"]["bytes"]')" -gt 0 ] || fail "no report of what was read before: $(head -c 600 "$WORK/nr.json") $(cat "$WORK/nr.err")"
+[ "$(json "$WORK/nr.json" 'j["stream"]["bytes"]')" = "$(stat -c %s "$WORK/part.bin")" ] ||
+    fail "the report lacks bytes read before the unplug: $(head -c 600 "$WORK/nr.json") $(cat "$WORK/nr.err")"
 echo "io_reconnect: all checks passed"

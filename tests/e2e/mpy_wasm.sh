@@ -3,7 +3,8 @@
 # (@micropython/micropython-webassembly-pyscript, the version pinned in
 # tests/micropython/package-lock.json) under Node.js. Runs the golden vectors through the
 # fallback, then every asyncio test script without the hook and with it; aioprof-top reads each
-# capture and check_report.py compares its report with what the script measured itself.
+# capture and check_report.py compares its report with what the script measured itself. Then the
+# scenarios of a board's life (tests/micropython/life.py) with the Python engine.
 #
 # Skips (exit 0) only when node or npm is missing and CI is not set.
 set -u
@@ -64,6 +65,19 @@ for script in "$here"/aio_*.py; do
     fi
     # this port's ticks_us counts milliseconds: a slice may look a tick longer or shorter
     python3 "$here/check_report.py" "$out/$name.json" "$out/$name.device" "$out/$name.baseline.txt" 1000 1000 || fail=1
+done
+# A board's life (tests/micropython/life.py; life_check.py says what each scenario guarantees).
+# Not here: traceback (this port has no native code emitter, so the Python wrapper's frames stay
+# in tracebacks), end_exit (no sys.atexit) and reimport (its asyncio has no run()).
+for s in write_none write_partial burst end_return empty label; do
+    echo "== life: $s"
+    node "$here/run_wasm.mjs" life none "$s" "$out/life.$s.none.out" "$out/life.$s.none.err" || {
+        echo "FAIL life $s: fails without the hook"; fail=1; continue; }
+    if ! node "$here/run_wasm.mjs" life python "$s" "$out/life.$s.python.out" "$out/life.$s.python.err"; then
+        echo "FAIL life $s: fails with the hook"; cat "$out/life.$s.python.err"; fail=1; continue
+    fi
+    python3 "$here/life_check.py" "$s" "$top" "$out/life.$s.python.out" "$out/life.$s.python.err" \
+        "$out/life.$s.none.out" "$out/life.$s.none.err" 1000 || fail=1
 done
 [ $fail -eq 0 ] && echo "mpy_wasm: ok" || echo "mpy_wasm: FAILED (files in $out)"
 exit $fail

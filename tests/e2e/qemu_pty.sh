@@ -13,11 +13,13 @@ qemu_build
 
 : >"$QEMU_TMP/qemu.out"
 # shellcheck disable=SC2046
-timeout 60 $(qemu_cmd) -serial pty -kernel "$QEMU_FW/demo.elf" >"$QEMU_TMP/qemu.out" 2>&1 &
+timeout 150 $(qemu_cmd) -serial pty -kernel "$QEMU_FW/demo.elf" >"$QEMU_TMP/qemu.out" 2>&1 &
 qemu=$!
 QEMU_PIDS+=("$qemu")
+# every wait below is for a condition, with a deadline far beyond what a loaded machine needs
 pty=
-for _ in $(seq 100); do
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ]; do
     pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$QEMU_TMP/qemu.out")
     [ -n "$pty" ] && break
     sleep 0.05
@@ -34,11 +36,12 @@ for line in sys.stdin:
     os.write(fd, line.strip().encode())' "$pty"; }
 QEMU_PIDS+=("$HOLDER_PID")
 
-"$QEMU_TOP" "$pty" --json --duration 45 >"$QEMU_TMP/live.json" 2>"$QEMU_TMP/live.err" &
+"$QEMU_TOP" "$pty" --json --duration 140 >"$QEMU_TMP/live.json" 2>"$QEMU_TMP/live.err" &
 top=$!
 QEMU_PIDS+=("$top")
 opened=0
-for _ in $(seq 100); do
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ]; do
     for fd in /proc/"$top"/fd/*; do
         [ "$(readlink "$fd" 2>/dev/null)" = "$pty" ] && opened=1
     done
@@ -49,7 +52,8 @@ done
 
 echo g >&"${HOLDER[1]}"
 done_seen=0
-for _ in $(seq 300); do
+end=$((SECONDS + 120))
+while [ $SECONDS -lt $end ]; do
     grep -q '^device: demo: done' "$QEMU_TMP/live.err" && { done_seen=1; break; }
     kill -0 "$top" 2>/dev/null || break
     sleep 0.1

@@ -30,42 +30,39 @@ open(sys.argv[2], 'wb').write(b'\x00'.join(segs))
 PY
 
 tui_start 120 40 C.UTF-8 -r "$TUI_WORK/hostile.bin"
-tui_wait 'end of recording' 20 || fail "the replay did not reach its end"
-sleep 0.5
-tui_capture
+tui_wait 'end of recording' || fail "the replay did not reach its end"
 # the name is shown escaped, at the top (it is still the hog); the screen was not cleared
-grep -qF '\e[2J' "$TUI_SHOT" || fail "the hostile name is not shown as \\e[2J"
-first=$(grep -nE '^(\\e\[2J|quicker|main) ' "$TUI_SHOT" | head -1)
-case "$first" in *'\e[2J'*) ;; *) fail "the renamed hog is not the first row: $first" ;; esac
+escaped_name() { grep -qF '\e[2J' "$TUI_SHOT"; }
+tui_until "the hostile name is not shown as \\e[2J" escaped_name
+hog_first() { grep -nE '^(\\e\[2J|quicker|main) ' "$TUI_SHOT" | head -1 | grep -qF '\e[2J'; }
+tui_until "the renamed hog is not the first row" hog_first
 tui_has 'aioprof-sim seed, protocol 1'
 tui_has '^name '
 tui_has 'dropped 0 +CRC errors 0'
 # the device text pane shows the escapes as text
 tui_has 'device output'
 # every other line the simulator printed is hostile: each shows at least one visible escape
-awk 'seen { print } /device output/ { seen = 1 }' "$TUI_SHOT" >"$TUI_WORK/pane.txt"
-grep -qE 'line [0-9]+' "$TUI_WORK/pane.txt" || fail "no device text in the pane"
-grep -qE '\\(e|a|b|r|x[0-9a-f]{2})' "$TUI_WORK/pane.txt" || fail "no escaped device text in the pane"
+pane() { awk 'seen { print } /device output/ { seen = 1 }' "$TUI_SHOT"; }
+pane_has() { pane | grep -qE -- "$1"; }
+tui_until "no device text in the pane" pane_has 'line [0-9]+'
+tui_until "no escaped device text in the pane" pane_has '\\(e|a|b|r|x[0-9a-f]{2})'
 # nothing raw reached tmux: its own copy of the screen holds no control characters
-tmux -L "$TUI_SOCK" capture-pane -p -e >"$TUI_WORK/raw.txt"
+tui_tmux capture-pane -p -e >"$TUI_WORK/raw.txt"
 if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]' "$TUI_WORK/raw.txt"; then
     fail "control characters reached the terminal"
 fi
 tui_key q
-tui_wait 'EXIT=0' 5 || fail "q did not end the program with 0"
-tmux -L "$TUI_SOCK" kill-server 2>/dev/null || true
-TUI_SOCK=${TUI_SOCK}c # a fresh server: the old one may still be on its way out
+tui_wait 'EXIT=0' || fail "q did not end the program with 0"
 
 # ---- the C locale: ASCII only, ASCII marks
 tui_start 100 30 C -r "$TUI_WORK/seed.bin"
-tui_wait 'end of recording' 20 || fail "the replay did not reach its end (C locale)"
-sleep 0.5
-tui_capture
+tui_wait 'end of recording' || fail "the replay did not reach its end (C locale)"
 tui_has 'vtotal ms'
 tui_has '^slow '
+tui_settle
 if LC_ALL=C grep -qP '[\x80-\xff]' "$TUI_SHOT"; then
     fail "non-ASCII bytes on the screen in the C locale"
 fi
 tui_key q
-tui_wait 'EXIT=0' 5 || fail "q did not end the program with 0"
+tui_wait 'EXIT=0' || fail "q did not end the program with 0"
 echo "ok: tui_hostile"

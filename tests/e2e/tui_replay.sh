@@ -10,17 +10,17 @@ source "$(dirname "$0")/tui_common.bash"
 truth=$TUI_WORK/truth.json
 
 tui_start 120 40 C.UTF-8 -r "$TUI_WORK/x.bin"
-tui_wait 'end of recording' 20 || fail "the replay did not reach its end"
-tui_wait '^slow ' 5 || fail "no row for slow"
+tui_wait 'end of recording' || fail "the replay did not reach its end"
+tui_wait '^slow ' || fail "no row for slow"
 
 # ---- the rows against the truth: count, total ms (exact, 3 decimals), slow slices
 for name in slow quicker main; do
     want_count=$(json "$truth" "[t['count'] for t in j['tasks'] if t['name']=='$name'][0]")
     want_total=$(json "$truth" "'%.3f' % ([t['total_us'] for t in j['tasks'] if t['name']=='$name'][0] / 1000)")
     want_slow=$(json "$truth" "[t['slow'] for t in j['tasks'] if t['name']=='$name'][0]")
-    [ "$(tui_field "$name" 3)" = "$want_count" ] || fail "$name: count $(tui_field "$name" 3), truth $want_count"
-    [ "$(tui_field "$name" 4)" = "$want_total" ] || fail "$name: total $(tui_field "$name" 4), truth $want_total"
-    [ "$(tui_field "$name" 8)" = "$want_slow" ] || fail "$name: slow $(tui_field "$name" 8), truth $want_slow"
+    tui_until "$name: count is not the truth's $want_count" tui_field_is "$name" 3 "$want_count"
+    tui_until "$name: total is not the truth's $want_total" tui_field_is "$name" 4 "$want_total"
+    tui_until "$name: slow is not the truth's $want_slow" tui_field_is "$name" 8 "$want_slow"
 done
 # sorted by total: the truth's order
 order=$(json "$truth" "' '.join(t['name'] for t in sorted(j['tasks'], key=lambda t: -t['total_us']))")
@@ -57,7 +57,8 @@ tui_has '▼total ms'
 tui_key g
 tui_has 'by instance'
 tui_has '^task '
-grep -E '^slow #2 ' "$TUI_SHOT" | grep -q 'main #1' || fail "the slow instance does not name main #1 as its creator"
+created_by_main() { grep -E '^slow #2 ' "$TUI_SHOT" | grep -q 'main #1'; }
+tui_until "the slow instance does not name main #1 as its creator" created_by_main
 tui_key g
 tui_has 'by name'
 
@@ -77,9 +78,15 @@ tui_has '^quicker '
 tui_lacks '^slow '
 tui_key u
 tui_has 'filter: qu'
-tui_key Enter
-tui_has 'filter: qu'
+# Enter ends the editing and keeps the filter: a letter is a key again (n sorts by name), not
+# more of the filter
+tui_key Enter n
+tui_has 'name▲'
+tui_has 'filter: qu *$'
+tui_has '^quicker '
 tui_lacks '^slow '
+tui_key t
+tui_has '▼total ms'
 tui_key Escape
 tui_lacks 'filter:'
 tui_has '^slow '
@@ -101,31 +108,28 @@ tui_key x
 tui_lacks 'aioprof-top keys'
 
 # ---- resize: 40x10 keeps name, total, share and max (the most important), and nothing spills over
-tmux -L "$TUI_SOCK" resize-window -x 40 -y 10
-sleep 0.6
-tui_capture
-[ "$(wc -L <"$TUI_SHOT")" -le 40 ] || fail "a line is wider than 40 columns"
-[ "$(wc -l <"$TUI_SHOT")" -le 10 ] || fail "more than 10 lines"
+# fits COLS ROWS: no line of the screen is wider than COLS, and it has at most ROWS lines
+fits() { [ "$(wc -L <"$TUI_SHOT")" -le "$1" ] && [ "$(wc -l <"$TUI_SHOT")" -le "$2" ]; }
+tui_tmux resize-window -x 40 -y 10
+tui_until "the screen does not fit 40x10" fits 40 10
 tui_has 'total ms'
 tui_has ' %'
 tui_has 'max ms'
 tui_lacks 'count'
 tui_lacks 'mean ms'
 want_total=$(json "$truth" "'%.3f' % ([t['total_us'] for t in j['tasks'] if t['name']=='slow'][0] / 1000)")
-[ "$(tui_field slow 2)" = "$want_total" ] || fail "at 40 columns slow shows total $(tui_field slow 2)"
-tmux -L "$TUI_SOCK" resize-window -x 200 -y 50
-sleep 0.6
-tui_capture
+tui_until "at 40 columns slow does not show its total $want_total" tui_field_is slow 2 "$want_total"
+tui_tmux resize-window -x 200 -y 50
 for head in inst count 'total ms' 'max ms' 'mean ms' slow errors; do tui_has "$head"; done
 
 # ---- reset: the figures start again, the rows of the live tasks stay at zero
+slow_cleared() { local c; c=$(tui_field slow 3); [ -z "$c" ] || [ "$c" = 0 ]; }
 tui_key r
 tui_has 'time 0\.00 s'
-c=$(tui_field slow 3)
-[ -z "$c" ] || [ "$c" = 0 ] || fail "after r, slow still shows $c slices"
+tui_until "after r, slow still shows slices" slow_cleared
 
 # ---- quit: the program ends with 0 and the terminal is given back (the table is gone)
 tui_key q
-tui_wait 'EXIT=0' 5 || fail "q did not end the program with 0"
+tui_wait 'EXIT=0' || fail "q did not end the program with 0"
 tui_lacks 'by name'
 echo "ok: tui_replay"

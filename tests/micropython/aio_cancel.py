@@ -22,8 +22,12 @@ async def raiser():
     raise OSError(5)
 
 
+handled = asyncio.Event()
+
+
 def handler(loop, context):
     print("handler:", type(context["exception"]).__name__)
+    handled.set()
 
 
 async def main():
@@ -49,5 +53,6 @@ async def main():
     except OSError as e:
         print("awaited raiser:", e)
     asyncio.create_task(raiser())  # detached: nobody awaits it
-    await asyncio.sleep_ms(20)
+    # the loop's handler reports it once it has ended: wait for that, not for a time
+    await handled.wait()
     truth.report()

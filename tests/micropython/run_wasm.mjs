@@ -4,6 +4,8 @@
 //   node run_wasm.mjs script ENGINE SCRIPT.py CAPTURE   one asyncio test script; ENGINE python or
 //                                                        none (the script without the hook)
 //   node run_wasm.mjs golden VECTORS.txt CAPTURE        the golden vectors through the fallback
+//   node run_wasm.mjs life ENGINE SCENARIO OUT ERR      one scenario of life.py (stdout to OUT,
+//                                                        stderr to ERR)
 //
 // The package (@micropython/micropython-webassembly-pyscript, pinned in package.json) is looked
 // up from NODE_PATH or this directory. Its asyncio has no run(): the script's main() is started
@@ -23,7 +25,10 @@ async function loadPackage() {
 }
 
 function usage() {
-    process.stderr.write("usage: node run_wasm.mjs script ENGINE SCRIPT.py CAPTURE | golden VECTORS.txt CAPTURE\n");
+    process.stderr.write(
+        "usage: node run_wasm.mjs script ENGINE SCRIPT.py CAPTURE | golden VECTORS.txt CAPTURE | " +
+            "life ENGINE SCENARIO OUT ERR\n",
+    );
     process.exit(2);
 }
 
@@ -33,19 +38,21 @@ function put(mp, dir, file) {
 }
 
 async function main() {
-    const [mode, a, b, c] = process.argv.slice(2);
-    if (!mode || (mode === "script" && !c) || (mode === "golden" && !b)) usage();
+    const [mode, a, b, c, d] = process.argv.slice(2);
+    if (!mode || (mode === "script" && !c) || (mode === "golden" && !b) || (mode === "life" && !d)) usage();
     const { loadMicroPython } = await loadPackage();
     const chunks = [];
+    const errChunks = [];
     // linebuffer false: every byte as it is written, 0x00 and 0x0A included
     const mp = await loadMicroPython({
         stdout: (bytes) => chunks.push(Buffer.from(bytes)),
-        stderr: (bytes) => process.stderr.write(Buffer.from(bytes)),
+        stderr: (bytes) => (mode === "life" ? errChunks.push(Buffer.from(bytes)) : process.stderr.write(Buffer.from(bytes))),
         linebuffer: false,
     });
     mp.FS.mkdir("/aioprof");
     put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof.py"));
     put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof_fallback.py"));
+    put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof_frames.py"));
     put(mp, "/aioprof", path.join(here, "truth.py"));
     let ok = true;
     try {
@@ -56,6 +63,13 @@ async function main() {
                 "import sys\nsys.argv[:] = ['golden_fallback.py', '/aioprof/" + path.basename(a) +
                     "', '/aioprof']\nexec(open('/aioprof/golden_fallback.py').read(), {'__name__': '__main__'})\n",
             );
+        } else if (mode === "life") {
+            put(mp, "/aioprof", path.join(here, "life.py"));
+            mp.runPython("import sys\nsys.path.insert(0, '/aioprof')\nimport asyncio, life\n" +
+                "s = life.scenario('" + a + "', '" + b + "')\ns.setup()\n");
+            // started from outside any task, as asyncio.run starts a program's main
+            await mp.runPythonAsync("await asyncio.create_task(s.main())\n");
+            mp.runPython("s.finish()\n");
         } else {
             const engine = a;
             put(mp, "/aioprof", b);
@@ -74,7 +88,12 @@ async function main() {
         process.stderr.write("run_wasm: the Python side failed: " + err + "\n");
         ok = false;
     }
-    fs.writeFileSync(mode === "golden" ? b : c, Buffer.concat(chunks));
+    if (mode === "life") {
+        fs.writeFileSync(c, Buffer.concat(chunks));
+        fs.writeFileSync(d, Buffer.concat(errChunks));
+    } else {
+        fs.writeFileSync(mode === "golden" ? b : c, Buffer.concat(chunks));
+    }
     process.exit(ok ? 0 : 1);
 }
 

@@ -3,7 +3,7 @@
 simulator workload and of the ways a stream goes wrong, their simulator truth where one exists,
 and what aioprof-top made of each when the corpus was made (the expected outputs).
 
-Usage: make_corpus.py BUILD_DIR [OUT_DIR]
+Usage: make_corpus.py [--keep] BUILD_DIR [OUT_DIR]
 
 Run it once, with the build of the code whose output the corpus pins (then commit OUT_DIR, by
 default tests/replay/corpus): the captures are kept as bytes, not remade, so that a later change of
@@ -12,6 +12,11 @@ captures" that a reader must go on reading the same way. Before it writes an exp
 checks that output against the simulator's truth (tests/e2e/truth_compare.py, in the case's mode),
 so the expected files are not just a copy of a run. cases.txt lists every case: its name, the
 truth mode or "-", and how it was made.
+
+--keep: the captures (and truths) already in OUT_DIR stay as they are; only the cases not there yet
+are made, with BUILD_DIR's simulator. Every expected output is made again, by BUILD_DIR's
+aioprof-top. That is how the corpus moves to a new behaviour that is meant (say why in the commit)
+without losing the captures of the devices before it.
 """
 import json
 import lzma
@@ -25,7 +30,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 E2E = os.path.join(HERE, '..', 'e2e')
 sys.path.insert(0, E2E)
-from wire import frame_body, records, varint  # noqa: E402
+from wire import cobs_encode, crc16, frame_body, records, varint  # noqa: E402
 
 W30, W32 = 1 << 30, 1 << 32
 TRACED = ('seed', 'nested', 'text', 'drops-busy', 'clock-back-nested', 'dmg+flip', 'dmg+nostop', 'silence',
@@ -33,17 +38,24 @@ TRACED = ('seed', 'nested', 'text', 'drops-busy', 'clock-back-nested', 'dmg+flip
 
 
 class Corpus:
-    def __init__(self, build, out):
+    def __init__(self, build, out, keep=False):
         self.sim = os.path.join(build, 'device', 'sim', 'aioprof-sim')
         self.top = os.path.join(build, 'host', 'aioprof-top')
         self.out = out
+        # --keep: the captures there before this run, whose bytes are not made again
+        self.old = {f[:-len('.aiop')] for f in os.listdir(out) if f.endswith('.aiop')} if keep else set()
         self.cases = []
+
+    def kept(self, name):
+        return name in self.old
 
     def path(self, name, ext):
         return os.path.join(self.out, name + ext)
 
     def simulate(self, name, args, truth=True):
         """A capture of the simulator (and its truth): NAME.aiop, NAME.truth.json."""
+        if self.kept(name):
+            return open(self.path(name, '.aiop'), 'rb').read()
         cmd = [self.sim] + args + ['-q', '-o', self.path(name, '.aiop')]
         if truth:
             cmd += ['--truth', self.path(name, '.truth.json')]
@@ -52,9 +64,9 @@ class Corpus:
 
     def add(self, name, mode, how, data=None, truth_from=None):
         """A case: its capture (written when data is given), its truth (copied from truth_from's)."""
-        if data is not None:
+        if data is not None and not self.kept(name):
             open(self.path(name, '.aiop'), 'wb').write(data)
-        if truth_from is not None and truth_from != name:
+        if truth_from is not None and truth_from != name and not self.kept(name):
             shutil.copy(self.path(truth_from, '.truth.json'), self.path(name, '.truth.json'))
         self.cases.append((name, mode, how))
 
@@ -135,6 +147,44 @@ def without_last_frame(data):
     segs = segments(data)
     last = frame_indexes(segs)[-1]
     return b'\0'.join(segs[:last])
+
+
+def hello_cost_at(payload):
+    """Where a HELLO body's event_cost is (docs/protocol.md section 3), or None when it has none."""
+    i = 0
+    for field in ('version', 'tick_hz', 'tick_bits', 'ring', 'flags', 'boot', 'drain', 'dropped', 'platform'):
+        if field in ('tick_bits', 'flags'):
+            i += 1
+        else:
+            v, i = varint(payload, i)
+            if field == 'platform':
+                i += v
+    if i >= len(payload):
+        return None
+    _, i = varint(payload, i)  # period_ticks
+    return i if i < len(payload) else None
+
+
+def with_event_cost(data, cost):
+    """The capture with every HELLO saying that an event costs the device `cost` (1/1024 tick, under
+    128: one byte, as the 0 of the simulator it replaces), CRCs made again: what a device that knows
+    its cost sends."""
+    assert 0 < cost < 128
+    segs = segments(data)
+    for k, seg in enumerate(segs):
+        body = frame_body(seg) if seg else None
+        if body is None:
+            continue
+        body = bytearray(body)
+        for tag, start, end, _, _, payload in list(records(bytes(body))):
+            if tag == 0x70:
+                at = hello_cost_at(payload)
+                if at is not None:
+                    assert end - len(payload) + at == end - 1 and body[end - 1] < 0x80
+                    body[end - 1] = cost
+        body[-2:] = crc16(bytes(body[:-2])).to_bytes(2, 'little')
+        segs[k] = cobs_encode(bytes(body))
+    return b'\0'.join(segs)
 
 
 def rec_varint(v):
@@ -259,17 +309,32 @@ def make(c):
     rec = bytearray(recording([busy], 3))
     del rec[len(rec) // 2]
     c.add('rec-damaged', '-', 'a recording of busy with its middle byte deleted', bytes(rec))
+    # a device that says what an event costs it (the HELLO's event_cost): the overhead's two parts,
+    # over drops, device resets and link gaps
+    cost = with_event_cost(c.simulate('cost-seed', ['-w', 'seed', '--duration', '40']), 100)
+    c.add('cost-seed', 'exact', 'aioprof-sim -w seed --duration 40, every HELLO with event_cost 100', cost)
+    drops = with_event_cost(c.simulate('cost-drops', ['-w', 'busy', '--ring', '256', '--baud', '9600',
+                                                      '--duration', '20']), 100)
+    c.add('cost-drops', 'lower', 'aioprof-sim -w busy --ring 256 --baud 9600 --duration 20, event_cost 100',
+          drops)
+    c.add('cost-resets', '-', 'cost-seed, then cost-drops, then cost-seed again (two device resets)',
+          cost + drops + cost)
+    c.add('cost-relink', '-', 'a recording: cost-drops, the link down and up, cost-seed from its third',
+          recording([drops, 'down', 'up', cost[len(cost) // 3:]], 4))
     # the golden vectors' streams as they were when the corpus was made
     for name, data in golden_vectors().items():
         c.add('golden-' + name, '-', 'tests/golden/vectors.txt: ' + name, data)
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    keep = args[:1] == ['--keep']
+    args = args[keep:]
+    if len(args) not in (1, 2):
         sys.exit(__doc__)
-    out = sys.argv[2] if len(sys.argv) == 3 else os.path.join(HERE, 'corpus')
+    out = os.path.abspath(args[1]) if len(args) == 2 else os.path.join(HERE, 'corpus')
     os.makedirs(out, exist_ok=True)
-    c = Corpus(os.path.abspath(sys.argv[1]), out)
+    c = Corpus(os.path.abspath(args[0]), out, keep)
     make(c)
     c.expect()
     print('make_corpus: %d cases in %s' % (len(c.cases), out))

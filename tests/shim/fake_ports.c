@@ -3,7 +3,11 @@
  *
  *   name,vid,pid,manufacturer,product,serial;name,...     (vid 0: not a USB port)
  *
+ * or AIOPROF_FAKE_PORTS_FILE names a file holding that line, read again at every listing, so that
+ * a test can plug a board in while aioprof-top waits for one.
+ *
  * Opening a port is not faked: a test names a real path (a pty) when aioprof-top must open it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +22,27 @@ struct fake_port {
 };
 
 static struct fake_port fake_ports[FAKE_MAX];
+static char fake_file_line[4096];
+
+/* The description: AIOPROF_FAKE_PORTS_FILE's first line when it is set (empty when the file is
+ * not there), else AIOPROF_FAKE_PORTS. */
+static const char *fake_description(void)
+{
+    const char *path = getenv("AIOPROF_FAKE_PORTS_FILE");
+    if (path == NULL || path[0] == '\0') {
+        return getenv("AIOPROF_FAKE_PORTS");
+    }
+    fake_file_line[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        if (fgets(fake_file_line, sizeof fake_file_line, f) == NULL) {
+            fake_file_line[0] = '\0';
+        }
+        fclose(f);
+    }
+    fake_file_line[strcspn(fake_file_line, "\n")] = '\0';
+    return fake_file_line;
+}
 
 /* Copies the next comma-separated field of *s into out. */
 static void fake_field(const char **s, char *out, size_t size)
@@ -34,7 +59,7 @@ static void fake_field(const char **s, char *out, size_t size)
 
 enum sp_return sp_list_ports(struct sp_port ***list)
 {
-    const char *s = getenv("AIOPROF_FAKE_PORTS");
+    const char *s = fake_description();
     struct sp_port **out = calloc(FAKE_MAX + 1, sizeof *out);
     size_t n = 0;
     if (out == NULL) {

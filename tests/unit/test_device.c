@@ -371,7 +371,7 @@ static void init_rejects_bad_arguments(void **state)
     uint8_t ring[256];
     static uint8_t big[65536];
     fake_device_t *owner = fake_new(32, 0, 256);
-    aioprof_port_t port = {fake_ticks, fake_write, NULL, NULL, owner, 1000000, 32, "x", 0};
+    aioprof_port_t port = {fake_ticks, fake_write, NULL, NULL, owner, 1000000, 32, "x", 0, 0};
     assert_int_equal(aioprof_init(&p, &port, ring, 64), -1);
     assert_int_equal(aioprof_init(&p, &port, big, sizeof big), -1);
     assert_int_equal(aioprof_init(&p, &port, big, sizeof big - 1), 0);
@@ -437,6 +437,105 @@ static void drain_time_in_ticks(void **state)
     fake_free(d);
 }
 
+/* A clock that steps back while the port writes (the qemu port's races with its interrupt): the
+ * drain adds no time for it, not most of a wrap (which the host would show as an overhead of
+ * thousands of times the device's time); a later drain counts its own time again. */
+static void drain_time_ignores_a_step_back(void **state)
+{
+    (void)state;
+    for (unsigned bits = 30; bits <= 32; bits += 2) {
+        fake_device_t *d = fake_new(bits, 5000, 4096);
+        aioprof_task_t t;
+        aioprof_task_created(&d->prof, &t, "t", 1);
+        aioprof_enter(&d->prof, &t);
+        d->clock += 100;
+        aioprof_exit(&d->prof, &t, AIOPROF_EXIT_YIELD);
+        aioprof_flush(&d->prof);
+        d->write_ticks = (uint32_t)(0u - 1000u); /* the clock reads 1000 ticks less after the write */
+        assert_true(aioprof_drain(&d->prof) > 0);
+        assert_int_equal(d->prof.drain_ticks, 0);
+        d->clock += 2000;
+        aioprof_enter(&d->prof, &t);
+        aioprof_exit(&d->prof, &t, AIOPROF_EXIT_YIELD);
+        aioprof_flush(&d->prof);
+        d->write_ticks = 300;
+        assert_true(aioprof_drain(&d->prof) > 0);
+        assert_int_equal(d->prof.drain_ticks, 300);
+        fake_free(d);
+    }
+}
+
+/* Fills buf with prefix and then count copies of ch; returns the length. */
+static size_t repeat_utf8(char *buf, const char *prefix, const char *ch, int count)
+{
+    size_t n = strlen(prefix);
+    memcpy(buf, prefix, n);
+    for (int i = 0; i < count; i++) {
+        memcpy(buf + n, ch, strlen(ch));
+        n += strlen(ch);
+    }
+    return n;
+}
+
+/* Names and labels longer than the 48 bytes they share are cut at the start of the character that
+ * straddles the limit, never inside it; in bytes that are not UTF-8 the cut moves back at most
+ * three bytes. */
+static void names_cut_at_character_boundary(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *prefix, *ch;
+        int count;
+        size_t want; /* bytes kept: the prefix and the whole characters that fit */
+    } cases[] = {
+        {"a", "\xc3\xa9", 30, 1 + 23 * 2},        /* e-acute, 2 bytes: 47, not 48 */
+        {"", "\xe2\x82\xac", 20, 16 * 3},         /* euro sign, 3 bytes: exactly 48 */
+        {"x", "\xe2\x82\xac", 20, 1 + 15 * 3},    /* 46 */
+        {"xy", "\xe2\x82\xac", 20, 2 + 15 * 3},   /* 47 */
+        {"ab", "\xf0\x9f\x98\x80", 12, 2 + 11 * 4}, /* a 4-byte character: 46 */
+        {"", "\x80", 60, 45},                     /* not UTF-8: at most three bytes back */
+        {"short", "\xc3\xa9", 3, 5 + 3 * 2},      /* fits: unchanged */
+    };
+    fake_device_t *d = fake_new(32, 0, 4096);
+    enum { N = sizeof cases / sizeof cases[0] };
+    static aioprof_task_t tasks[N + 2];
+    static char names[N][256];
+    for (size_t i = 0; i < N; i++) {
+        size_t len = repeat_utf8(names[i], cases[i].prefix, cases[i].ch, cases[i].count);
+        aioprof_task_created(&d->prof, &tasks[i], names[i], len);
+        assert_int_equal(tasks[i].name_len, cases[i].want);
+    }
+    /* a label gets what the name leaves: 44 bytes after "slow", 43 after "abcde" */
+    static char label[256];
+    size_t label_len = repeat_utf8(label, "", "\xc3\xa9", 30);
+    aioprof_task_created(&d->prof, &tasks[N], "slow", 4);
+    aioprof_task_label(&d->prof, &tasks[N], label, label_len);
+    assert_int_equal(tasks[N].label_len, 44);
+    aioprof_task_created(&d->prof, &tasks[N + 1], "abcde", 5);
+    aioprof_task_label(&d->prof, &tasks[N + 1], label, label_len);
+    assert_int_equal(tasks[N + 1].label_len, 42);
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    size_t seen = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        const decoded_event_t *e = &dec->ev[i];
+        if (e->kind == AIOPROF_REC_TASK_NEW && e->id <= N) {
+            /* what the reader got is the name's first want bytes */
+            assert_int_equal(strlen(e->name), cases[e->id - 1].want);
+            assert_memory_equal(e->name, names[e->id - 1], cases[e->id - 1].want);
+            seen++;
+        }
+        if (e->kind == AIOPROF_REC_TASK_INFO && e->id > N) {
+            assert_int_equal(strlen(e->label), e->id == N + 1 ? 44 : 42);
+            assert_memory_equal(e->label, label, strlen(e->label));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, N + 2);
+    decoded_free(dec);
+    fake_free(d);
+}
+
 /* aioprof_close: the HELLO that says "stopped" is the last thing sent; nothing is recorded after
  * it, no heartbeat follows, and the hook becomes idle. With a port that takes nothing at first,
  * the HELLO (and the drop count before it) goes out once the port takes bytes again. */
@@ -491,6 +590,65 @@ static void close_says_stopped_last(void **state)
         decoded_free(dec);
         fake_free(d);
     }
+}
+
+/* aioprof_reopen after aioprof_close: recording goes on in the same run. After the stop HELLO comes a
+ * HELLO that is neither a start nor a stop, then the events; task ids and sequence numbers go on,
+ * and a period ends again. Without a close it changes nothing. */
+static void reopen_after_close_goes_on(void **state)
+{
+    (void)state;
+    fake_device_t *d = fake_new(32, 5, 4096);
+    aioprof_task_t a, b;
+    aioprof_task_created(&d->prof, &a, "a", 1);
+    aioprof_enter(&d->prof, &a);
+    d->clock += 100;
+    aioprof_exit(&d->prof, &a, AIOPROF_EXIT_RETURN);
+    aioprof_reopen(&d->prof); /* not closed: nothing happens */
+    assert_int_equal(d->prof.pending, 0);
+    aioprof_close(&d->prof);
+    for (int i = 0; i < 10 && !aioprof_idle(&d->prof); i++) {
+        aioprof_drain(&d->prof);
+    }
+    assert_true(aioprof_idle(&d->prof));
+    size_t stopped_at = d->out_len;
+    d->clock += 10000000; /* the program runs without asyncio for a while */
+    aioprof_reopen(&d->prof);
+    aioprof_task_created(&d->prof, &b, "b", 1);
+    aioprof_enter(&d->prof, &b);
+    d->clock += 200;
+    aioprof_exit(&d->prof, &b, AIOPROF_EXIT_YIELD);
+    d->clock += 1000000; /* a period ends again: the frame goes */
+    aioprof_drain(&d->prof);
+    assert_true(d->out_len > stopped_at);
+    aioprof_close(&d->prof);
+    fake_flush_all(d);
+    decoded_t *dec = decode_all(d->out, d->out_len);
+    assert_int_equal(dec->reader.stats.crc_errors, 0);
+    assert_int_equal(dec->reader.stats.lost_frames, 0);
+    unsigned hello_flags[8];
+    size_t hellos = 0, b_enter = 0;
+    for (size_t i = 0; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_HELLO && hellos < 8) {
+            hello_flags[hellos++] = dec->ev[i].flags;
+        }
+        if (dec->ev[i].kind == AIOPROF_REC_TASK_NEW && strcmp(dec->ev[i].name, "b") == 0) {
+            assert_int_equal(dec->ev[i].id, a.id + 1);
+        }
+        if (dec->ev[i].kind == AIOPROF_REC_ENTER && dec->ev[i].id == b.id) {
+            b_enter = i;
+            assert_true(dec->ev[i].time >= 5 + 100 + 10000000);
+        }
+    }
+    assert_int_equal(hellos, 4); /* the start, the stop, the reopening, the last stop */
+    assert_int_equal(hello_flags[0], AIOPROF_HELLO_FLAG_BOOT);
+    assert_int_equal(hello_flags[1], AIOPROF_HELLO_FLAG_STOPPED);
+    assert_int_equal(hello_flags[2], 0);
+    assert_int_equal(hello_flags[3], AIOPROF_HELLO_FLAG_STOPPED);
+    assert_true(b_enter > 0);
+    assert_int_equal(dec->ev[dec->n - 1].kind, AIOPROF_REC_HELLO);
+    decoded_free(dec);
+    fake_free(d);
 }
 
 /* The ring stays nearly full (the port takes a little now and then): the heartbeat at a period's
@@ -621,7 +779,10 @@ int main(void)
         cmocka_unit_test(heartbeat_and_periodic_hello_when_idle),
         cmocka_unit_test(init_rejects_bad_arguments),
         cmocka_unit_test(drain_time_in_ticks),
+        cmocka_unit_test(drain_time_ignores_a_step_back),
+        cmocka_unit_test(names_cut_at_character_boundary),
         cmocka_unit_test(close_says_stopped_last),
+        cmocka_unit_test(reopen_after_close_goes_on),
         cmocka_unit_test(heartbeat_carries_the_drop_count),
         cmocka_unit_test(hello_frame_carries_the_drop_count),
         cmocka_unit_test(heartbeats_that_could_not_go_are_said),

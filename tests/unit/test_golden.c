@@ -92,9 +92,10 @@ static void describe_record(void *user, const aioprof_record_t *r)
         quote(a, sizeof a, r->hello.platform, r->hello.platform_len);
         text_add(&d->out,
             "  hello version=%u tick_hz=%u tick_bits=%u ring=%u flags=%u boot=%u drain_ticks=%u dropped_total=%u "
-            "platform=%s period_ticks=%u\n",
+            "platform=%s period_ticks=%u event_cost=%u\n",
             r->hello.version, r->hello.tick_hz, r->hello.tick_bits, r->hello.ring_bytes, r->hello.flags,
-            r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a, r->hello.period_ticks);
+            r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a, r->hello.period_ticks,
+            r->hello.event_cost);
         break;
     case AIOPROF_REC_TASK_NEW:
     case AIOPROF_REC_TASK_INFO:
@@ -240,6 +241,17 @@ static size_t run_script(const char *script, uint8_t **out)
             aioprof_flush(&d->prof);
         } else if (strcmp(word, "close") == 0) {
             aioprof_close(&d->prof);
+        } else if (strcmp(word, "reopen") == 0) {
+            aioprof_reopen(&d->prof);
+        } else if (strcmp(word, "writetime") == 0) {
+            /* writetime N: the clock moves N ticks (negative: back) during each write call */
+            long long signed_ticks = 0;
+            assert_int_equal(sscanf(line, " writetime %lld", &signed_ticks), 1);
+            d->write_ticks = (uint32_t)signed_ticks;
+        } else if (strcmp(word, "cost") == 0) {
+            /* cost N: what an event costs the device, sent in the HELLOs from now on */
+            assert_int_equal(sscanf(line, " cost %llu", &v1), 1);
+            d->port.event_cost = (uint32_t)v1;
         } else if (strcmp(word, "refuse") == 0) {
             d->refuse = strstr(line, "on") != NULL;
         } else if (strcmp(word, "limit") == 0) {

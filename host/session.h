@@ -1,0 +1,77 @@
+/* One session of aioprof-top, shared by main.c (the loop: read, feed, the table, the link) and
+ * session_outputs.c (what the session makes: the pipeline and its outputs, opened when the input
+ * is, closed with a word at the end, and the report). Nothing else includes it. */
+#ifndef AIOPROF_SESSION_H
+#define AIOPROF_SESSION_H
+
+#include <stdint.h>
+
+#include "demo.h"
+#include "export_trace.h"
+#include "options.h"
+#include "pipeline.h"
+#include "recorder.h"
+#include "report_lines.h"
+#include "run.h"
+#include "source.h"
+#include "stderr_capture.h"
+#include "text_log.h"
+#include "top_view.h"
+
+typedef struct session {
+    const options_t *o;
+    source_t *src;
+    recorder_t *rec;
+    export_trace_t *trace; /* --export-trace */
+    text_log_t *log;       /* --log */
+    report_lines_t *lines; /* --json-lines */
+    run_t run;             /* --run */
+    int program_ended;     /* --run: the program ended (a report session ends with it) */
+    int lines_failed;      /* ... could not be written (errno): no more lines */
+    uint64_t now_us;       /* the latest time the source said (the session's time line) */
+    uint64_t feed_us;      /* the host time of the bytes being fed: the text lines' */
+    demo_t *demo;
+    pipeline_t *p;
+    top_view_t *view;    /* the live table, when it is the view */
+    top_status_t status; /* what the live table's header shows */
+    int paused;          /* a replay held by the live table's space key */
+    double speed;        /* the replay's pace */
+    stderr_capture_t err; /* while the table owns the terminal: stderr's lines come out here */
+    uint64_t last_us;    /* the latest host time seen */
+    uint64_t deadline_us; /* --duration: when the session ends (monotonic), or 0 */
+    int ended;           /* the input ended (a replay's end, a raw capture's) */
+    const char *end_how; /* what else ended the session: "q", "--duration", a signal */
+    view_kind_t kind;    /* the options' view, or VIEW_NONE (session_view_kind) */
+    uint64_t bytes;
+    char label[600];     /* the report's "source" */
+} session_t;
+
+/* The view the session has: the options' one, or VIEW_NONE when no view was asked for, there is no
+ * terminal for the table, and an output was (-w, --export-trace, --log). */
+view_kind_t session_view_kind(const options_t *o);
+
+/* A UTF-8 locale: box drawing and arrows in the table and the report. */
+int session_utf8(void);
+
+/* The pipeline (pc: its configuration, the trace's observer added here) and the outputs it feeds:
+ * --export-trace, --json-lines, --log, -w, made once the input is open. Returns 0, or an exit code
+ * after one sentence on stderr. */
+int session_outputs_open(session_t *s, pipeline_config_t *pc);
+
+/* --json-lines could not be written (errno): a reader that left (| head) ends the session quietly
+ * (EXIT_OK), anything else is said (EXIT_FAILURE_RUNTIME). */
+int session_lines_failed(session_t *s);
+
+/* The input is done (its end, a stop, an error): the pipeline finishes, --json-lines writes its
+ * last line. Returns rc, or the lines' exit code when they failed and rc was EXIT_OK. */
+int session_finish(session_t *s, int rc);
+
+/* The end: the outputs closed, each with a word when it is incomplete (or with -v), the trace
+ * told how the session ended (signal: the signal that stopped it, or 0), and the report printed.
+ * Returns rc, or the first failure's exit code when rc was EXIT_OK. */
+int session_outputs_close(session_t *s, int rc, int signal);
+
+/* Whatever is still open when the session never got going (a trace this run made is removed). */
+void session_outputs_free(session_t *s);
+
+#endif

@@ -1,0 +1,201 @@
+/* What a session makes (session.h): the pipeline and its outputs (the trace, the JSON lines, the
+ * text log, the recording), opened once the input is open and closed at the end with a word when
+ * one is incomplete; the report; and what the trace says of how the session ended. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* POSIX plus flock, cfmakeraw (ncursesw's pkg-config may set it too) */
+#endif
+#include "session.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+int session_utf8(void)
+{
+    const char *codeset = nl_langinfo(CODESET);
+    return codeset != NULL && strcmp(codeset, "UTF-8") == 0;
+}
+
+/* The report at the end: --report or --json. */
+static int session_report(session_t *s, view_kind_t view)
+{
+    report_options_t ro = {
+        .sort = s->o->sort,
+        .by_instance = s->o->instances,
+        .source = s->label,
+    };
+    ro.unicode = session_utf8();
+    int r = view == VIEW_JSON ? report_json(stdout, s->p, &ro) : report_text(stdout, s->p, &ro);
+    if (fflush(stdout) != 0 || r < 0) {
+        fputs("aioprof-top: cannot write the report to standard output.\n", stderr);
+        return EXIT_FAILURE_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+view_kind_t session_view_kind(const options_t *o)
+{
+    int outputs = o->write != NULL || o->export_trace != NULL || o->log != NULL;
+    if (o->view == VIEW_LIVE && outputs && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+        return VIEW_NONE;
+    return o->view;
+}
+
+int session_lines_failed(session_t *s)
+{
+    s->lines_failed = errno;
+    if (errno == EPIPE)
+        return EXIT_OK;
+    fprintf(stderr, "aioprof-top: cannot write the JSON lines to standard output: %s.\n", strerror(errno));
+    return EXIT_FAILURE_RUNTIME;
+}
+
+/* What ended the session, for a trace cut short. */
+static const char *session_end_how(const session_t *s, int signal)
+{
+    if (s->program_ended)
+        return "the end of the program";
+    if (s->ended)
+        return s->src->is_file ? "the end of the input" : "the end of the stream";
+    if (s->end_how != NULL)
+        return s->end_how;
+    switch (signal) {
+    case SIGINT: return "Ctrl-C";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "an error";
+    }
+}
+
+/* The trace says how the session ended; a replay stopped before its end says so on stderr too. */
+static void session_trace_ended(session_t *s, int signal)
+{
+    int cut = s->src != NULL && s->src->is_file && !s->ended;
+    export_trace_ended(s->trace, !cut, session_end_how(s, signal));
+    if (cut)
+        fprintf(stderr, "aioprof-top: the trace %s is cut short: %s stopped the replay at %.1f s of %s "
+                "(the file is valid; its otherData says \"complete\": false).\n", s->o->export_trace,
+                session_end_how(s, signal), source_file_position_s(s->src), s->src->name);
+}
+
+int session_outputs_open(session_t *s, pipeline_config_t *pc)
+{
+    const options_t *o = s->o;
+    char err[600];
+
+    if (o->export_trace != NULL) {
+        /* after the input: a recording that cannot be read leaves no empty trace behind */
+        s->trace = export_trace_open(o->export_trace, o->force, o->replay, s->label, err, sizeof err);
+        if (s->trace == NULL) {
+            fprintf(stderr, "aioprof-top: %s\n", err);
+            return EXIT_FAILURE_RUNTIME;
+        }
+        pc->observer = export_trace_observer();
+        pc->observer_user = s->trace;
+    }
+    s->p = pipeline_new(pc);
+    if (s->p == NULL) {
+        fputs("aioprof-top: out of memory.\n", stderr);
+        return EXIT_FAILURE_RUNTIME;
+    }
+    if (s->kind == VIEW_JSON_LINES) {
+        report_options_t ro = {.sort = o->sort, .by_instance = o->instances, .source = s->label};
+        double interval = o->interval_s > 0 ? o->interval_s : 1.0;
+        s->lines = report_lines_open(stdout, (uint64_t)(interval * 1e6), pc->slow_us, &ro);
+        if (s->lines == NULL) {
+            fputs("aioprof-top: out of memory.\n", stderr);
+            return EXIT_FAILURE_RUNTIME;
+        }
+    }
+    if (o->log != NULL) {
+        s->log = text_log_open(o->log, o->force, s->src->is_file, err, sizeof err);
+        if (s->log == NULL) {
+            fprintf(stderr, "aioprof-top: %s\n", err);
+            return EXIT_FAILURE_RUNTIME;
+        }
+    }
+    if (o->write != NULL) {
+        s->rec = recorder_open(o->write, o->force, s->label, o->baud, err, sizeof err);
+        if (s->rec == NULL) {
+            fprintf(stderr, "aioprof-top: %s\n", err);
+            return EXIT_FAILURE_RUNTIME;
+        }
+        if (o->verbose)
+            fprintf(stderr, "aioprof-top: recording to %s\n", o->write);
+    }
+    return EXIT_OK;
+}
+
+int session_finish(session_t *s, int rc)
+{
+    if (s->ended)
+        pipeline_end_of_input(s->p); /* the end of a recording: was anything left in the device? */
+    else
+        pipeline_finish(s->p);
+    report_lines_finish(s->lines, s->ended);
+    if (s->lines != NULL && !s->lines_failed && report_lines_end(s->lines, s->p, s->now_us) < 0) {
+        int lr = session_lines_failed(s);
+        if (rc == EXIT_OK)
+            rc = lr;
+    }
+    return rc;
+}
+
+int session_outputs_close(session_t *s, int rc, int signal)
+{
+    const options_t *o = s->o;
+    /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
+    if (s->trace != NULL) {
+        session_trace_ended(s, signal);
+        uint64_t events = export_trace_events(s->trace);
+        int tr = export_trace_close(s->trace);
+        s->trace = NULL;
+        if (tr < 0) {
+            fprintf(stderr, "aioprof-top: the trace %s is incomplete (see above).\n", o->export_trace);
+            if (rc == EXIT_OK)
+                rc = EXIT_FAILURE_RUNTIME;
+        } else if (o->verbose) {
+            fprintf(stderr, "aioprof-top: wrote %llu trace events to %s\n", (unsigned long long)events,
+                    o->export_trace);
+        }
+    }
+    uint64_t logged = text_log_lines(s->log);
+    if (text_log_close(s->log) < 0 && rc == EXIT_OK)
+        rc = EXIT_FAILURE_RUNTIME;
+    else if (o->verbose && o->log != NULL)
+        fprintf(stderr, "aioprof-top: wrote %llu lines of device text to %s\n", (unsigned long long)logged, o->log);
+    s->log = NULL;
+    if (recorder_close(s->rec, s->last_us) < 0 && rc == EXIT_OK && o->verbose)
+        fprintf(stderr, "aioprof-top: the recording %s is incomplete (see above).\n", o->write);
+    s->rec = NULL;
+    if (signal && o->verbose)
+        fprintf(stderr, "aioprof-top: stopped by signal %d\n", signal);
+    if (o->verbose)
+        fprintf(stderr, "aioprof-top: read %llu bytes from %s\n", (unsigned long long)s->bytes, s->label);
+    if (s->kind == VIEW_REPORT || s->kind == VIEW_JSON) {
+        int vr = session_report(s, s->kind);
+        if (rc == EXIT_OK)
+            rc = vr;
+    }
+    return rc;
+}
+
+void session_outputs_free(session_t *s)
+{
+    recorder_close(s->rec, s->last_us);
+    s->rec = NULL;
+    text_log_close(s->log);
+    s->log = NULL;
+    /* still open here only when the session never started: a trace this run made goes */
+    export_trace_discard(s->trace);
+    s->trace = NULL;
+    pipeline_free(s->p);
+    s->p = NULL;
+    report_lines_close(s->lines);
+    s->lines = NULL;
+}
