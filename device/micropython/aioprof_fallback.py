@@ -90,6 +90,8 @@ class Recorder(FrameWriter):
         self.drop_due = False  # a DROPPED must go before any event (its count may be 0)
         self.dropped_total = 0
         self.drain_ticks = 0
+        # periods so far, and in each task the period its name last went in: both count on here
+        # where C wraps them at 2^16, and are compared modulo 2^16 as C does
         self.period = 0
         self.seq = 0
         self.format = (_VERSION << 5) | (tick_bits - 1)
@@ -118,9 +120,11 @@ class Recorder(FrameWriter):
         # an event itself when the open frame has room; every path that changes what this reads
         # calls it before it returns
         self.fast = self.on and not (self.hello_due or self.drop_due or self.stopped)
-        # and the period an enter's task must have been announced in to take that way (never,
-        # when not fast)
-        self.gate = self.period if self.fast else -1
+        # and the period an enter's task must have been announced after to take that way (its
+        # name went less than _ANNOUNCE_EVERY periods ago; never, when not fast: no task's name
+        # went after this period). One comparison, exact while a task's last announcement is
+        # less than 2^16 periods old; an older one takes the general path, which compares as C.
+        self.gate = self.period - _ANNOUNCE_EVERY if self.fast else self.period
 
     # ---- the profiler (device/aioprof.c) ----
 
@@ -227,7 +231,7 @@ class Recorder(FrameWriter):
             self._write_task(_OP_TASK_NEW, t)
         else:
             self._drop()
-            t.announced = (self.period - _ANNOUNCE_EVERY) & 0xFFFF
+            t.announced = self.period - _ANNOUNCE_EVERY
         if label:
             self.label(t, label)
         self._refresh()
@@ -240,7 +244,7 @@ class Recorder(FrameWriter):
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
         now = self.ticks() & self.mask
-        t.announced = (self.period - _ANNOUNCE_EVERY) & 0xFFFF
+        t.announced = self.period - _ANNOUNCE_EVERY
         if self._write_pending(now) and self._frame_room(now, _TASK_ROOM):
             self._write_task(_OP_TASK_INFO, t)
             t.announced = self.period
@@ -258,7 +262,8 @@ class Recorder(FrameWriter):
         self._exit_at(t, kind, self.ticks() & self.mask)
 
     # The general paths of an event at tick now. The wrapper (_run) writes the common case itself
-    # (fast, the name sent this period, room in the open frame) exactly as these would.
+    # (fast, the name sent less than _ANNOUNCE_EVERY periods ago, room in the open frame) exactly
+    # as these would.
 
     def _enter_at(self, t, now):
         if self.stopped and not self._reopened():
@@ -336,7 +341,7 @@ class Recorder(FrameWriter):
 
     def _period_end(self, now):
         self.deadline = (now + self.period_len) & self.mask
-        self.period = (self.period + 1) & 0xFFFF
+        self.period += 1
         if self.period % _HELLO_EVERY == 0 and not self.hello_due:
             self.hello_due = 1
         self._write_pending(now)
@@ -467,10 +472,11 @@ class Wrapped:
 
 
 # The generator behind a Wrapped: one loop turn per resume, that is per slice. An event's common
-# case (nothing owed before it, its task's name sent this period, room in the open frame) is
-# written here, byte for byte as Recorder._enter_at/_exit_at would write it; anything else goes to
-# them. top: the task was created outside any task (its end may be the program's); auto: drain
-# between slices and stop at top's end (off for the golden vectors, which script both).
+# case (nothing owed before it, its task's name sent less than _ANNOUNCE_EVERY periods ago, room in
+# the open frame) is written here, byte for byte as Recorder._enter_at/_exit_at would write it;
+# anything else goes to them. top: the task was created outside any task (its end may be the
+# program's); auto: drain between slices and stop at top's end (off for the golden vectors, which
+# script both).
 #
 # Compiled at import as machine code where the port can (@micropython.native): then an exception
 # of the task passes through it without a traceback line, and a resume costs a third of the
@@ -497,7 +503,7 @@ def _run(R, coro, t, top, auto):
             exc = e
         now = ticks() & mask
         outer = R.current
-        if t.announced == R.gate and R.budget >= 11:
+        if t.announced > R.gate and R.budget >= 11:
             head = R.head
             start = head
             dt = (now - R.last) & mask
