@@ -71,10 +71,13 @@ static void main_signals(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
-/* The report's and the header's name of the input: a port by its stable name once it is known. */
+/* The report's and the header's name of the input: a port by its stable name once it is known;
+ * a replay by its file's, also when its recording's link came back. */
 static void main_label(session_t *s)
 {
-    if (s->demo != NULL)
+    if (s->o->replay != NULL)
+        snprintf(s->label, sizeof s->label, "%s", s->src->name);
+    else if (s->demo != NULL)
         snprintf(s->label, sizeof s->label, "demo (aioprof-sim on %s)", s->src->name);
     else
         snprintf(s->label, sizeof s->label, "%s @ %d", s->src->name, s->o->baud);
@@ -92,7 +95,7 @@ static int main_open_input(session_t *s)
         s->src = source_file_open(o->replay, speed, o->verbose, err, sizeof err);
         if (s->src == NULL)
             goto error;
-        snprintf(s->label, sizeof s->label, "%s", s->src->name);
+        main_label(s);
         return 0;
     }
     const char *path = o->port;
