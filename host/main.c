@@ -149,10 +149,11 @@ static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_u
         return;
     s->feed_us = host_us;
     recorder_data(s->rec, host_us, data, (size_t)n);
-    uint64_t before = pipeline_stats(s->p)->elapsed_us;
+    /* not pipeline_stats: it would sum the name rows after every read */
+    uint64_t before = pipeline_elapsed_us(s->p);
     pipeline_feed(s->p, data, (size_t)n);
     if (s->replay != NULL)
-        replay_fed(s->replay, before, pipeline_stats(s->p)->elapsed_us);
+        replay_fed(s->replay, before, pipeline_elapsed_us(s->p));
     report_lines_feed(s->lines, data, (size_t)n);
     s->bytes += (uint64_t)n;
 }

@@ -195,3 +195,8 @@ const struct stats *pipeline_stats(const pipeline_t *p)
     stats_sync(&((pipeline_t *)p)->stats);
     return &p->stats;
 }
+
+uint64_t pipeline_elapsed_us(const pipeline_t *p)
+{
+    return p->stats.elapsed_us;
+}

@@ -118,5 +118,8 @@ void pipeline_reset_stats(pipeline_t *p);
 /* The statistics, their name rows up to date with every slice so far. Call it again after more
  * bytes went through: the name rows are brought up to date here (struct stats: stats_sync). */
 const struct stats *pipeline_stats(const pipeline_t *p);
+/* The device time the statistics have seen (struct stats: elapsed_us), without bringing the name
+ * rows up to date: cheap enough for every read (a replay's pace). */
+uint64_t pipeline_elapsed_us(const pipeline_t *p);
 
 #endif
