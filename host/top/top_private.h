@@ -6,7 +6,7 @@
  *   top_keys.c        keys to actions
  *   top_draw*.c       drawing (top_draw.h): primitives, header, table, pane and footer, help
  *   top_format.c      pure rendering rules, no state (unit-tested)
- * Nothing outside host/top/ includes this file. */
+ * Nothing outside host/top/ includes this file but a unit test (tests/unit/test_stats.c). */
 #ifndef AIOPROF_TOP_PRIVATE_H
 #define AIOPROF_TOP_PRIVATE_H
 

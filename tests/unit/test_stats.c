@@ -1,5 +1,6 @@
 /* host/stats.c: exact name totals whatever happens to instance rows, and bounded memory under
  * streams built to exhaust it (a million short-lived instances, tens of thousands of names). */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "frame_builder.h"
 #include "pipeline.h"
 #include "stats.h"
+#include "top_private.h" /* the live table's rows (host/top/), to see what it names them */
 
 /* ---- a streaming generator: closed frames go straight into the pipeline ---- */
 
@@ -326,6 +328,30 @@ static void test_past_the_cap(void **state)
     }
     free(rows);
     assert_int_equal(sum, total);
+    /* the live table's instance rows: "(tasks past the cap)" named as the report names it, without
+     * a task number no task has; every task keeps its own */
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    v->by_instance = 1;
+    assert_int_equal(top_rows_build(&v->base[1], s, 1, &v->hist), 0);
+    size_t past_rows = 0;
+    for (size_t i = 0; i < v->base[1].n; i++) {
+        const top_row_t *r = &v->base[1].rows[i];
+        char name[512], want[64];
+        top_table_name(v, r, name, sizeof name);
+        if (strcmp(top_rows_str(&v->base[1], r->name), "(tasks past the cap)") == 0) {
+            past_rows++;
+            assert_string_equal(name, "(tasks past the cap)");
+            assert_int_equal(r->cum.count, past_n);
+        } else {
+            snprintf(want, sizeof want, " #%" PRIu32, r->id);
+            assert_non_null(strstr(name, want));
+            assert_int_not_equal(r->id, 0);
+        }
+    }
+    assert_int_equal(past_rows, 1);
+    top_rows_free(&v->base[1]);
+    free(v);
     pipeline_free(g->p);
     free(g);
 }
