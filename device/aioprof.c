@@ -10,9 +10,13 @@
 #define EXIT_MAX (1u + AIOPROF_VARINT_MAX)
 #define CONTROL_HEAD_MAX 2u /* tag, a one-byte length: every body here is under 128 bytes */
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
-#define HELLO_BODY_MAX (7u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
+#define HELLO_BODY_MAX (8u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
 #define HELLO_EVERY 8u /* periods: a power of two, so that the device never divides */
+/* A running task's name goes again at its first ENTER this many periods or more after it last
+ * went: a reader that joined late learns it then (docs/protocol.md section 5). Every period, as
+ * before, was most of the link's bytes with thousands of tasks (8 of 12 bytes per event). */
+#define ANNOUNCE_EVERY 16u
 #define MIN_RING 128u
 
 /* The rare half of each entry point lives out of line, so that the common half needs few registers
@@ -121,7 +125,8 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 }
 
 /* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
- * varints. The platform string follows, then the period (added later, so after the string). */
+ * varints. The platform string follows, then the period and the cost of an event (added later,
+ * so after the string). */
 #define HELLO_FIELDS 8u
 #define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
 
@@ -152,6 +157,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     body[n] = (uint8_t)len;
     n += 1u + len;
     n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
+    n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
     aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
 }
 
@@ -286,11 +292,12 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
 }
 
 /* Sends t's name now (op TASK_NEW or TASK_INFO), or, when there is no room, again when it next
- * runs; a TASK_NEW that could not be sent counts as a dropped event. Leaves the critical section s. */
+ * runs (its last announcement made ANNOUNCE_EVERY periods old); a TASK_NEW that could not be sent
+ * counts as a dropped event. Leaves the critical section s. */
 static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
 {
     uint32_t now = prof_now(p);
-    t->announced = (uint16_t)(p->period - 1u);
+    t->announced = (uint16_t)(p->period - ANNOUNCE_EVERY);
     if (prof_room(p, now, CONTROL_HEAD_MAX + TASK_BODY_MAX)) {
         write_task(p, op, t);
         t->announced = p->period;
@@ -377,7 +384,7 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
 {
     if (!(p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED))) {
         int enter = what == PROF_ENTER;
-        int announce_it = enter && t->announced != p->period;
+        int announce_it = enter && (uint16_t)(p->period - t->announced) >= ANNOUNCE_EVERY;
         uint32_t n = enter ? ENTER_MAX : EXIT_MAX;
         if (announce_it) {
             n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
@@ -400,9 +407,10 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 {
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
-    /* the common case: nothing to send first, the name already sent in this period, room in
-     * the open frame (the budget is 0 while no frame is open) */
-    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && t->announced == p->period && p->fw.budget >= ENTER_MAX)) {
+    /* the common case: nothing to send first, the name sent less than ANNOUNCE_EVERY periods
+     * ago, room in the open frame (the budget is 0 while no frame is open) */
+    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
+        p->fw.budget >= ENTER_MAX)) {
         record(p, t, PROF_ENTER, now, s);
         return;
     }
@@ -447,9 +455,23 @@ void aioprof_close(aioprof_t *p)
     prof_unlock(p, s);
 }
 
+void aioprof_reopen(aioprof_t *p)
+{
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        return;
+    }
+    uint32_t s = prof_lock(p);
+    if (p->pending & AIOPROF_PENDING_STOPPED) {
+        /* a stop HELLO that could not go yet goes as this HELLO, which says nothing stopped */
+        p->pending = (uint8_t)((p->pending & ~AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
+        p->deadline = prof_now(p) + period_length(p);
+    }
+    prof_unlock(p, s);
+}
+
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
- * period (the heartbeat: the host sees time pass and no wrap goes unseen); names are announced
- * again from now on; every eighth period a HELLO. Either carries a drop count still owed. */
+ * period (the heartbeat: the host sees time pass and no wrap goes unseen); every eighth period a
+ * HELLO. Either carries a drop count still owed. */
 static void period_end(aioprof_t *p, uint32_t now)
 {
     p->deadline = now + period_length(p);
@@ -512,7 +534,10 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         write_final(p, start);
     }
     if (total) {
-        p->drain_ticks += prof_wrap(p, prof_now(p) - start);
+        /* a clock that stepped back meanwhile (a difference in the upper half of the range, as the
+         * host reads steps back) spent no time here, not most of a wrap */
+        uint32_t spent = prof_wrap(p, prof_now(p) - start);
+        p->drain_ticks += spent <= p->mask / 2u ? spent : 0u;
     }
     prof_unlock(p, s);
     return total;

@@ -46,8 +46,15 @@ typedef struct aioprof_port {
     uint8_t tick_bits;     /* 30 for MicroPython's time.ticks_us(), 32 for mp_hal_ticks_us() */
     const char *platform;  /* e.g. "rp2 MicroPython 1.24"; at most 32 bytes are sent */
     /* The period in ticks (0: one second). Each period the open frame is closed (or an empty
-     * one sent), task names are announced again, and every eighth period brings a HELLO. */
+     * one sent), every eighth period brings a HELLO, and a task that runs has its name announced
+     * again when it last went sixteen periods ago or more. */
     uint32_t period_ticks;
+    /* What one event (an ENTER or an EXIT, with the scheduler's own work around it for the hook)
+     * costs the device, in 1/1024 of a tick; 0: not known. Sent in every HELLO, read when it is
+     * written, so a port may set it after aioprof_init (a binding that times itself at start-up,
+     * as the MicroPython one does): the host adds events times this to the drain time it shows
+     * as the hook's overhead. docs/porting.md says how a port measures it. */
+    uint32_t event_cost;
 } aioprof_port_t;
 
 /* Bits of aioprof_t.pending. While any is set, events take the slow path, which sends them first. */
@@ -64,7 +71,7 @@ typedef struct aioprof_task {
     const char *label;
     uint32_t id;
     uint32_t parent;
-    uint16_t announced;         /* the period its name was last sent in */
+    uint16_t announced;         /* the period its name was last sent in (modulo 2^16) */
     uint8_t name_len;
     uint8_t label_len;
 } aioprof_task_t;
@@ -114,6 +121,12 @@ void aioprof_flush(aioprof_t *p);
  * scheduler runs (not from an interrupt, not while a task is being created), then drain until
  * aioprof_idle. */
 void aioprof_close(aioprof_t *p);
+
+/* Records again after aioprof_close, in the same run (task ids, sequence numbers and the time line
+ * go on): the next frame starts with a HELLO, not a start's, that says so. For a binding that
+ * closes where its program may end (the end of a MicroPython program's main task) but cannot know
+ * it does. No effect unless closed. */
+void aioprof_reopen(aioprof_t *p);
 
 /* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the
  * heartbeat), then offers the committed bytes to the port's write function until it takes no

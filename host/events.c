@@ -1,16 +1,29 @@
-#include "events.h"
-
-#include <inttypes.h>
-#include <stdio.h>
+/* The events stage's core (events.h): the time line, the running stack, and a frame's records,
+ * read here in one loop (the replay's hot path: docs/building.md, "Benchmarks"). */
 #include <string.h>
 
+#include "aioprof_records.h"
 #include "aioprof_wire.h"
-#include "escape.h"
+#include "events_private.h"
+
+/* Has in a slice open? Then its row must not be folded (stats.h: pinned). */
+static int events_pinned(void *user, const stats_instance_t *in)
+{
+    const events_t *e = user;
+    for (unsigned i = 0; i < e->depth; i++) {
+        if (e->stack[i].in == in) {
+            return 1;
+        }
+    }
+    return 0;
+}
 
 void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user)
 {
     memset(e, 0, sizeof *e);
     e->stats = stats;
+    stats->pinned = events_pinned;
+    stats->pinned_user = e;
     e->text_line = text_line;
     e->user = user;
     e->tick_hz = 1000000u; /* until a HELLO says otherwise */
@@ -35,11 +48,11 @@ void events_mark(events_t *e, pipeline_mark_t mark, uint64_t count)
     }
 }
 
-/* A counted slice, told to the observer with what is known of its task now. */
-static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us, unsigned kind)
+/* A counted slice that ended at now_us, told to the observer with what is known of its task now. */
+static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us, unsigned kind, uint64_t now_us)
 {
     const stats_t *s = e->stats;
-    const stats_instance_t *in = &s->inst[o->inst];
+    const stats_instance_t *in = o->in;
     pipeline_slice_t sl = {
         .task = {
             .epoch = in->epoch,
@@ -49,27 +62,21 @@ static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us,
             .parent = in->parent,
         },
         .start_us = o->start_us,
-        .end_us = e->now_us,
+        .end_us = now_us,
         .self_us = self_us,
         .exit_kind = kind,
     };
-    sl.task.parent_name = stats_parent_name(s, in);
+    int32_t parent_row = stats_parent_row(s, in);
+    sl.task.parent_name = parent_row >= 0 ? s->names[parent_row].name : NULL;
+    /* its description (name, label, creator: stats' hash of them) and its creator's name row (a
+     * creator may be named after its child was described) */
+    sl.task.version = (in->described ^ (uint32_t)(parent_row + 1) * 0x9E3779B1u) | 1u;
     e->obs->slice(e->obs_user, &sl);
 }
 
 /* ---- the time line ---- */
 
-static inline uint64_t ticks_to_us(uint64_t ticks, uint32_t hz)
-{
-    if (hz == 1000000u) {
-        return ticks;
-    }
-    /* split so that the product cannot overflow */
-    return ticks / hz * 1000000u + ticks % hz * 1000000u / hz;
-}
-
-/* The microsecond line restarts from here: after a gap, or when the tick rate changes. */
-static void time_reorigin(events_t *e)
+void events_time_reorigin(events_t *e)
 {
     e->origin_ticks = e->last_ticks;
     e->origin_us = e->now_us;
@@ -81,7 +88,7 @@ static inline void time_advance(events_t *e, uint64_t t)
     if (t < e->last_ticks) {
         t = e->last_ticks; /* a clock that stepped back, or a hostile stream: time never goes back */
     }
-    uint64_t us = e->origin_us + ticks_to_us(t - e->origin_ticks, e->tick_hz);
+    uint64_t us = e->origin_us + events_ticks_to_us(t - e->origin_ticks, e->tick_hz);
     uint64_t dt = us - e->now_us;
     e->stats->elapsed_us += dt;
     if (e->depth == 0 && e->known_bottom) {
@@ -91,16 +98,15 @@ static inline void time_advance(events_t *e, uint64_t t)
     e->last_ticks = t;
 }
 
-/* The first base of a segment: nothing before it can be related to it. (It sits one wrap up the
- * line, so that the clock may step back from it.) */
-static void time_start(events_t *e, uint32_t base, unsigned bits)
+/* (The base sits one wrap up the line, so that the clock may step back from it.) */
+void events_time_start(events_t *e, uint32_t base, unsigned bits)
 {
     e->have_time = 1;
     e->tick_bits = bits;
     e->wrap = 1ull << bits;
     e->half = e->wrap / 2u;
     e->pos = e->last_ticks = e->wrap + base;
-    time_reorigin(e);
+    events_time_reorigin(e);
     e->drain_ok = 0;
 }
 
@@ -124,42 +130,26 @@ static void time_step_back(events_t *e, uint32_t dt)
     e->pos = d < e->half ? e->pos + d : time_back(e, e->wrap - d);
 }
 
-/* The next event's dt: one compare on the replay's hot path. */
-static inline void time_step(events_t *e, uint32_t dt)
-{
-    if (dt < e->half) {
-        e->pos += dt;
-    } else {
-        time_step_back(e, dt);
-    }
-}
-
 /* ---- the running stack ---- */
 
-/* What runs is no longer known: open slices end uncounted. */
-static void stack_drop(events_t *e)
+void events_stack_drop(events_t *e)
 {
-    for (unsigned i = 0; i < e->depth; i++) {
-        e->stats->inst[e->stack[i].inst].on_stack--;
-    }
     e->stats->stream.unmatched += e->depth;
     e->depth = 0;
 }
 
-static void stack_push(events_t *e, int32_t inst, int known)
+/* A slice of in starts at now_us; known: its start is seen (it can be counted). */
+static inline void stack_push(events_open_t *o, stats_instance_t *in, uint32_t known, uint64_t now_us)
 {
-    events_open_t *o = &e->stack[e->depth++];
-    o->inst = inst;
-    o->known = (uint8_t)known;
+    o->in = in;
+    o->known = known;
     o->acc_us = 0;
-    o->resume_us = o->start_us = e->now_us;
-    e->stats->inst[inst].on_stack++;
+    o->resume_us = o->start_us = now_us;
 }
 
-/* Takes the frame header's word for what runs: `running`, started at an unknown time. */
-static void stack_resync(events_t *e, uint32_t running)
+void events_stack_resync(events_t *e, uint32_t running)
 {
-    stack_drop(e);
+    events_stack_drop(e);
     if (running == 0) {
         e->known_bottom = 1;
         return;
@@ -167,13 +157,13 @@ static void stack_resync(events_t *e, uint32_t running)
     e->known_bottom = 0; /* the header names the innermost task only */
     int32_t inst = stats_instance_get(e->stats, running);
     if (inst >= 0) {
-        stack_push(e, inst, 0);
+        stack_push(&e->stack[e->depth++], &e->stats->inst[inst], 0, e->now_us);
     }
 }
 
 static uint32_t stack_innermost_id(const events_t *e)
 {
-    return e->depth ? e->stats->inst[e->stack[e->depth - 1].inst].id : 0u;
+    return e->depth ? e->stack[e->depth - 1].in->id : 0u;
 }
 
 /* ---- records ---- */
@@ -198,11 +188,14 @@ static int silence_is_loss(const events_t *e, const aioprof_frame_info_t *f, uin
         !(f->running != 0 && f->running == stack_innermost_id(e));
 }
 
-void events_frame(void *user, const aioprof_frame_info_t *f)
+/* A frame taken: its base placed on the time line, what runs checked against its header. */
+static void frame_start(events_t *e, const aioprof_frame_info_t *f)
 {
-    events_t *e = user;
     unsigned bits = f->tick_bits; /* 1..32: the format byte's five bits plus one */
     e->frames_seen++;
+    /* the device said it stopped: it may record again any time later (a MicroPython program that
+     * runs asyncio again after its main task ended), so the silence before is no loss */
+    int after_stop = e->stopped;
     e->stopped = 0;
     e->frame_new_epoch = 0;
     if (e->relinked) {
@@ -222,11 +215,11 @@ void events_frame(void *user, const aioprof_frame_info_t *f)
 
     uint64_t lost = f->lost_before;
     if (!e->have_time || bits != e->tick_bits) {
-        time_start(e, f->base, bits);
+        events_time_start(e, f->base, bits);
     } else {
         uint64_t silence;
         uint64_t t = time_place(e, f->base, &silence);
-        if (lost == 0 && silence_is_loss(e, f, silence)) {
+        if (lost == 0 && !after_stop && silence_is_loss(e, f, silence)) {
             /* the sequence number wrapped: at least 256 frames are missing */
             lost = 256;
             e->frames_unseen += lost;
@@ -236,7 +229,7 @@ void events_frame(void *user, const aioprof_frame_info_t *f)
             if (t > e->last_ticks) {
                 e->last_ticks = t;
             }
-            time_reorigin(e);
+            events_time_reorigin(e);
             e->drain_ok = 0;
         }
         time_advance(e, t);
@@ -248,211 +241,20 @@ void events_frame(void *user, const aioprof_frame_info_t *f)
     if (lost) {
         events_mark(e, PIPELINE_MARK_LOST, lost);
         stats_loss(e->stats);
-        stack_resync(e, f->running);
+        events_stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
-        stack_resync(e, f->running);
+        events_stack_resync(e, f->running);
     } else if (e->depth == 0) {
         e->known_bottom = 1;
     }
 }
 
-static inline void on_enter(events_t *e, uint64_t t, uint32_t id)
+/* A control record: HELLO, TASK_NEW, TASK_INFO, DROPPED. */
+static void on_control(events_t *e, const aioprof_record_t *r)
 {
-    time_advance(e, t);
-    e->stats->stream.events++;
-    if (e->obs && e->obs->event) {
-        e->obs->event(e->obs_user, e->now_us);
-    }
-    int32_t inst = stats_instance_lookup(e->stats, id);
-    if (inst < 0) {
-        return;
-    }
-    if (e->depth == EVENTS_STACK_MAX) {
-        stack_drop(e);
-        e->known_bottom = 0;
-    }
-    if (e->depth > 0) {
-        events_open_t *outer = &e->stack[e->depth - 1];
-        outer->acc_us += e->now_us - outer->resume_us;
-    }
-    stack_push(e, inst, 1);
-}
-
-static inline void on_exit(events_t *e, uint64_t t, unsigned kind)
-{
-    time_advance(e, t);
-    e->stats->stream.events++;
-    if (e->obs && e->obs->event) {
-        e->obs->event(e->obs_user, e->now_us);
-    }
-    if (e->depth == 0) {
-        /* an end we cannot place: count it, and stop trusting the idle time until a header */
-        e->stats->stream.unmatched++;
-        e->known_bottom = 0;
-        return;
-    }
-    events_open_t *o = &e->stack[--e->depth];
-    e->stats->inst[o->inst].on_stack--;
-    if (o->known) {
-        uint64_t self_us = o->acc_us + (e->now_us - o->resume_us);
-        stats_slice(e->stats, o->inst, self_us);
-        if (e->obs && e->obs->slice) {
-            observe_slice(e, o, self_us, kind);
-        }
-    } else {
-        e->stats->stream.unmatched++;
-    }
-    if (kind != AIOPROF_EXIT_YIELD) {
-        /* tested here too: a call per yield would cost the replay a tenth of its speed */
-        stats_instance_end(e->stats, o->inst, kind);
-    }
-    if (e->depth > 0) {
-        e->stack[e->depth - 1].resume_us = e->now_us;
-    }
-}
-
-/* The device started again: its ids and its tick counter restart. */
-static void device_reset(events_t *e)
-{
-    stats_t *s = e->stats;
-    s->stream.resets++;
-    stack_drop(e);
-    stats_loss(s); /* what was still in its ring is gone */
-    if (!(e->frame_new_epoch && e->frame_events == 0)) {
-        stats_new_epoch(s);
-    }
-    if (e->frame_events == 0) {
-        /* this frame's base is of the new boot: undo placing it on the old time line */
-        s->elapsed_us -= e->frame_elapsed_us;
-        s->outside_us -= e->frame_outside_us;
-        e->now_us = e->frame_before_us;
-        e->frame_elapsed_us = e->frame_outside_us = 0;
-        time_start(e, e->frame_base_raw, e->tick_bits);
-    }
-    events_mark(e, PIPELINE_MARK_RESET, 1);
-    /* else: events came before the HELLO (no device does that); the time line just continues */
-    if (e->frame_running != 0) {
-        stack_resync(e, e->frame_running);
-    } else {
-        e->known_bottom = 1;
-    }
-}
-
-/* The device's period as it works with it: a device older than the field has the default, a
- * second. */
-static uint32_t hello_period(const aioprof_hello_t *h)
-{
-    return h->period_ticks ? h->period_ticks : h->tick_hz;
-}
-
-/* "platform", Hz, tick width, period: what tells one device from another. */
-static void device_describe(char *out, size_t size, const char *platform, uint32_t hz, uint32_t bits, uint32_t period)
-{
-    snprintf(out, size, "\"%s\", %" PRIu32 " Hz, %" PRIu32 "-bit ticks, a period of %" PRIu32 " ticks", platform, hz,
-        bits, period);
-}
-
-/* The first HELLO after the link came back: is it the device seen before? (A restart of the same
- * one is an ordinary reset.) Another one is said once, and marked; its tasks are in the epoch the
- * link's return started. Returns 1 for another device. */
-static int device_check(events_t *e, const aioprof_hello_t *h)
-{
-    const stats_device_t *d = &e->stats->device;
-    char platform[STATS_PLATFORM_MAX];
-    escape_bytes(platform, sizeof platform, h->platform,
-        h->platform_len > AIOPROF_PLATFORM_MAX ? AIOPROF_PLATFORM_MAX : h->platform_len, 0);
-    if (strcmp(platform, d->platform) == 0 && h->tick_hz == d->tick_hz && h->tick_bits == d->tick_bits &&
-        hello_period(h) == d->period_ticks) {
-        return 0;
-    }
-    if (e->note) {
-        char was[STATS_PLATFORM_MAX + 96], now[STATS_PLATFORM_MAX + 96], sentence[2 * sizeof was + 160];
-        device_describe(was, sizeof was, d->platform, d->tick_hz, d->tick_bits, d->period_ticks);
-        device_describe(now, sizeof now, platform, h->tick_hz, h->tick_bits, hello_period(h));
-        snprintf(sentence, sizeof sentence, "another device is on the link since it came back: %s (before: %s); "
-            "its tasks are counted apart, as a new epoch.", now, was);
-        e->note(e->user, sentence);
-    }
-    events_mark(e, PIPELINE_MARK_NEW_DEVICE, 1);
-    return 1;
-}
-
-static void on_hello(events_t *e, const aioprof_hello_t *h)
-{
-    stats_device_t *d = &e->stats->device;
-    int boot = (h->flags & AIOPROF_HELLO_FLAG_BOOT) != 0;
-    int other = 0;
-    /* d still holds the previous HELLO's figures here */
-    if (e->check_device) {
-        e->check_device = 0;
-        other = d->have_hello && device_check(e, h);
-    }
-    if (!other && ((boot && e->frames_seen > 1) || (!boot && d->have_hello && h->boot_ticks != d->boot_ticks))) {
-        device_reset(e);
-    }
-    if (h->tick_hz != e->tick_hz) { /* never 0: the reader refuses such a HELLO */
-        time_reorigin(e);
-        e->tick_hz = h->tick_hz;
-    }
-    e->period_ticks = hello_period(h);
-    /* the device counts its drain time in its own ticks (modulo 2^32): converted here, exactly */
-    if (e->drain_ok) {
-        d->drain_sum_us += ticks_to_us((uint32_t)(h->drain_ticks - e->drain_prev), e->tick_hz);
-        d->drain_span_us += e->now_us - e->drain_prev_us;
-    }
-    e->drain_ok = 1;
-    e->drain_prev = h->drain_ticks;
-    e->drain_prev_us = e->now_us;
-
-    if (h->flags & AIOPROF_HELLO_FLAG_STOPPED) {
-        e->stopped = 1; /* the last thing it sends: nothing was left in its ring */
-    }
-    d->have_hello = 1;
-    d->version = h->version;
-    d->tick_hz = h->tick_hz;
-    d->tick_bits = h->tick_bits;
-    d->period_ticks = e->period_ticks;
-    d->ring_bytes = h->ring_bytes;
-    d->boot_ticks = h->boot_ticks;
-    d->drain_us = ticks_to_us(h->drain_ticks, e->tick_hz);
-    d->dropped_total = h->dropped_total;
-    escape_bytes(d->platform, sizeof d->platform, h->platform,
-        h->platform_len > AIOPROF_PLATFORM_MAX ? AIOPROF_PLATFORM_MAX : h->platform_len, 0);
-}
-
-static void on_dropped(events_t *e, uint32_t count)
-{
-    if (count == 0) {
-        return; /* no event lost: only frames (heartbeats) could not go while the ring was full */
-    }
-    e->stats->stream.dropped_events += count;
-    stats_loss(e->stats);
-    events_mark(e, PIPELINE_MARK_DROPPED, count);
-    if (e->frame_events == 0) {
-        /* the drops came before this frame: its header still tells what runs */
-        stack_resync(e, e->frame_running);
-    } else {
-        stack_drop(e);
-        e->known_bottom = 0;
-    }
-}
-
-void events_record(void *user, const aioprof_record_t *r)
-{
-    events_t *e = user;
     switch (r->kind) {
-    case AIOPROF_REC_ENTER:
-        time_step(e, r->dt);
-        on_enter(e, e->pos, r->id);
-        e->frame_events++;
-        break;
-    case AIOPROF_REC_EXIT:
-        time_step(e, r->dt);
-        on_exit(e, e->pos, r->exit_kind);
-        e->frame_events++;
-        break;
     case AIOPROF_REC_HELLO:
-        on_hello(e, &r->hello);
+        events_on_hello(e, &r->hello);
         break;
     case AIOPROF_REC_TASK_NEW:
     case AIOPROF_REC_TASK_INFO: {
@@ -464,63 +266,197 @@ void events_record(void *user, const aioprof_record_t *r)
         break;
     }
     case AIOPROF_REC_DROPPED:
-        on_dropped(e, r->count);
+        events_on_dropped(e, r->count);
+        break;
+    default:
         break;
     }
 }
 
-/* ---- device text ---- */
+/* Where the events loop stands: what it takes in and gives back. */
+typedef struct run {
+    const uint8_t *p;
+    uint32_t events;    /* ENTER and EXIT records read */
+    unsigned tag;       /* the tag it stopped at: a control record's */
+    int bad;            /* it stopped at a damaged record */
+} run_t;
 
-static void line_emit(events_t *e, int cut)
+/* Events from u->p on, until a control record, a damaged record or end: the replay's hot loop,
+ * with the time line and the stack's depth in locals, written back before any call that reads
+ * them and at the end. observed and mhz are constants: the loop is made for each (with and
+ * without the observer's calls; ticks of a microsecond, or converted). */
+static inline __attribute__((always_inline)) void events_run(events_t *e, run_t *u, const uint8_t *end,
+    const int observed, const int mhz)
 {
-    size_t len = e->line_len;
-    while (len > 0 && e->line[len - 1] == '\r') {
-        len--;
+    stats_t *s = e->stats;
+    const uint8_t *p = u->p;
+    const uint64_t slow_us = s->slow_us, half = e->half;
+    uint64_t pos = e->pos, last = e->last_ticks, now = e->now_us, outside = 0;
+    /* microseconds of a tick point at 1 MHz: the frame's time base plus the tick */
+    const uint64_t base = e->origin_us - e->origin_ticks;
+    unsigned depth = e->depth;
+    int known_bottom = e->known_bottom;
+    uint32_t events = 0;
+    unsigned tag = 0;
+    while (p < end) {
+        tag = *p;
+        if (!AIOPROF_TAG_IS_ENTER(tag) && AIOPROF_TAG_IS_CONTROL(tag)) {
+            break;
+        }
+        uint32_t dt, id = 0;
+        const uint8_t *next = aioprof_rec_event(p + 1, end, tag, &dt, &id);
+        if (next == NULL) {
+            u->bad = 1;
+            break;
+        }
+        p = next;
+        events++;
+        if (dt < half) {
+            pos += dt;
+        } else {
+            e->pos = pos;
+            e->last_ticks = last;
+            time_step_back(e, dt);
+            pos = e->pos;
+        }
+        /* time never goes back: a clock that stepped back stands still until it is past */
+        uint64_t t = pos < last ? last : pos;
+        uint64_t us = mhz ? base + t : e->origin_us + events_ticks_to_us(t - e->origin_ticks, e->tick_hz);
+        if (depth == 0 && known_bottom) {
+            outside += us - now;
+        }
+        now = us;
+        last = t;
+        if (observed && e->obs->event) {
+            e->obs->event(e->obs_user, now);
+        }
+        if (AIOPROF_TAG_IS_ENTER(tag)) {
+            uint64_t key = (uint64_t)s->epoch << 32 | id;
+            stats_instance_t *in = s->recent[key % STATS_RECENT];
+            if (in->key != key) {
+                /* a row made or looked up may fold another: it must see what runs */
+                e->depth = depth;
+                in = stats_instance_miss(s, id);
+                if (in == NULL) {
+                    continue;
+                }
+            }
+            if (depth == EVENTS_STACK_MAX) {
+                e->depth = depth;
+                events_stack_drop(e);
+                depth = 0;
+                known_bottom = 0;
+            }
+            if (depth > 0) {
+                events_open_t *outer = &e->stack[depth - 1];
+                outer->acc_us += now - outer->resume_us;
+            }
+            events_open_t *o = &e->stack[depth++];
+            o->in = in;
+            o->known = 1;
+            o->acc_us = 0;
+            o->resume_us = now;
+            if (observed) {
+                o->start_us = now; /* its wall span is the observer's only */
+            }
+            continue;
+        }
+        if (depth == 0) {
+            /* an end we cannot place: count it, and stop trusting the idle time until a header */
+            s->stream.unmatched++;
+            known_bottom = 0;
+            continue;
+        }
+        events_open_t *o = &e->stack[--depth];
+        stats_instance_t *in = o->in;
+        if (o->known) {
+            uint64_t self_us = o->acc_us + (now - o->resume_us);
+            stats_figures_add(&in->f, self_us, slow_us);
+            stats_dirty(s, in);
+            if (observed && e->obs->slice) {
+                observe_slice(e, o, self_us, AIOPROF_TAG_EXIT_KIND(tag), now);
+            }
+        } else {
+            s->stream.unmatched++;
+        }
+        if (tag >= AIOPROF_TAG_EXIT_RETURN) {
+            e->depth = depth; /* ending it may fold another: what runs is up to date */
+            stats_instance_end(s, in, AIOPROF_TAG_EXIT_KIND(tag));
+        }
+        if (depth > 0) {
+            e->stack[depth - 1].resume_us = now;
+        }
     }
-    size_t n = escape_bytes(e->escaped, sizeof e->escaped - 4, e->line, len, ESCAPE_KEEP_TAB);
-    if (cut) {
-        memcpy(e->escaped + n, ESCAPE_CUT_MARK, sizeof ESCAPE_CUT_MARK);
-    }
-    e->stats->stream.text_lines++;
-    if (e->text_line) {
-        e->text_line(e->user, e->escaped);
-    }
-    if (e->obs && e->obs->text_line) {
-        e->obs->text_line(e->obs_user, e->now_us, e->escaped);
-    }
-    e->line_len = 0;
+    s->elapsed_us += now - e->now_us;
+    s->outside_us += outside;
+    e->pos = pos;
+    e->last_ticks = last;
+    e->now_us = now;
+    e->depth = depth;
+    e->known_bottom = known_bottom;
+    s->stream.events += events;
+    e->frame_events += events;
+    e->hello_events += events;
+    u->p = p;
+    u->tag = tag;
+    u->events = events;
 }
 
-void events_text(void *user, const uint8_t *text, size_t len)
+/* The loop for each kind of session: no observer at 1 MHz (a report), an observer (the trace
+ * export), another tick rate. */
+static __attribute__((noinline)) void events_run_plain(events_t *e, run_t *u, const uint8_t *end)
+{
+    events_run(e, u, end, 0, 1);
+}
+
+static __attribute__((noinline)) void events_run_observed(events_t *e, run_t *u, const uint8_t *end)
+{
+    events_run(e, u, end, 1, 1);
+}
+
+static __attribute__((noinline)) void events_run_converted(events_t *e, run_t *u, const uint8_t *end)
+{
+    if (e->obs) {
+        events_run(e, u, end, 1, 0);
+    } else {
+        events_run(e, u, end, 0, 0);
+    }
+}
+
+long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_info_t *frame, const uint8_t *p,
+    const uint8_t *end)
 {
     events_t *e = user;
-    while (len > 0) {
-        const uint8_t *nl = memchr(text, '\n', len);
-        size_t n = nl ? (size_t)(nl - text) : len;
-        if (!e->line_cut) {
-            size_t room = EVENTS_LINE_MAX - e->line_len;
-            if (n <= room) {
-                memcpy(e->line + e->line_len, text, n);
-                e->line_len += n;
-            } else {
-                /* too long for one line: show what fits now, skip the rest of it */
-                memcpy(e->line + e->line_len, text, room);
-                e->line_len += room;
-                line_emit(e, 1);
-                e->line_cut = 1;
-            }
-        }
-        if (!nl) {
-            return;
-        }
-        if (e->line_cut) {
-            e->line_cut = 0;
-            e->line_len = 0;
+    long n = 0;
+    frame_start(e, frame);
+    for (;;) {
+        run_t u = {.p = p};
+        /* the tick rate can change at a HELLO: chosen again after every control record */
+        if (e->tick_hz != 1000000u) {
+            events_run_converted(e, &u, end);
+        } else if (e->obs) {
+            events_run_observed(e, &u, end);
         } else {
-            line_emit(e, 0);
+            events_run_plain(e, &u, end);
         }
-        text += n + 1;
-        len -= n + 1;
+        n += u.events;
+        p = u.p;
+        if (u.bad) {
+            return -1 - n;
+        }
+        if (p >= end) {
+            return n;
+        }
+        aioprof_record_t rec;
+        p++;
+        int rc = aioprof_reader_control(r, &p, end, u.tag & 0x0Fu, &rec);
+        if (rc < 0) {
+            return -1 - n;
+        }
+        if (rc == 0) {
+            on_control(e, &rec);
+            n++;
+        }
     }
 }
 
@@ -529,7 +465,7 @@ void events_text(void *user, const uint8_t *text, size_t len)
 void events_gap(events_t *e)
 {
     events_mark(e, PIPELINE_MARK_LINK_DOWN, 1);
-    stack_drop(e);
+    events_stack_drop(e);
     e->known_bottom = 0;
     e->have_time = 0;
     e->drain_ok = 0;
@@ -543,11 +479,7 @@ void events_link_up(events_t *e)
 
 void events_finish(events_t *e)
 {
-    stack_drop(e);
+    events_stack_drop(e);
     e->known_bottom = 0;
-    if (e->line_len > 0 && !e->line_cut) {
-        line_emit(e, 0);
-    }
-    e->line_cut = 0;
-    e->line_len = 0;
+    events_text_finish(e);
 }

@@ -30,8 +30,8 @@
 #define EVENTS_SILENCE_PERIODS 4u
 
 typedef struct events_open {
-    int32_t inst;       /* stats instance row */
-    uint8_t known;      /* its start was seen: its slice can be counted */
+    stats_instance_t *in; /* its instance row (rows never move) */
+    uint32_t known;     /* its start was seen: its slice can be counted */
     uint64_t acc_us;    /* exclusive time before the last pause */
     uint64_t resume_us; /* when it last started or resumed */
     uint64_t start_us;  /* when it started: its wall span, for an observer */
@@ -81,6 +81,8 @@ typedef struct events {
     int drain_ok;           /* the previous HELLO is of this boot and this gapless stretch */
     uint32_t drain_prev;
     uint64_t drain_prev_us;
+    uint64_t hello_events;  /* ENTER and EXIT records since the previous HELLO */
+    uint32_t dropped_prev;  /* its dropped_total */
 
     /* device text */
     uint8_t line[EVENTS_LINE_MAX];
@@ -102,9 +104,10 @@ void events_observe(events_t *e, const pipeline_observer_t *obs, void *user);
 /* Tells the observer about a hole found before the events (damaged frames): at the latest time. */
 void events_mark(events_t *e, pipeline_mark_t mark, uint64_t count);
 
-/* The reader's sink functions (user is the events_t). */
-void events_frame(void *user, const aioprof_frame_info_t *frame);
-void events_record(void *user, const aioprof_record_t *record);
+/* The reader's sink functions (user is the events_t): a frame and its records, read here in one
+ * loop (aioprof_reader_sink_t.frame_records), and device text. */
+long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_info_t *frame, const uint8_t *p,
+    const uint8_t *end);
 void events_text(void *user, const uint8_t *text, size_t len);
 
 /* The link went down: open slices are dropped, the time line ends (the gap cannot be measured). */

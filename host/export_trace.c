@@ -4,11 +4,10 @@
  * is the device after its N-th reset, one thread (track) per task instance, tid = task id.
  * Gaps and losses are global instants, drawn across every track.
  *
- * A slice is the hot path (tens of millions in a long recording): its cJSON object is built once
- * and only its values change, the strings being references to the caller's text, so an event costs
- * no allocation; it is printed straight into the output buffer. Its integers are raw items that we
- * write in decimal ourselves: cJSON prints a number with printf("%1.15g") and reads it back to check,
- * which took three quarters of the time. Rare events are built and deleted one at a time. */
+ * A slice is the hot path (tens of millions in a long recording): it is written straight into the
+ * output buffer by json_out.h, its strings escaped exactly as cJSON escapes them, with no tree and
+ * no allocation (cJSON and strlen were most of an export's time). Rare events (track names, marks,
+ * text lines, counters, the metadata) are cJSON objects, built and deleted one at a time. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
 #endif
@@ -24,6 +23,7 @@
 
 #include "aioprof_wire.h"
 #include "file_out.h"
+#include "json_out.h"
 #include "source.h"
 #include "stats.h"
 
@@ -33,13 +33,28 @@
 /* Tracks whose name was written, direct-mapped: a forgotten one is named again (harmless). */
 #define EXPORT_TRACKS 4096u
 #define EXPORT_NAME_MAX (2u * STATS_TEXT_MAX + 32u)
+/* a slice: its name and label escaped, five numbers, the keys */
+_Static_assert(JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 5 * JSON_U64_MAX + 128 <=
+    EXPORT_EVENT_MAX, "a slice must fit EXPORT_EVENT_MAX");
 
 enum { PID_STREAM = 1, PID_EPOCH0 = 2, TID_TEXT = 1, TID_MARKS = 2 };
-enum { SLICE_TS, SLICE_DUR, SLICE_PID, SLICE_TID, SLICE_SELF, SLICE_NUMBERS };
+
+/* What a slice says of its task (its name, process, thread and label), in three parts around the
+ * figures: before ts, between dur and exit, after self_us. Most fit EXPORT_PARTS_MAX and are kept
+ * with their track; longer ones are written out again for every slice. */
+#define EXPORT_PARTS_MAX 160u
+#define EXPORT_PARTS_ROOM (EXPORT_PARTS_MAX + 16u) /* json_copy16 reads up to 15 bytes past them */
+#define EXPORT_PARTS_ANY (JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 2u * JSON_U64_MAX + 96u)
+
+typedef struct export_parts {
+    uint16_t len[3];  /* 0, 0, 0: not kept */
+    char text[EXPORT_PARTS_ROOM];
+} export_parts_t;
 
 typedef struct export_track {
-    uint64_t key;  /* epoch << 32 | id */
-    uint32_t hash; /* of what its name says; 0: slot empty */
+    uint64_t key;     /* epoch << 32 | id */
+    uint32_t version; /* of what its name says (pipeline_task_t.version); 0: slot empty */
+    export_parts_t parts;
 } export_track_t;
 
 struct export_trace {
@@ -57,12 +72,9 @@ struct export_trace {
     uint32_t epochs_named;      /* process names are written for epochs below this */
     int cut_short;              /* export_trace_ended: the input was not read to its end */
     char ended_by[64];          /* ... what ended the session ("" when not said) */
-
-    /* the slice, built once */
-    cJSON *slice, *s_name, *s_args, *s_exit, *s_label;
-    cJSON *s_num[SLICE_NUMBERS];          /* raw items: ts, dur, pid, tid, self_us */
-    char digits[SLICE_NUMBERS][24];       /* their text */
     char name[EXPORT_NAME_MAX];
+    char parts_long[EXPORT_PARTS_ANY + 16u]; /* a slice's parts its track could not keep (and
+                                               json_copy16's room) */
 
     export_track_t tracks[EXPORT_TRACKS];
     char buf[EXPORT_BUFFER];
@@ -154,29 +166,52 @@ static void epoch_name(export_trace_t *x, uint32_t epoch)
     }
 }
 
-static uint32_t hash_add(uint32_t h, const char *s)
+/* A slice's parts that say what its task is (export_parts_t), at out; their lengths in len. The
+ * keys in the order the cJSON template of earlier versions printed them. */
+static size_t slice_parts(char *out, const pipeline_task_t *t, const char *shown, uint16_t len[3])
 {
-    for (; s != NULL && *s != '\0'; s++) {
-        h = (h ^ (uint8_t)*s) * 16777619u;
+    char *o = out;
+    o += JSON_LIT(o, "{\"name\":");
+    o += json_string(o, shown);
+    o += JSON_LIT(o, ",\"ph\":\"X\",\"ts\":");
+    len[0] = (uint16_t)(o - out);
+    char *mid = o;
+    o += JSON_LIT(o, ",\"pid\":");
+    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
+    o += JSON_LIT(o, ",\"tid\":");
+    o += json_u64(o, t->id);
+    o += JSON_LIT(o, ",\"args\":{\"exit\":");
+    len[1] = (uint16_t)(o - mid);
+    char *tail = o;
+    if (t->label[0] != '\0') {
+        o += JSON_LIT(o, ",\"label\":");
+        o += json_string(o, t->label);
     }
-    return (h ^ 0xFFu) * 16777619u;
+    o += JSON_LIT(o, "}}");
+    len[2] = (uint16_t)(o - tail);
+    return (size_t)(o - out);
 }
 
 /* Names the track of t when it is new, or when what its name says changed (a name that arrived
- * late, a label, a creator). */
-static void track_name(export_trace_t *x, const pipeline_task_t *t)
+ * late, a label, a creator), and keeps the parts of its slices. Returns its slot. */
+static export_track_t *track_name(export_trace_t *x, const pipeline_task_t *t, const char *shown)
 {
     uint64_t key = (uint64_t)t->epoch << 32 | t->id;
-    uint32_t h = hash_add(hash_add(hash_add(2166136261u, t->name), t->label), t->parent_name);
-    h = (h ^ t->parent) * 16777619u;
-    h |= 1u;
+    uint32_t version = t->version | 1u;
     export_track_t *slot = &x->tracks[(key * 0x9E3779B97F4A7C15ull) >> 52];
-    if (slot->hash == h && slot->key == key) {
-        return;
+    if (slot->version == version && slot->key == key) {
+        return slot;
     }
-    int fresh = slot->key != key || slot->hash == 0;
+    int fresh = slot->key != key || slot->version == 0;
     slot->key = key;
-    slot->hash = h;
+    slot->version = version;
+    uint16_t len[3];
+    if (slice_parts(x->parts_long, t, shown, len) <= EXPORT_PARTS_MAX) {
+        memcpy(slot->parts.text, x->parts_long, (size_t)len[0] + len[1] + len[2]);
+        memcpy(slot->parts.len, len, sizeof len);
+    } else {
+        memset(slot->parts.len, 0, sizeof slot->parts.len);
+    }
 
     epoch_name(x, t->epoch);
     int pid = PID_EPOCH0 + (int)t->epoch;
@@ -196,6 +231,7 @@ static void track_name(export_trace_t *x, const pipeline_task_t *t)
     if (fresh) {
         meta_put(x, "thread_sort_index", pid, (int)t->id, "sort_index", NULL, t->id);
     }
+    return slot;
 }
 
 /* ---- the observer ---- */
@@ -225,39 +261,17 @@ static void export_on_event(void *user, uint64_t at_us)
     x->in_second++;
 }
 
-static const char *exit_name(unsigned kind)
-{
-    switch (kind) {
-    case AIOPROF_EXIT_YIELD: return "yield";
-    case AIOPROF_EXIT_RETURN: return "return";
-    case AIOPROF_EXIT_RAISE: return "exception";
-    case AIOPROF_EXIT_CANCEL: return "cancelled";
-    default: return "unknown";
-    }
-}
+/* How a slice ended, as a JSON string (padded to 16 bytes for json_copy16), by enum
+ * aioprof_exit_kind; anything else is "unknown". */
+static const struct {
+    char text[16];
+    size_t len;
+} exit_json[5] = {
+    {"\"yield\"", 7}, {"\"return\"", 8}, {"\"exception\"", 11}, {"\"cancelled\"", 11}, {"\"unknown\"", 9},
+};
 
-/* The template's strings are references: pointing them elsewhere copies nothing. */
-static void ref_set(cJSON *item, const char *text)
-{
-    item->valuestring = (char *)text;
-}
-
-/* An integer into a raw item's own digits. */
-static void number_set(export_trace_t *x, int which, uint64_t v)
-{
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0);
-    char *out = x->digits[which];
-    for (size_t i = 0; i < n; i++) {
-        out[i] = tmp[n - 1 - i];
-    }
-    out[n] = '\0';
-}
-
+/* {"name":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"exit":…,"self_us":…[,"label":…]}}:
+ * its track's parts (slice_parts) around the figures. */
 static void export_on_slice(void *user, const pipeline_slice_t *s)
 {
     export_trace_t *x = user;
@@ -267,26 +281,40 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
         snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
         shown = x->name;
     }
-    track_name(x, t);
-    if (x->out.failed) {
+    export_track_t *slot = track_name(x, t, shown);
+    const char *part = slot->parts.text;
+    uint16_t len[3];
+    memcpy(len, slot->parts.len, sizeof len);
+    if (len[0] == 0) {
+        slice_parts(x->parts_long, t, shown, len);
+        part = x->parts_long;
+    }
+    /* the buffer holds whole events only: what reached the file ends after one */
+    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    if (at == NULL) {
         return;
     }
-    ref_set(x->s_name, shown);
-    number_set(x, SLICE_TS, s->start_us);
-    number_set(x, SLICE_DUR, s->end_us - s->start_us);
-    number_set(x, SLICE_PID, PID_EPOCH0 + (uint64_t)t->epoch);
-    number_set(x, SLICE_TID, t->id);
-    ref_set(x->s_exit, exit_name(s->exit_kind));
-    number_set(x, SLICE_SELF, s->self_us);
-    int labelled = t->label[0] != '\0';
-    if (labelled) {
-        ref_set(x->s_label, t->label);
-        cJSON_AddItemToObjectCS(x->s_args, "label", x->s_label);
+    char *o = at;
+    if (x->written > 0) {
+        o += JSON_LIT(o, ",\n"); /* the opening ends with "[": the first event needs no comma */
     }
-    export_emit(x, x->slice);
-    if (labelled) {
-        cJSON_DetachItemViaPointer(x->s_args, x->s_label);
-    }
+    /* the reservation leaves room for json_copy16 to write past each piece */
+    json_copy16(o, part, len[0]);
+    o += len[0];
+    o += json_u64(o, s->start_us);
+    o += JSON_LIT(o, ",\"dur\":");
+    o += json_u64(o, s->end_us - s->start_us);
+    json_copy16(o, part + len[0], len[1]);
+    o += len[1];
+    unsigned kind = s->exit_kind < 4u ? s->exit_kind : 4u;
+    json_copy16(o, exit_json[kind].text, exit_json[kind].len);
+    o += exit_json[kind].len;
+    o += JSON_LIT(o, ",\"self_us\":");
+    o += json_u64(o, s->self_us);
+    json_copy16(o, part + len[0] + len[1], len[2]);
+    o += len[2];
+    file_out_commit(&x->out, (size_t)(o - at));
+    x->written++;
     x->slices++;
 }
 
@@ -336,48 +364,8 @@ const pipeline_observer_t *export_trace_observer(void)
 
 /* ---- open and close ---- */
 
-/* A raw item printing x->digits[which], which it does not own. */
-static cJSON *number_item(export_trace_t *x, int which)
-{
-    cJSON *item = cJSON_CreateRaw("0");
-    if (item != NULL) {
-        cJSON_free(item->valuestring);
-        item->valuestring = x->digits[which];
-        item->type |= cJSON_IsReference;
-        x->digits[which][0] = '0';
-    }
-    return x->s_num[which] = item;
-}
-
-/* {"name":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"exit":…,"self_us":…[,"label":…]}} */
-static int slice_template(export_trace_t *x)
-{
-    cJSON *s = x->slice = cJSON_CreateObject();
-    x->s_label = cJSON_CreateStringReference("");
-    if (s == NULL || x->s_label == NULL) {
-        return -1;
-    }
-    cJSON_AddItemToObjectCS(s, "name", x->s_name = cJSON_CreateStringReference(""));
-    cJSON_AddItemToObjectCS(s, "ph", cJSON_CreateStringReference("X"));
-    cJSON_AddItemToObjectCS(s, "ts", number_item(x, SLICE_TS));
-    cJSON_AddItemToObjectCS(s, "dur", number_item(x, SLICE_DUR));
-    cJSON_AddItemToObjectCS(s, "pid", number_item(x, SLICE_PID));
-    cJSON_AddItemToObjectCS(s, "tid", number_item(x, SLICE_TID));
-    cJSON_AddItemToObjectCS(s, "args", x->s_args = cJSON_CreateObject());
-    cJSON_AddItemToObjectCS(x->s_args, "exit", x->s_exit = cJSON_CreateStringReference(""));
-    cJSON_AddItemToObjectCS(x->s_args, "self_us", number_item(x, SLICE_SELF));
-    /* an item that failed to be created was not added: count what is there */
-    int ok = cJSON_GetArraySize(s) == 7 && cJSON_GetArraySize(x->s_args) == 2 && x->s_name && x->s_exit;
-    for (int i = 0; i < SLICE_NUMBERS; i++) {
-        ok = ok && x->s_num[i] != NULL;
-    }
-    return ok ? 0 : -1;
-}
-
 static void export_free(export_trace_t *x)
 {
-    cJSON_Delete(x->slice);
-    cJSON_Delete(x->s_label);
     free(x->path);
     free(x->source);
     free(x);
@@ -394,8 +382,7 @@ export_trace_t *export_trace_open(const char *path, int force, const char *input
     size_t errlen)
 {
     export_trace_t *x = calloc(1, sizeof *x);
-    if (x == NULL || (x->path = strdup(path)) == NULL || (x->source = strdup(source ? source : "")) == NULL ||
-        slice_template(x) < 0) {
+    if (x == NULL || (x->path = strdup(path)) == NULL || (x->source = strdup(source ? source : "")) == NULL) {
         snprintf(err, errlen, "out of memory.");
         goto error_free;
     }

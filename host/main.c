@@ -79,10 +79,13 @@ static void main_signals(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
-/* The report's and the header's name of the input: a port by its stable name once it is known. */
+/* The report's and the header's name of the input: a port by its stable name once it is known;
+ * a replay by its file's, also when its recording's link came back. */
 static void main_label(session_t *s)
 {
-    if (s->demo != NULL)
+    if (s->o->replay != NULL)
+        snprintf(s->label, sizeof s->label, "%s", s->src->name);
+    else if (s->demo != NULL)
         snprintf(s->label, sizeof s->label, "demo (aioprof-sim on %s)", s->src->name);
     else
         snprintf(s->label, sizeof s->label, "%s @ %d", s->src->name, s->o->baud);
@@ -105,7 +108,7 @@ static int main_open_input(session_t *s)
             snprintf(err, sizeof err, "out of memory.");
             goto error;
         }
-        snprintf(s->label, sizeof s->label, "%s", s->src->name);
+        main_label(s);
         return 0;
     }
     const char *path = o->port;
@@ -146,10 +149,11 @@ static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_u
         return;
     s->feed_us = host_us;
     recorder_data(s->rec, host_us, data, (size_t)n);
-    uint64_t before = pipeline_stats(s->p)->elapsed_us;
+    /* not pipeline_stats: it would sum the name rows after every read */
+    uint64_t before = pipeline_elapsed_us(s->p);
     pipeline_feed(s->p, data, (size_t)n);
     if (s->replay != NULL)
-        replay_fed(s->replay, before, pipeline_stats(s->p)->elapsed_us);
+        replay_fed(s->replay, before, pipeline_elapsed_us(s->p));
     report_lines_feed(s->lines, data, (size_t)n);
     s->bytes += (uint64_t)n;
 }

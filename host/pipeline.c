@@ -37,16 +37,12 @@ static void pipeline_damage(pipeline_t *p)
     }
 }
 
-static void pipeline_frame(void *user, const aioprof_frame_info_t *frame)
+static long pipeline_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_info_t *frame,
+    const uint8_t *records, const uint8_t *end)
 {
     pipeline_t *p = user;
     pipeline_damage(p);
-    events_frame(&p->events, frame);
-}
-
-static void pipeline_record(void *user, const aioprof_record_t *record)
-{
-    events_record(&((pipeline_t *)user)->events, record);
+    return events_frame_records(&p->events, r, frame, records, end);
 }
 
 static void pipeline_text(void *user, const uint8_t *text, size_t len)
@@ -54,7 +50,7 @@ static void pipeline_text(void *user, const uint8_t *text, size_t len)
     events_text(&((pipeline_t *)user)->events, text, len);
 }
 
-static const aioprof_reader_sink_t pipeline_sink = {pipeline_frame, pipeline_record, pipeline_text};
+static const aioprof_reader_sink_t pipeline_sink = {.frame_records = pipeline_frame_records, .text = pipeline_text};
 
 /* Everything but the statistics' memory, as at the start of a stream. */
 static void pipeline_start(pipeline_t *p)
@@ -192,5 +188,15 @@ void pipeline_reset_stats(pipeline_t *p)
 
 const struct stats *pipeline_stats(const pipeline_t *p)
 {
+    /* the name rows take in their instances' latest figures now, for the one who looks: taking
+     * them in after every read of the port cost a report of 4,000 tasks a tenth of its time. The
+     * pipeline is only ever made by pipeline_new: changing it here is allowed (its figures do not
+     * change, only where they are summed). */
+    stats_sync(&((pipeline_t *)p)->stats);
     return &p->stats;
+}
+
+uint64_t pipeline_elapsed_us(const pipeline_t *p)
+{
+    return p->stats.elapsed_us;
 }

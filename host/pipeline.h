@@ -27,6 +27,9 @@ typedef struct pipeline_task {
     const char *label;       /* "" for none */
     uint32_t parent;         /* the creating task's id, 0 for none or unknown */
     const char *parent_name; /* NULL when unknown */
+    /* Changes (but for a 32-bit hash's collisions) whenever what the four above say may have
+     * changed: an observer compares it instead of the strings. */
+    uint32_t version;
 } pipeline_task_t;
 
 /* One counted slice: exactly the ones the statistics count, with the same exclusive time. */
@@ -112,6 +115,11 @@ int pipeline_pending_is_text(const pipeline_t *p);
 /* Resets the statistics (the live table's `r` key); stream counters are kept. */
 void pipeline_reset_stats(pipeline_t *p);
 
+/* The statistics, their name rows up to date with every slice so far. Call it again after more
+ * bytes went through: the name rows are brought up to date here (struct stats: stats_sync). */
 const struct stats *pipeline_stats(const pipeline_t *p);
+/* The device time the statistics have seen (struct stats: elapsed_us), without bringing the name
+ * rows up to date: cheap enough for every read (a replay's pace). */
+uint64_t pipeline_elapsed_us(const pipeline_t *p);
 
 #endif

@@ -270,7 +270,7 @@ void replay_scan(replay_t *r)
             continue;
         }
         if (n == SOURCE_EOF) {
-            r->length_us = r->raw ? pipeline_stats(r->scan_p)->elapsed_us : source_file_position_us(r->scan);
+            r->length_us = r->raw ? pipeline_elapsed_us(r->scan_p) : source_file_position_us(r->scan);
             r->length_known = 1;
             replay_scan_stop(r);
         } else if (n == SOURCE_ERROR) {

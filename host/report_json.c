@@ -24,6 +24,12 @@ static int add_figures(cJSON *o, const stats_row_t *r, uint64_t elapsed_us)
         cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound) != NULL;
 }
 
+/* A figure that is negative when not known: null then. */
+static int add_or_null(cJSON *o, const char *key, double v)
+{
+    return v >= 0 ? add_num(o, key, v) : cJSON_AddNullToObject(o, key) != NULL;
+}
+
 cJSON *report_json_device(const stats_t *s)
 {
     const stats_device_t *d = &s->device;
@@ -31,13 +37,14 @@ cJSON *report_json_device(const stats_t *s)
         return cJSON_CreateNull();
     }
     cJSON *o = cJSON_CreateObject();
-    double ov = stats_overhead(s);
     if (!o || !cJSON_AddStringToObject(o, "platform", d->platform) || !add_num(o, "version", d->version) ||
         !add_num(o, "tick_hz", d->tick_hz) || !add_num(o, "tick_bits", d->tick_bits) ||
         !add_num(o, "period_ticks", d->period_ticks) ||
         !add_num(o, "ring_bytes", d->ring_bytes) || !add_num(o, "boot_ticks", d->boot_ticks) ||
         !add_num(o, "drain_us", d->drain_us) || !add_num(o, "dropped_total", d->dropped_total) ||
-        !(ov >= 0 ? add_num(o, "overhead", ov) : cJSON_AddNullToObject(o, "overhead") != NULL)) {
+        !add_or_null(o, "event_cost_ns", stats_event_cost_ns(s)) || !add_or_null(o, "overhead", stats_overhead(s)) ||
+        !add_or_null(o, "drain_overhead", stats_overhead_part(s, 1, 0)) ||
+        !add_or_null(o, "event_overhead", stats_event_cost_ns(s) >= 0 ? stats_overhead_part(s, 0, 1) : -1.0)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -144,6 +151,7 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
         !add_num(root, "outside_share", s->elapsed_us ? (double)s->outside_us / (double)s->elapsed_us : 0.0) ||
         !add_num(root, "epochs", (double)s->epoch + 1) ||
         !add_num(root, "folded_instances", (double)s->folded_instances) ||
+        (s->past_cap >= 0 && !add_num(root, "live_tasks_max", (double)s->live_max)) ||
         !attach(root, "instances", json_rows(s, 1, sort, json_instance))) {
         goto out;
     }

@@ -205,7 +205,7 @@ static void fill_row(table_t *t, size_t r, const stats_t *s, const stats_row_t *
 {
     const char *lb = row->lower_bound ? g->ge : "";
     size_t c = 0;
-    if (by_instance && row->inst && row->inst->name >= 0) {
+    if (by_instance && row->inst && row->inst->name >= 0 && row->inst->id != 0) {
         const stats_instance_t *in = row->inst;
         if (in->label[0]) {
             snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32 " [%s]", row->name, in->id, in->label);
@@ -245,9 +245,12 @@ static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
     if (d->have_hello) {
         fprintf(out, "device: %s, protocol %" PRIu32 ", %" PRIu32 " Hz, %" PRIu32 "-bit ticks, ring %" PRIu32 " bytes",
             d->platform[0] ? d->platform : "(no platform name)", d->version, d->tick_hz, d->tick_bits, d->ring_bytes);
-        double ov = stats_overhead(s);
-        if (ov >= 0) {
-            fprintf(out, ", drain overhead %.2f %%", 100.0 * ov);
+        double ov = stats_overhead(s), cost = stats_event_cost_ns(s);
+        if (ov >= 0 && cost >= 0) {
+            fprintf(out, ", overhead %.2f %% (events %.2f %% at %.0f ns each, drain %.2f %%)", 100.0 * ov,
+                100.0 * stats_overhead_part(s, 0, 1), cost, 100.0 * stats_overhead_part(s, 1, 0));
+        } else if (ov >= 0) {
+            fprintf(out, ", drain overhead %.2f %% (the device did not say what an event costs it)", 100.0 * ov);
         }
         fputc('\n', out);
     } else {
@@ -271,6 +274,10 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
+    }
+    if (s->past_cap >= 0) {
+        fprintf(out, "more than %zu tasks were live at once: the slices of those past that are in \"(tasks past the "
+            "cap)\", and their names' figures may be low\n", s->live_max);
     }
     if (t->recording_damage) {
         fprintf(out, "the recording is damaged in %" PRIu64 " place%s: each read on from the next intact chunk; the "

@@ -1,3 +1,4 @@
+/* The aggregator's instance rows (stats.h): placed, described, ended, folded and reset. */
 #include "stats.h"
 
 #include <stdio.h>
@@ -6,8 +7,11 @@
 
 #include "aioprof_wire.h"
 #include "escape.h"
+#include "stats_private.h"
 
 static const stats_figures_t figures_empty = {0, 0, 0, UINT64_MAX, 0, 0};
+/* The key of a row given up: no lookup has it (the 2^32-1st epoch's task 2^32-1). */
+#define STATS_KEY_NONE UINT64_MAX
 
 static size_t pow2_at_least(size_t n)
 {
@@ -21,14 +25,6 @@ static size_t pow2_at_least(size_t n)
 static size_t key_home(const stats_t *s, uint64_t key)
 {
     return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & s->table_mask;
-}
-
-static uint32_t fnv_add(uint32_t h, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ p[i]) * 16777619u;
-    }
-    return h;
 }
 
 static void figures_merge(stats_figures_t *dst, const stats_figures_t *src)
@@ -45,12 +41,26 @@ static void figures_merge(stats_figures_t *dst, const stats_figures_t *src)
     dst->errors += src->errors;
 }
 
+/* The empty label every row starts with: never freed. */
+static const char label_none[] = "";
+
+static void label_drop(stats_instance_t *in)
+{
+    if (in->label != NULL && in->label != label_none) {
+        free((char *)in->label);
+    }
+    in->label = label_none;
+}
+
 /* What stats_init and stats_clear both do once the memory is there: the empty tables. */
 static void stats_start(stats_t *s)
 {
-    s->other_row = s->unnamed_row = -1;
+    s->other_row = s->unnamed_row = s->past_cap_row = -1;
+    s->past_cap = -1;
     memset(s->name_table, 0xFF, (s->name_mask + 1) * sizeof *s->name_table);
-    memset(s->recent, 0xFF, sizeof s->recent);
+    for (size_t i = 0; i < STATS_RECENT; i++) {
+        s->recent[i] = &s->inst[0]; /* its key is 0 until it is placed: no lookup has id 0 */
+    }
     for (size_t i = 0; i <= s->table_mask; i++) {
         s->table[i].idx = -1;
     }
@@ -67,20 +77,26 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
     }
     s->slow_us = slow_us;
     s->inst_cap = instance_cap;
+    s->live_max = instance_cap * STATS_LIVE_FACTOR;
+    /* the most rows there may ever be, and one more for "(tasks past the cap)": taken from the
+     * system as they are first used (calloc of this size maps zero pages), and never moved, so
+     * that a row's address holds while its slice runs */
+    s->inst_alloc = s->live_max + 1;
     s->table_mask = pow2_at_least(instance_cap * 2) - 1;
     s->name_mask = pow2_at_least(STATS_NAME_CAP * 2) - 1;
-    /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); two
+    /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); three
      * more than are used are always there, for the special rows */
     s->names_cap = STATS_NAMES_FIRST;
     s->names = calloc(s->names_cap, sizeof *s->names);
     s->name_table = malloc((s->name_mask + 1) * sizeof *s->name_table);
-    s->inst = calloc(instance_cap, sizeof *s->inst);
-    s->free_list = malloc(instance_cap * sizeof *s->free_list);
+    s->inst = calloc(s->inst_alloc, sizeof *s->inst);
+    s->free_list = malloc(s->inst_alloc * sizeof *s->free_list);
     s->table = malloc((s->table_mask + 1) * sizeof *s->table);
-    s->finished = malloc(instance_cap * sizeof *s->finished);
-    s->finished_order = malloc(instance_cap * sizeof *s->finished_order);
+    s->finished = malloc(s->inst_alloc * sizeof *s->finished);
+    s->finished_order = malloc(s->inst_alloc * sizeof *s->finished_order);
+    s->dirty = malloc(s->inst_alloc * sizeof *s->dirty);
     if (!s->names || !s->name_table || !s->inst || !s->free_list || !s->table || !s->finished ||
-        !s->finished_order) {
+        !s->finished_order || !s->dirty) {
         stats_free(s);
         return -1;
     }
@@ -91,6 +107,9 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
 void stats_clear(stats_t *s)
 {
     /* the rows used go back to zero, as calloc gave them; the others never left it */
+    for (size_t i = 0; i < s->inst_used; i++) {
+        label_drop(&s->inst[i]);
+    }
     memset(s->names, 0, s->n_names * sizeof *s->names);
     memset(s->inst, 0, s->inst_used * sizeof *s->inst);
     stats_t kept = *s;
@@ -102,16 +121,24 @@ void stats_clear(stats_t *s)
     s->name_mask = kept.name_mask;
     s->inst = kept.inst;
     s->inst_cap = kept.inst_cap;
+    s->inst_alloc = kept.inst_alloc;
+    s->live_max = kept.live_max;
     s->free_list = kept.free_list;
     s->table = kept.table;
     s->table_mask = kept.table_mask;
     s->finished = kept.finished;
     s->finished_order = kept.finished_order;
+    s->dirty = kept.dirty;
+    s->pinned = kept.pinned;
+    s->pinned_user = kept.pinned_user;
     stats_start(s);
 }
 
 void stats_free(stats_t *s)
 {
+    for (size_t i = 0; s->inst != NULL && i < s->inst_used; i++) {
+        label_drop(&s->inst[i]);
+    }
     free(s->names);
     free(s->name_table);
     free(s->inst);
@@ -119,67 +146,13 @@ void stats_free(stats_t *s)
     free(s->table);
     free(s->finished);
     free(s->finished_order);
+    free(s->dirty);
     memset(s, 0, sizeof *s);
 }
 
-/* ---- names ---- */
-
-static int32_t special_row(stats_t *s, int32_t *row, stats_row_kind_t kind, const char *text)
+static int pinned(const stats_t *s, const stats_instance_t *in)
 {
-    if (*row < 0) {
-        *row = (int32_t)s->n_names++;
-        stats_name_t *n = &s->names[*row];
-        snprintf(n->name, sizeof n->name, "%s", text);
-        n->f = figures_empty;
-        n->kind = (uint8_t)kind;
-    }
-    return *row;
-}
-
-/* Room for one more name row beside the two special ones: the rows are grown when needed.
- * Returns 0, or -1 when they cannot grow (the name goes to "(other names)", which fits). */
-static int names_room(stats_t *s)
-{
-    size_t need = s->n_names + 1 + (s->other_row < 0) + (s->unnamed_row < 0);
-    if (need <= s->names_cap) {
-        return 0;
-    }
-    size_t cap = s->names_cap * 2 < STATS_NAME_CAP + 2 ? s->names_cap * 2 : STATS_NAME_CAP + 2;
-    stats_name_t *grown = cap > s->names_cap ? realloc(s->names, cap * sizeof *grown) : NULL;
-    if (grown == NULL) {
-        return -1;
-    }
-    memset(grown + s->names_cap, 0, (cap - s->names_cap) * sizeof *grown);
-    s->names = grown;
-    s->names_cap = cap;
-    return 0;
-}
-
-/* The row of an escaped name, created when new; past the cap, "(other names)". */
-static int32_t name_row(stats_t *s, const char *name)
-{
-    size_t len = strlen(name);
-    uint32_t h = fnv_add(2166136261u, (const uint8_t *)name, len);
-    size_t i = h & s->name_mask;
-    while (s->name_table[i] >= 0) {
-        stats_name_t *n = &s->names[s->name_table[i]];
-        if (n->hash == h && strcmp(n->name, name) == 0) {
-            return s->name_table[i];
-        }
-        i = (i + 1) & s->name_mask;
-    }
-    size_t named = s->n_names - (s->other_row >= 0) - (s->unnamed_row >= 0);
-    if (named >= STATS_NAME_CAP || names_room(s) < 0) {
-        return special_row(s, &s->other_row, STATS_ROW_OTHER, "(other names)");
-    }
-    int32_t idx = (int32_t)s->n_names++;
-    stats_name_t *n = &s->names[idx];
-    memcpy(n->name, name, len + 1);
-    n->hash = h;
-    n->f = figures_empty;
-    n->kind = STATS_ROW_NAME;
-    s->name_table[i] = idx;
-    return idx;
+    return s->pinned != NULL && s->pinned(s->pinned_user, in);
 }
 
 /* ---- the instance table ---- */
@@ -204,7 +177,7 @@ int32_t stats_instance_find(const stats_t *s, uint32_t id)
     return instance_find(s, s->epoch, id);
 }
 
-const char *stats_parent_name(const stats_t *s, const stats_instance_t *in)
+int32_t stats_parent_row(const stats_t *s, const stats_instance_t *in)
 {
     int32_t pn = in->parent_name;
     if (pn < 0 && in->parent != 0) {
@@ -212,6 +185,12 @@ const char *stats_parent_name(const stats_t *s, const stats_instance_t *in)
         int32_t p = instance_find(s, in->epoch, in->parent);
         pn = p >= 0 ? s->inst[p].name : -1;
     }
+    return pn;
+}
+
+const char *stats_parent_name(const stats_t *s, const stats_instance_t *in)
+{
+    int32_t pn = stats_parent_row(s, in);
     return pn >= 0 ? s->names[pn].name : NULL;
 }
 
@@ -249,7 +228,10 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in)
     if (end != in->loss_first) {
         return 1;
     }
-    return !in->created_seen && in->loss_first != 0;
+    /* first seen without its creation after a loss, or after tasks went past the cap (it may be
+     * one of them, its slices so far in "(tasks past the cap)") */
+    return !in->created_seen &&
+        (in->loss_first != 0 || (s->past_cap >= 0 && in->order > s->inst[s->past_cap].order));
 }
 
 /* Folds an instance row away: its name row holds its totals already; an unnamed one goes to
@@ -257,41 +239,140 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in)
 static void instance_fold(stats_t *s, int32_t idx)
 {
     stats_instance_t *in = &s->inst[idx];
+    stats_instance_sync(s, in);
     int lower = stats_instance_lower_bound(s, in);
     if (in->name >= 0) {
         s->names[in->name].lower_bound |= (uint8_t)lower;
     } else {
-        stats_name_t *u = &s->names[special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
+        stats_name_t *u = &s->names[stats_special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
         figures_merge(&u->f, &in->f);
         u->instances++;
         u->lower_bound |= (uint8_t)lower;
     }
     table_remove(s, in->key);
+    label_drop(in);
     in->in_use = 0;
+    in->key = STATS_KEY_NONE;
     s->folded_instances++;
 }
 
-/* A row to reuse when all are taken: the oldest finished instance, else the next one round the
- * clock that is not running. One always exists: the running stack is far shorter than the cap. */
+/* May the row be folded? A finished instance, or one of a device that restarted since (it can
+ * never run again); never one on the running stack, never "(tasks past the cap)". */
+static int foldable(const stats_t *s, int32_t idx)
+{
+    const stats_instance_t *in = &s->inst[idx];
+    return in->in_use && idx != s->past_cap && (in->end != STATS_END_LIVE || in->epoch != s->epoch) &&
+        !pinned(s, in);
+}
+
+/* Adds a row that may be folded to the end of the ring. When the ring is full, its stale entries
+ * (rows placed again since, or no longer foldable) go first. */
+static void finished_push(stats_t *s, int32_t idx)
+{
+    if (s->fin_len == s->inst_alloc) {
+        size_t kept = 0;
+        for (size_t k = 0; k < s->fin_len; k++) {
+            size_t at = (s->fin_head + k) % s->inst_alloc;
+            int32_t i = s->finished[at];
+            if (s->inst[i].order == s->finished_order[at] && foldable(s, i)) {
+                s->finished[kept] = i;
+                s->finished_order[kept++] = s->finished_order[at];
+            }
+        }
+        s->fin_head = 0;
+        s->fin_len = kept;
+        if (kept == s->inst_alloc) {
+            return; /* cannot happen: a row is in the ring once per placement */
+        }
+    }
+    size_t tail = (s->fin_head + s->fin_len) % s->inst_alloc;
+    s->finished[tail] = idx;
+    s->finished_order[tail] = s->inst[idx].order;
+    s->fin_len++;
+}
+
+/* The oldest row in the ring that may still be folded, or -1. */
 static int32_t instance_victim(stats_t *s)
 {
     while (s->fin_len > 0) {
         int32_t idx = s->finished[s->fin_head];
         uint32_t order = s->finished_order[s->fin_head];
-        s->fin_head = (s->fin_head + 1) % s->inst_cap;
+        s->fin_head = (s->fin_head + 1) % s->inst_alloc;
         s->fin_len--;
-        stats_instance_t *in = &s->inst[idx];
-        if (in->in_use && in->order == order && in->end != STATS_END_LIVE && in->on_stack == 0) {
+        if (s->inst[idx].order == order && foldable(s, idx)) {
             return idx;
         }
     }
-    for (size_t n = 0; n < 2 * s->inst_used; n++) {
-        size_t i = s->clock_hand++ % s->inst_used;
-        if (s->inst[i].in_use && s->inst[i].on_stack == 0) {
-            return (int32_t)i;
+    return -1;
+}
+
+/* The key table, twice as large when the rows placed reach half its slots (its load stays under
+ * a half). Returns 0, or -1 when out of memory. */
+static int table_room(stats_t *s)
+{
+    if (2 * (s->inst_used + 1) <= s->table_mask + 1) {
+        return 0;
+    }
+    size_t slots = (s->table_mask + 1) * 2, mask = slots - 1;
+    stats_slot_t *table = malloc(slots * sizeof *table);
+    if (table == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < slots; i++) {
+        table[i].idx = -1;
+    }
+    for (size_t j = 0; j <= s->table_mask; j++) {
+        if (s->table[j].idx >= 0) {
+            size_t i = (size_t)((s->table[j].key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+            while (table[i].idx >= 0) {
+                i = (i + 1) & mask;
+            }
+            table[i] = s->table[j];
         }
     }
-    return -1;
+    free(s->table);
+    s->table = table;
+    s->table_mask = mask;
+    return 0;
+}
+
+/* A new row at idx for key. */
+static void instance_place(stats_t *s, int32_t idx, uint64_t key)
+{
+    stats_instance_t *in = &s->inst[idx];
+    memset(in, 0, sizeof *in);
+    in->key = key;
+    in->id = (uint32_t)key;
+    in->epoch = (uint32_t)(key >> 32);
+    in->f = figures_empty;
+    in->name = in->parent_name = -1;
+    in->label = label_none;
+    in->loss_first = in->loss_end = s->loss_serial;
+    in->order = s->next_order++;
+    in->in_use = 1;
+}
+
+/* "(tasks past the cap)": one instance row, never folded, never ended, for every task that found
+ * no row; its name row is the special one. -1 only when out of memory. */
+static int32_t instance_past_cap(stats_t *s)
+{
+    if (s->past_cap < 0) {
+        int32_t idx;
+        if (s->n_free > 0) {
+            idx = s->free_list[--s->n_free];
+        } else if (s->inst_used < s->inst_alloc) {
+            idx = (int32_t)s->inst_used++;
+        } else {
+            return -1; /* cannot be: the last row is kept for it */
+        }
+        /* id 0, which no task has: it is never in the table, never looked up by id */
+        instance_place(s, idx, (uint64_t)s->epoch << 32);
+        s->inst[idx].name = stats_special_row(s, &s->past_cap_row, STATS_ROW_OTHER, "(tasks past the cap)");
+        s->inst[idx].created_seen = 1;
+        s->names[s->inst[idx].name].lower_bound = 1; /* the tasks it holds are not all counted */
+        s->past_cap = idx;
+    }
+    return s->past_cap;
 }
 
 int32_t stats_instance_get(stats_t *s, uint32_t id)
@@ -308,26 +389,19 @@ int32_t stats_instance_get(stats_t *s, uint32_t id)
         idx = s->free_list[--s->n_free];
     } else if (s->inst_used < s->inst_cap) {
         idx = (int32_t)s->inst_used++;
-    } else {
-        idx = instance_victim(s);
-        if (idx < 0) {
-            return -1;
-        }
+    } else if ((idx = instance_victim(s)) >= 0) {
         instance_fold(s, idx);
-        /* the removal may have moved entries: find the empty slot again */
-        for (i = key_home(s, key); s->table[i].idx >= 0; i = (i + 1) & s->table_mask) {
-        }
+    } else if (s->inst_used < s->live_max && table_room(s) == 0) {
+        /* every row holds a live instance: they are never folded, more rows are taken */
+        idx = (int32_t)s->inst_used++;
+    } else {
+        /* more live tasks than the rows may hold: counted apart, and said */
+        return instance_past_cap(s);
     }
-    stats_instance_t *in = &s->inst[idx];
-    memset(in, 0, sizeof *in);
-    in->key = key;
-    in->id = id;
-    in->epoch = s->epoch;
-    in->f = figures_empty;
-    in->name = in->parent_name = -1;
-    in->loss_first = in->loss_end = s->loss_serial;
-    in->order = s->next_order++;
-    in->in_use = 1;
+    /* folding or growing may have moved the table's entries: find the empty slot again */
+    for (i = key_home(s, key); s->table[i].idx >= 0; i = (i + 1) & s->table_mask) {
+    }
+    instance_place(s, idx, key);
     s->table[i].key = key;
     s->table[i].idx = idx;
     return idx;
@@ -337,12 +411,19 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     size_t label_len, uint32_t parent, int created)
 {
     stats_instance_t *in = &s->inst[idx];
+    if (idx == s->past_cap) {
+        /* a task past the cap: its name row lacks its slices and its count */
+        char text[STATS_TEXT_MAX];
+        escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
+        s->names[stats_name_row(s, text)].lower_bound = 1;
+        return;
+    }
     if (created) {
         in->created_seen = 1;
     }
     /* the device repeats names every announcement period: most calls end here */
     uint8_t sep[5] = {0xFF, (uint8_t)parent, (uint8_t)(parent >> 8), (uint8_t)(parent >> 16), (uint8_t)(parent >> 24)};
-    uint32_t h = fnv_add(fnv_add(fnv_add(2166136261u, name, name_len), sep, sizeof sep), label, label_len) | 1u;
+    uint32_t h = stats_fnv_add(stats_fnv_add(stats_fnv_add(2166136261u, name, name_len), sep, sizeof sep), label, label_len) | 1u;
     if (in->described == h) {
         return;
     }
@@ -350,17 +431,31 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
 
     char text[STATS_TEXT_MAX];
     escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
-    int32_t row = name_row(s, text);
+    int32_t row = stats_name_row(s, text);
     if (in->name < 0) {
-        /* its slices so far move to the name row */
-        figures_merge(&s->names[row].f, &in->f);
+        /* its slices so far move to the name row (at the next stats_sync: none of them is in a
+         * name row yet) */
         s->names[row].instances++;
+        in->name = row;
+        stats_dirty(s, in);
     } else if (in->name != row) {
-        /* renamed (not done by the device): the old row keeps what it counted */
+        /* renamed (not done by the device): the old row keeps what it counted, the new one counts
+         * from here on, and so do the instance's own figures */
+        stats_instance_sync(s, in);
         s->names[row].instances++;
+        in->name = row;
+        in->f = in->synced = figures_empty;
     }
-    in->name = row;
-    escape_bytes(in->label, sizeof in->label, label, label_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : label_len, 0);
+    char shown[STATS_TEXT_MAX];
+    escape_bytes(shown, sizeof shown, label, label_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : label_len, 0);
+    if (strcmp(shown, in->label) != 0) {
+        /* a copy of its own, or none: a label that cannot be kept is shown as none */
+        label_drop(in);
+        char *copy = shown[0] != '\0' ? strdup(shown) : NULL;
+        if (copy != NULL) {
+            in->label = copy;
+        }
+    }
     in->parent = parent;
     in->parent_name = -1;
     if (parent != 0) {
@@ -371,10 +466,24 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     }
 }
 
-void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind)
+stats_instance_t *stats_instance_miss(stats_t *s, uint32_t id)
 {
-    stats_instance_t *in = &s->inst[idx];
-    if (in->end != STATS_END_LIVE || exit_kind == AIOPROF_EXIT_YIELD) {
+    int32_t idx = stats_instance_get(s, id);
+    if (idx < 0) {
+        return NULL;
+    }
+    /* "(tasks past the cap)" is not cached: its key is no task's */
+    return s->recent[id % STATS_RECENT] = &s->inst[idx];
+}
+
+void stats_instance_end(stats_t *s, stats_instance_t *in, unsigned exit_kind)
+{
+    int32_t idx = (int32_t)(in - s->inst);
+    if (in->end != STATS_END_LIVE || exit_kind == AIOPROF_EXIT_YIELD || idx == s->past_cap) {
+        if (idx == s->past_cap && exit_kind != AIOPROF_EXIT_RETURN && exit_kind != AIOPROF_EXIT_YIELD) {
+            in->f.errors++;
+            stats_dirty(s, in);
+        }
         return;
     }
     in->end = (uint8_t)(exit_kind == AIOPROF_EXIT_RETURN ? STATS_END_RETURN :
@@ -383,30 +492,27 @@ void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind)
     in->loss_end = s->loss_serial;
     if (in->end != STATS_END_RETURN) {
         in->f.errors++;
-        if (in->name >= 0) {
-            s->names[in->name].f.errors++;
-        }
+        stats_dirty(s, in);
     }
-    if (s->fin_len == s->inst_cap) {
-        /* the FIFO is full of stale entries: the oldest goes, the clock still finds it */
-        s->fin_head = (s->fin_head + 1) % s->inst_cap;
-        s->fin_len--;
-    }
-    size_t tail = (s->fin_head + s->fin_len) % s->inst_cap;
-    s->finished[tail] = idx;
-    s->finished_order[tail] = in->order;
-    s->fin_len++;
+    finished_push(s, idx);
 }
 
 void stats_new_epoch(stats_t *s)
 {
     /* the rows of the old epoch stay (finished or not, they are history); lookups by the new ids
-     * no longer reach them */
+     * no longer reach them, and those still live may be folded now, as finished ones */
     s->epoch++;
+    for (size_t i = 0; i < s->inst_used; i++) {
+        const stats_instance_t *in = &s->inst[i];
+        if (in->in_use && in->end == STATS_END_LIVE && in->epoch + 1u == s->epoch && (int32_t)i != s->past_cap) {
+            finished_push(s, (int32_t)i);
+        }
+    }
 }
 
 void stats_reset(stats_t *s)
 {
+    stats_sync(s);
     for (size_t i = 0; i < s->n_names; i++) {
         s->names[i].f = figures_empty;
         s->names[i].instances = 0;
@@ -418,14 +524,16 @@ void stats_reset(stats_t *s)
         if (!in->in_use) {
             continue;
         }
-        int current = in->epoch == s->epoch && in->end == STATS_END_LIVE;
-        if (!current && in->on_stack == 0) {
+        int current = (in->epoch == s->epoch && in->end == STATS_END_LIVE) || (int32_t)i == s->past_cap;
+        if (!current && !pinned(s, in)) {
             table_remove(s, in->key);
+            label_drop(in);
             in->in_use = 0;
+            in->key = STATS_KEY_NONE;
             s->free_list[s->n_free++] = (int32_t)i;
             continue;
         }
-        in->f = figures_empty;
+        in->f = in->synced = figures_empty;
         in->loss_first = in->loss_end = s->loss_serial;
         in->created_seen = 1; /* nothing of it since the reset was missed */
         if (in->name >= 0) {
@@ -434,130 +542,4 @@ void stats_reset(stats_t *s)
     }
     s->elapsed_us = s->outside_us = 0;
     s->folded_instances = 0;
-}
-
-/* ---- views ---- */
-
-const char *stats_end_name(const stats_t *s, const stats_instance_t *in)
-{
-    switch (in->end) {
-    case STATS_END_RETURN: return "returned";
-    case STATS_END_RAISE: return "raised";
-    case STATS_END_CANCEL: return "cancelled";
-    default: return in->epoch == s->epoch ? "live" : "unknown";
-    }
-}
-
-double stats_overhead(const stats_t *s)
-{
-    if (s->device.drain_span_us == 0) {
-        return -1.0;
-    }
-    return (double)s->device.drain_sum_us / (double)s->device.drain_span_us;
-}
-
-static double row_mean(const stats_row_t *r)
-{
-    return r->f.count ? (double)r->f.total_us / (double)r->f.count : 0.0;
-}
-
-/* qsort has no context argument in C11: the key of the sort under way (views run on one thread) */
-static stats_sort_t sort_key;
-
-static int row_compare(const void *a, const void *b)
-{
-    const stats_row_t *x = a, *y = b;
-    double dx = 0, dy = 0;
-    switch (sort_key) {
-    case STATS_SORT_TOTAL: dx = (double)x->f.total_us; dy = (double)y->f.total_us; break;
-    case STATS_SORT_COUNT: dx = (double)x->f.count; dy = (double)y->f.count; break;
-    case STATS_SORT_MAX: dx = (double)x->f.max_us; dy = (double)y->f.max_us; break;
-    case STATS_SORT_MEAN: dx = row_mean(x); dy = row_mean(y); break;
-    case STATS_SORT_NAME: break;
-    }
-    if (dx != dy) {
-        return dx < dy ? 1 : -1;
-    }
-    int c = strcmp(x->name, y->name);
-    if (c != 0) {
-        return c;
-    }
-    uint64_t kx = x->inst ? x->inst->key : 0, ky = y->inst ? y->inst->key : 0;
-    return kx < ky ? -1 : kx > ky;
-}
-
-#define ROW_OWN_NAME 24 /* "task #4294967295" */
-
-static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_row_t *r, char *own)
-{
-    memset(r, 0, sizeof *r);
-    r->inst = in;
-    r->f = in->f;
-    r->instances = 1;
-    r->kind = STATS_ROW_NAME;
-    r->lower_bound = stats_instance_lower_bound(s, in);
-    if (in->name >= 0) {
-        r->name = s->names[in->name].name;
-    } else {
-        snprintf(own, ROW_OWN_NAME, "task #%lu", (unsigned long)in->id);
-        r->name = own;
-    }
-    r->parent_name = stats_parent_name(s, in);
-}
-
-stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, size_t *n)
-{
-    size_t cap = s->n_names + s->inst_used + 1;
-    /* the rows, then the names made up for unnamed instances: sorting moves rows, not names */
-    stats_row_t *rows = malloc(cap * (sizeof *rows + ROW_OWN_NAME));
-    char *own = (char *)(rows + cap);
-    *n = 0;
-    if (!rows) {
-        return NULL;
-    }
-    /* a name row is a lower bound when any of its instances is */
-    uint8_t *lower = calloc(s->n_names + 1, 1);
-    if (!lower) {
-        free(rows);
-        return NULL;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < s->inst_used; i++) {
-        const stats_instance_t *in = &s->inst[i];
-        if (!in->in_use) {
-            continue;
-        }
-        if (in->name >= 0 && stats_instance_lower_bound(s, in)) {
-            lower[in->name] = 1;
-        }
-        if (by_instance || in->name < 0) {
-            if (!by_instance && in->f.count == 0 && in->f.errors == 0) {
-                continue;
-            }
-            row_of_instance(s, in, &rows[k], own + k * ROW_OWN_NAME);
-            k++;
-        }
-    }
-    if (!by_instance) {
-        for (size_t i = 0; i < s->n_names; i++) {
-            const stats_name_t *nm = &s->names[i];
-            if (nm->f.count == 0 && nm->instances == 0) {
-                continue;
-            }
-            stats_row_t *r = &rows[k++];
-            memset(r, 0, sizeof *r);
-            r->name = nm->name;
-            r->f = nm->f;
-            r->instances = nm->instances;
-            r->kind = (stats_row_kind_t)nm->kind;
-            r->lower_bound = nm->lower_bound || lower[i];
-        }
-    }
-    free(lower);
-    sort_key = sort;
-    if (k > 1) {
-        qsort(rows, k, sizeof *rows, row_compare);
-    }
-    *n = k;
-    return rows;
 }

@@ -1,13 +1,19 @@
 /* The aggregator: per task name and per task instance figures, and the stream's counters.
- * events.c tells it what happened (slices, names, ends, losses); the views read it.
+ * events.c tells it what happened (slices, names, ends, losses); the views read it (stats_rows.c).
  *
  * Memory is bounded whatever the stream holds:
  *  - at most STATS_NAME_CAP distinct names; later names are counted in "(other names)";
- *  - at most instance_cap instance rows (live and finished); when a new instance needs a row the
- *    oldest finished instance is folded (then, if none is finished, the least recently placed one
- *    that is not running). Name rows always hold the full totals, so folding loses only the
- *    per-instance detail. An instance folded before its name was known goes to "(unnamed tasks)".
- * The hot path (stats_instance_get, stats_slice) does no allocation and no string work. */
+ *  - instance rows: up to instance_cap rows, live and finished; when a new instance needs a row,
+ *    the oldest finished instance (or one of a device that restarted since) is folded: its name
+ *    row holds its totals already, so folding loses only the per-instance detail; an instance
+ *    folded before its name was known goes to "(unnamed tasks)". A live instance is never folded:
+ *    when every row is live, the rows grow, up to STATS_LIVE_FACTOR times instance_cap. Past that
+ *    (a stream that makes far more tasks than any device runs at once) a new task has no row: its
+ *    slices are counted in "(tasks past the cap)", and its name row, which lacks them, is marked
+ *    as a lower bound.
+ * The hot path (stats_instance_lookup, stats_slice) does no string work and no allocation, and
+ * touches the instance's row only: its name row is brought up to date in batches (stats_sync),
+ * which pipeline_stats does for anyone who looks (stats_rows does its own sums). */
 #ifndef AIOPROF_STATS_H
 #define AIOPROF_STATS_H
 
@@ -18,10 +24,14 @@
 #define STATS_NAMES_FIRST 16u /* name rows allocated at first; they double as names come */
 #define STATS_INSTANCE_CAP_DEFAULT 10000u
 #define STATS_INSTANCE_CAP_MIN 256u
+/* Live instances never fold: the rows grow for them up to this many times instance_cap. */
+#define STATS_LIVE_FACTOR 16u
 /* An escaped name or label: 48 untrusted bytes can grow to 4 characters each, plus the cut mark. */
 #define STATS_TEXT_MAX 200u
 #define STATS_PLATFORM_MAX 136u
-#define STATS_RECENT 256u /* a direct-mapped cache of id lookups in front of the hash table */
+/* A direct-mapped cache of id lookups in front of the hash table, a power of two: with fewer
+ * tasks, every ENTER finds its row there (ids are given in order). */
+#define STATS_RECENT 4096u
 
 typedef struct stats_figures {
     uint64_t count;    /* slices */
@@ -34,7 +44,7 @@ typedef struct stats_figures {
 
 typedef enum stats_row_kind {
     STATS_ROW_NAME,     /* a task name the device sent */
-    STATS_ROW_OTHER,    /* "(other names)": names beyond STATS_NAME_CAP */
+    STATS_ROW_OTHER,    /* "(other names)": names beyond STATS_NAME_CAP; "(tasks past the cap)" */
     STATS_ROW_UNNAMED,  /* "(unnamed tasks)": instances folded before their name arrived */
 } stats_row_kind_t;
 
@@ -59,7 +69,7 @@ typedef struct stats_instance {
     uint64_t key;           /* epoch << 32 | id */
     stats_figures_t f;
     int32_t name;           /* index of its name row, -1 while unnamed */
-    uint8_t on_stack;       /* open slices of it: such an instance is never folded */
+    uint8_t dirty;          /* f changed since its name row last took it in: it is in s->dirty */
     uint8_t in_use;
     uint8_t end;            /* stats_end_t */
     uint8_t created_seen;   /* its TASK_NEW was seen: nothing of it came before */
@@ -71,7 +81,8 @@ typedef struct stats_instance {
     int32_t parent_name;    /* index of the creator's name row, -1 when unknown */
     uint32_t described;     /* hash of the last TASK_NEW/INFO body applied, to skip repeats */
     uint32_t order;         /* placement serial, for the eviction order */
-    char label[STATS_TEXT_MAX]; /* escaped; empty for none */
+    const char *label;      /* escaped, never NULL: "" for none (the rows own what they point to) */
+    stats_figures_t synced; /* what of f its name row holds (count, total_us, slow and errors) */
 } stats_instance_t;
 
 /* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
@@ -92,6 +103,8 @@ typedef struct stats_device {
     char platform[STATS_PLATFORM_MAX]; /* escaped */
     uint64_t drain_sum_us;  /* drain time between HELLOs of one boot and one link session */
     uint64_t drain_span_us; /* the device time those HELLOs spanned */
+    uint32_t event_cost;    /* what an event costs the device, in 1/1024 tick (its last HELLO's); 0: not known */
+    double event_sum_us;    /* the events between those HELLOs (received and dropped), at that cost */
 } stats_device_t;
 
 typedef struct stats_slot {
@@ -114,20 +127,30 @@ typedef struct stats {
     size_t names_cap;    /* rows allocated: grown as names come, at least n_names + 2 (the special rows) */
     int32_t *name_table; /* open addressing by name hash, -1 empty */
     size_t name_mask;
-    int32_t other_row, unnamed_row; /* special rows, -1 until needed */
+    int32_t other_row, unnamed_row, past_cap_row; /* special rows, -1 until needed */
 
     stats_instance_t *inst;
-    size_t inst_cap, inst_used;
+    size_t inst_cap;     /* rows kept before finished instances fold */
+    size_t inst_used;    /* rows placed so far (some may be free again): inst[0 .. inst_used) */
+    size_t inst_alloc;   /* rows allocated: grown past inst_cap for live instances only */
+    size_t live_max;     /* the most rows there may be (inst_cap * STATS_LIVE_FACTOR) */
     int32_t *free_list;  /* instance rows emptied by stats_reset */
     size_t n_free;
-    stats_slot_t *table; /* open addressing by key, linear probing */
+    stats_slot_t *table; /* open addressing by key, linear probing, at most half full */
     size_t table_mask;
-    int32_t *finished;   /* FIFO of finished instances, oldest first */
+    int32_t *finished;   /* ring of instances that may be folded (finished, or of an old epoch),
+                            oldest first; an entry whose row was placed again since is stale */
     uint32_t *finished_order;
     size_t fin_head, fin_len;
-    size_t clock_hand;
     uint32_t next_order;
-    int32_t recent[STATS_RECENT]; /* id % STATS_RECENT -> instance row, checked by key */
+    int32_t past_cap;    /* the instance row of "(tasks past the cap)" (id 0), -1 until needed */
+    stats_instance_t **dirty; /* rows whose name row has not taken in their latest figures */
+    size_t n_dirty;
+    /* Whether an instance has a slice open (the running stack is the events stage's): such a row
+     * is never folded. NULL: none is. */
+    int (*pinned)(void *user, const stats_instance_t *in);
+    void *pinned_user;
+    stats_instance_t *recent[STATS_RECENT]; /* id % STATS_RECENT -> a row, checked by its key */
 } stats_t;
 
 /* Returns 0, or -1 when out of memory. instance_cap 0 picks the default. */
@@ -141,19 +164,16 @@ void stats_clear(stats_t *s);
 /* Clears the figures (not the stream counters, not the names of running tasks). */
 void stats_reset(stats_t *s);
 
-/* The row of task id in the current epoch, created if new (folding another when full). */
+/* The row of task id in the current epoch, created if new (folding a finished one when full, or
+ * growing the rows). Past the rows' limit: the row of "(tasks past the cap)". Never fails. */
 int32_t stats_instance_get(stats_t *s, uint32_t id);
-/* stats_instance_get with a cache in front: the per-event lookup. */
-static inline int32_t stats_instance_lookup(stats_t *s, uint32_t id)
-{
-    int32_t idx = s->recent[id % STATS_RECENT];
-    if (idx >= 0 && s->inst[idx].key == ((uint64_t)s->epoch << 32 | id) && s->inst[idx].in_use) {
-        return idx;
-    }
-    idx = stats_instance_get(s, id);
-    s->recent[id % STATS_RECENT] = idx;
-    return idx;
-}
+/* stats_instance_get for a lookup that missed the cache: the row, cached, or NULL. */
+stats_instance_t *stats_instance_miss(stats_t *s, uint32_t id);
+
+/* The per-event lookup is stats_instance_get with a cache in front: s->recent[key %
+ * STATS_RECENT], a row whose key ((uint64_t)s->epoch << 32 | id) is checked, else
+ * stats_instance_miss. Rows never move: the pointer holds while the instance has its row (a row
+ * given up has a key no lookup has). */
 
 /* The row of task id in the current epoch, or -1. */
 int32_t stats_instance_find(const stats_t *s, uint32_t id);
@@ -161,6 +181,8 @@ int32_t stats_instance_find(const stats_t *s, uint32_t id);
 /* The name of in's creator: the one it had when in was described, or the one it has now. NULL
  * when it has none (or in was not created by a task). */
 const char *stats_parent_name(const stats_t *s, const stats_instance_t *in);
+/* The same, as its name row's index, or -1. */
+int32_t stats_parent_row(const stats_t *s, const stats_instance_t *in);
 
 /* A TASK_NEW (created = 1) or TASK_INFO: names the instance (raw untrusted bytes). */
 void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_t name_len, const uint8_t *label,
@@ -180,17 +202,29 @@ static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t s
     f->slow += us > slow_us;
 }
 
-static inline void stats_slice(stats_t *s, int32_t idx, uint64_t us)
+/* Brings the name rows up to date with their instances' latest figures. */
+void stats_sync(stats_t *s);
+
+/* in's figures changed: its name row takes them in at the next stats_sync. */
+static inline void stats_dirty(stats_t *s, stats_instance_t *in)
 {
-    stats_instance_t *in = &s->inst[idx];
-    stats_figures_add(&in->f, us, s->slow_us);
-    if (in->name >= 0) {
-        stats_figures_add(&s->names[in->name].f, us, s->slow_us);
+    if (!in->dirty) {
+        if (s->n_dirty == s->inst_alloc) {
+            stats_sync(s); /* entries of rows given up and placed again fill it */
+        }
+        in->dirty = 1;
+        s->dirty[s->n_dirty++] = in;
     }
 }
 
+static inline void stats_slice(stats_t *s, stats_instance_t *in, uint64_t us)
+{
+    stats_figures_add(&in->f, us, s->slow_us);
+    stats_dirty(s, in);
+}
+
 /* The instance finished: kind is an enum aioprof_exit_kind other than YIELD. */
-void stats_instance_end(stats_t *s, int32_t idx, unsigned exit_kind);
+void stats_instance_end(stats_t *s, stats_instance_t *in, unsigned exit_kind);
 
 /* Events may have been lost from here on (drops, lost frames, link down). */
 static inline void stats_loss(stats_t *s)
@@ -229,7 +263,14 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
  * of an earlier epoch that never ended shows "unknown". */
 const char *stats_end_name(const stats_t *s, const stats_instance_t *in);
 
-/* The device's drain time as a share of its time, or a negative number when not known. */
+/* The hook's time on the device as a share of its time: its drain time, and its events at the cost
+ * per event the device sent (both between HELLOs of one boot and one link session). Either part
+ * may be asked for alone (drain, events: 0 or 1); a negative number when not known. */
 double stats_overhead(const stats_t *s);
+double stats_overhead_part(const stats_t *s, int drain, int events);
+
+/* What an event costs the device in nanoseconds (its last HELLO's), or a negative number when it
+ * did not say. */
+double stats_event_cost_ns(const stats_t *s);
 
 #endif

@@ -27,9 +27,17 @@ size_t aioprof_cobs_encode(const uint8_t *in, size_t len, uint8_t *out)
 
 long aioprof_cobs_decode(const uint8_t *in, size_t len, uint8_t *out)
 {
+    if (len == 0 || memchr(in, 0, len) != NULL) {
+        return -1;
+    }
+    return aioprof_cobs_decode_segment(in, len, out);
+}
+
+long aioprof_cobs_decode_segment(const uint8_t *in, size_t len, uint8_t *out)
+{
     size_t i = 0;
     size_t o = 0;
-    if (len == 0 || memchr(in, 0, len) != NULL) {
+    if (len == 0) {
         return -1;
     }
     while (i < len) {

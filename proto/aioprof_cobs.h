@@ -19,4 +19,8 @@ size_t aioprof_cobs_encode(const uint8_t *in, size_t len, uint8_t *out);
  * byte points past the end). An empty segment decodes to -1 as well: it holds no frame. */
 long aioprof_cobs_decode(const uint8_t *in, size_t len, uint8_t *out);
 
+/* aioprof_cobs_decode for a segment known to hold no 0x00 (one a reader cut at its delimiters):
+ * the same, without looking for one. */
+long aioprof_cobs_decode_segment(const uint8_t *in, size_t len, uint8_t *out);
+
 #endif

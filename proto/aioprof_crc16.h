@@ -35,7 +35,7 @@ static inline uint16_t aioprof_crc16_step2(uint16_t crc, uint8_t b0, uint8_t b1)
 /* A whole buffer. Never fails. */
 uint16_t aioprof_crc16(uint16_t crc, const uint8_t *data, size_t len);
 
-/* The same, eight bytes at a time, with 4 KiB of tables built on first use: for hosts
+/* The same, sixteen bytes at a time, with 8 KiB of tables built on first use: for hosts
  * (aioprof_crc16_fast.c, which a device build leaves out). */
 uint16_t aioprof_crc16_fast(uint16_t crc, const uint8_t *data, size_t len);
 

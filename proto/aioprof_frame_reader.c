@@ -4,6 +4,7 @@
 
 #include "aioprof_cobs.h"
 #include "aioprof_crc16.h"
+#include "aioprof_records.h"
 #include "aioprof_varint.h"
 
 void aioprof_reader_init(aioprof_reader_t *r, const aioprof_reader_sink_t *sink, void *user)
@@ -73,6 +74,7 @@ static int parse_hello(cursor_t *c, aioprof_hello_t *h)
     h->platform = cur_bytes(c, h->platform_len);
     /* added after the platform: a device that predates it does not send it */
     h->period_ticks = c->p < c->end ? cur_varint(c) : 0u;
+    h->event_cost = c->p < c->end ? cur_varint(c) : 0u;
     if (c->bad || h->tick_bits < 8 || h->tick_bits > 32 || h->tick_hz == 0) {
         return -1;
     }
@@ -93,14 +95,17 @@ static int parse_task(cursor_t *c, aioprof_record_t *rec)
     return 0;
 }
 
-static int parse_control(aioprof_reader_t *r, cursor_t *body, unsigned op, aioprof_record_t *rec)
+int aioprof_reader_control(aioprof_reader_t *r, const uint8_t **p, const uint8_t *end, unsigned op,
+    aioprof_record_t *rec)
 {
-    uint32_t len = cur_varint(body);
-    if (body->bad || len > (size_t)(body->end - body->p)) {
+    cursor_t body = {*p, end, 0};
+    uint32_t len = cur_varint(&body);
+    if (body.bad || len > (size_t)(body.end - body.p)) {
         return -1;
     }
-    cursor_t c = {body->p, body->p + len, 0};
-    body->p += len;
+    cursor_t c = {body.p, body.p + len, 0};
+    *p = body.p + len;
+    rec->name_len = rec->label_len = 0;
     switch (op) {
     case AIOPROF_OP_HELLO:
         rec->kind = AIOPROF_REC_HELLO;
@@ -124,22 +129,6 @@ static int parse_control(aioprof_reader_t *r, cursor_t *body, unsigned op, aiopr
     }
 }
 
-/* dt's low bits are in the tag; the continuation varint carries the rest. */
-static inline int parse_dt(cursor_t *c, uint8_t tag, unsigned bits, uint64_t *offset, aioprof_record_t *rec)
-{
-    uint32_t dt = tag & ((1u << bits) - 1u);
-    if (tag & (1u << bits)) {
-        uint32_t rest = cur_varint(c);
-        if (c->bad || rest >> (32u - bits)) {
-            return -1;
-        }
-        dt |= rest << bits;
-    }
-    *offset += dt;
-    rec->dt = dt;
-    return 0;
-}
-
 /* What the frame's first records say about the frame: a HELLO of a device that just started (its
  * sequence numbers restart and a jump is not a loss), a DROPPED (after the HELLO, if any: the
  * device sent no frame while its ring was full). */
@@ -148,12 +137,11 @@ static void frame_opening(const uint8_t *p, const uint8_t *end, aioprof_frame_in
     aioprof_record_t rec;
     info->boot = info->drops_first = 0;
     if (p < end && *p == (AIOPROF_TAG_CONTROL | AIOPROF_OP_HELLO)) {
-        cursor_t c = {p + 1, end, 0};
-        if (parse_control(NULL, &c, AIOPROF_OP_HELLO, &rec) != 0) {
+        p++;
+        if (aioprof_reader_control(NULL, &p, end, AIOPROF_OP_HELLO, &rec) != 0) {
             return;
         }
         info->boot = (rec.hello.flags & AIOPROF_HELLO_FLAG_BOOT) != 0;
-        p = c.p;
     }
     info->drops_first = p < end && *p == (AIOPROF_TAG_CONTROL | AIOPROF_OP_DROPPED);
 }
@@ -195,6 +183,45 @@ static void frame_taken(aioprof_reader_t *r, const aioprof_frame_info_t *f, uint
     r->stats.frames++;
 }
 
+/* The frame's records, one struct and one call each: for a user that takes them so. */
+static long records_each(aioprof_reader_t *r, const uint8_t *p, const uint8_t *end)
+{
+    uint64_t offset = 0;
+    long n = 0;
+    while (p < end) {
+        aioprof_record_t rec;
+        unsigned tag = *p++;
+        int rc = 0;
+        rec.name_len = rec.label_len = 0;
+        if (AIOPROF_TAG_IS_CONTROL(tag)) {
+            rc = aioprof_reader_control(r, &p, end, tag & 0x0Fu, &rec);
+        } else {
+            p = aioprof_rec_event(p, end, tag, &rec.dt, &rec.id);
+            if (p == NULL) {
+                rc = -1;
+            } else if (AIOPROF_TAG_IS_ENTER(tag)) {
+                rec.kind = AIOPROF_REC_ENTER;
+            } else {
+                rec.kind = AIOPROF_REC_EXIT;
+                rec.exit_kind = AIOPROF_TAG_EXIT_KIND(tag);
+            }
+            offset += rc == 0 ? rec.dt : 0;
+        }
+        if (rc < 0) {
+            return -1 - n;
+        }
+        if (rc > 0) {
+            continue;
+        }
+        rec.offset = offset;
+        n++;
+        if (r->sink.record) {
+            r->sink.record(r->user, &rec);
+        }
+    }
+    return n;
+}
+
 int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
 {
     if (len < AIOPROF_BODY_MIN) {
@@ -220,48 +247,21 @@ int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len)
     }
     r->stats.lost_frames += info.lost_before;
     frame_taken(r, &info, body[1]);
-    if (r->sink.frame) {
-        r->sink.frame(r->user, &info);
+    long n;
+    if (r->sink.frame_records) {
+        n = r->sink.frame_records(r->user, r, &info, c.p, c.end);
+    } else {
+        if (r->sink.frame) {
+            r->sink.frame(r->user, &info);
+        }
+        n = records_each(r, c.p, c.end);
     }
-
-    uint64_t offset = 0;
-    while (c.p < c.end) {
-        aioprof_record_t rec;
-        uint8_t tag = *c.p++;
-        int rc = 0;
-        rec.name_len = rec.label_len = 0;
-        if (tag & AIOPROF_TAG_ENTER) {
-            rec.kind = AIOPROF_REC_ENTER;
-            rc = parse_dt(&c, tag, AIOPROF_ENTER_DT_BITS, &offset, &rec);
-            rec.id = (tag >> AIOPROF_ENTER_ID_SHIFT) & 0x0Fu;
-            if (rc == 0 && rec.id == 0) {
-                rec.id = cur_varint(&c);
-                rc = (c.bad || rec.id == 0) ? -1 : 0;
-            }
-        } else if (tag < AIOPROF_TAG_EXIT_RETURN) {
-            rec.kind = AIOPROF_REC_EXIT;
-            rec.exit_kind = AIOPROF_EXIT_YIELD;
-            rc = parse_dt(&c, tag, AIOPROF_YIELD_DT_BITS, &offset, &rec);
-        } else if (tag < AIOPROF_TAG_CONTROL) {
-            rec.kind = AIOPROF_REC_EXIT;
-            rec.exit_kind = AIOPROF_EXIT_RETURN + ((tag - AIOPROF_TAG_EXIT_RETURN) >> 4);
-            rc = parse_dt(&c, tag, AIOPROF_END_DT_BITS, &offset, &rec);
-        } else {
-            rc = parse_control(r, &c, tag & 0x0Fu, &rec);
-        }
-        if (rc < 0) {
-            r->stats.malformed++;
-            return -1;
-        }
-        if (rc > 0) {
-            continue;
-        }
-        rec.offset = offset;
-        r->stats.records++;
-        if (r->sink.record) {
-            r->sink.record(r->user, &rec);
-        }
+    if (n < 0) {
+        r->stats.records += (uint64_t)(-1 - n);
+        r->stats.malformed++;
+        return -1;
     }
+    r->stats.records += (uint64_t)n;
     return 0;
 }
 
@@ -357,20 +357,12 @@ static void pass_text(aioprof_reader_t *r, const uint8_t *text, size_t len)
     }
 }
 
-/* A whole segment (up to AIOPROF_SEGMENT_MAX bytes) ended at a delimiter. */
-static void segment_end(aioprof_reader_t *r)
+/* A whole segment (1 to AIOPROF_SEGMENT_MAX bytes, no 0x00 in it) ended at a delimiter: a frame,
+ * damage or device text. */
+static void segment_judge(aioprof_reader_t *r, const uint8_t *seg, size_t len)
 {
-    size_t len = r->seg_len;
-    r->seg_len = 0;
-    if (r->long_text || r->long_damage) {
-        r->long_text = r->long_damage = 0;
-        return;
-    }
-    if (len == 0) {
-        return;
-    }
     uint8_t body[AIOPROF_SEGMENT_MAX];
-    long n = aioprof_cobs_decode(r->seg, len, body);
+    long n = aioprof_cobs_decode_segment(seg, len, body);
     if (n >= (long)AIOPROF_BODY_MIN && n <= (long)AIOPROF_BODY_MAX) {
         uint16_t want = (uint16_t)(body[n - 2] | body[n - 1] << 8);
         if (aioprof_crc16_fast(AIOPROF_CRC16_INIT, body, (size_t)n - 2) == want) {
@@ -382,10 +374,24 @@ static void segment_end(aioprof_reader_t *r)
             return;
         }
     }
-    if (aioprof_reader_looks_like_frame(r, r->seg, len)) {
+    if (aioprof_reader_looks_like_frame(r, seg, len)) {
         count_damage(r, len);
     } else {
-        pass_text(r, r->seg, len);
+        pass_text(r, seg, len);
+    }
+}
+
+/* The segment gathered in r->seg ended at a delimiter. */
+static void segment_end(aioprof_reader_t *r)
+{
+    size_t len = r->seg_len;
+    r->seg_len = 0;
+    if (r->long_text || r->long_damage) {
+        r->long_text = r->long_damage = 0;
+        return;
+    }
+    if (len > 0) {
+        segment_judge(r, r->seg, len);
     }
 }
 
@@ -431,11 +437,18 @@ void aioprof_reader_feed(aioprof_reader_t *r, const uint8_t *data, size_t len)
     while (len > 0) {
         const uint8_t *zero = memchr(data, 0, len);
         size_t n = zero ? (size_t)(zero - data) : len;
-        segment_add(r, data, n);
-        if (!zero) {
-            return;
+        if (zero && r->seg_len == 0 && !r->long_text && !r->long_damage && n <= AIOPROF_SEGMENT_MAX) {
+            /* a whole segment in what was fed (most of them): judged where it is, not copied */
+            if (n > 0) {
+                segment_judge(r, data, n);
+            }
+        } else {
+            segment_add(r, data, n);
+            if (!zero) {
+                return;
+            }
+            segment_end(r);
         }
-        segment_end(r);
         r->synced = 1;
         data += n + 1;
         len -= n + 1;

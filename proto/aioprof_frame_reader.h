@@ -38,6 +38,7 @@ typedef struct aioprof_hello {
     const uint8_t *platform; /* untrusted bytes, not terminated */
     size_t platform_len;
     uint32_t period_ticks;   /* 0: not sent (a device older than the field): one second */
+    uint32_t event_cost;     /* what an event costs the device, in 1/1024 tick; 0: not known or not sent */
 } aioprof_hello_t;
 
 typedef struct aioprof_record {
@@ -66,6 +67,8 @@ typedef struct aioprof_frame_info {
     uint8_t drops_first;  /* its first records (after a HELLO) say events were dropped before it */
 } aioprof_frame_info_t;
 
+struct aioprof_reader;
+
 /* What a reader tells its user. Any member may be NULL. Pointers are valid during the call only. */
 typedef struct aioprof_reader_sink {
     void (*frame)(void *user, const aioprof_frame_info_t *frame);
@@ -73,6 +76,12 @@ typedef struct aioprof_reader_sink {
     /* A piece of device text (a text segment, or part of a long one). Raw bytes: never print them
      * to a terminal as they are. */
     void (*text)(void *user, const uint8_t *text, size_t len);
+    /* Instead of frame and record (which are then not called): a frame taken, and its records as
+     * bytes, [p, end), for a user that reads them in its own loop (aioprof_records.h for events,
+     * aioprof_reader_control for control records). Returns how many records it took, or, when one
+     * was damaged, -1 minus the number taken before it (the frame then counts as malformed). */
+    long (*frame_records)(void *user, struct aioprof_reader *r, const aioprof_frame_info_t *frame, const uint8_t *p,
+        const uint8_t *end);
 } aioprof_reader_sink_t;
 
 typedef struct aioprof_reader_stats {
@@ -123,6 +132,13 @@ void aioprof_reader_finish(aioprof_reader_t *r);
 /* Decodes one frame body (COBS already undone, CRC included) and passes its records on. Returns 0
  * when the whole body parsed, -1 otherwise. Exposed for the golden-vector tests. */
 int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len);
+
+/* A control record whose tag (0x70 | op) was read from just before *p: its length and body are
+ * read into rec (a HELLO also tells r, which may be NULL, the device's period). Returns 0 and
+ * moves *p past the record; 1 for an operation of a later version (skipped: *p moved past it);
+ * -1 when it is damaged. */
+int aioprof_reader_control(aioprof_reader_t *r, const uint8_t **p, const uint8_t *end, unsigned op,
+    aioprof_record_t *rec);
 
 /* 1 when a segment that is not a valid frame looks like one, by what r has read so far (the header
  * of the frame it expects next, or the segment's binary bytes): then it is a damaged frame; else

@@ -4,13 +4,14 @@
 #
 # Three engines, one wire format; enable() takes the best one available:
 #   "firmware": the user C module _aioprof built into the firmware (C wrapper, lowest cost);
-#   "native":   the dynamic native module _aioprof_native.mpy (C recorder; the wrapper that
-#               calls the coroutine's own send/throw is the Python one below);
-#   "python":   aioprof_fallback.py (everything in Python; slower, same bytes).
+#   "native":   the dynamic native module _aioprof_native.mpy: the same C wrapper, through the
+#               runtime's table of functions (natmod/aioprof_native.c);
+#   "python":   aioprof_fallback.py and aioprof_frames.py (everything in Python; same bytes).
 #
 # How it hooks asyncio: every task is born in asyncio.core.create_task (asyncio.create_task is a
-# second binding of it). Both are replaced by a function that wraps the coroutine in an object
-# forwarding send/throw/close and recording enter before and exit after, then calls the original.
+# second binding of it). Both are replaced by a function that has the engine wrap the coroutine in
+# an object forwarding send/throw/close and recording enter before and exit after (each engine's
+# own: C in the firmware and native ones, a generator in the python one), then calls the original.
 # Task itself is neither replaced nor subclassed (gather/wait_for rely on isinstance(aw, Task)).
 import sys
 
@@ -22,17 +23,11 @@ except ImportError:
 
     _core = None
 
-YIELD = 0
-RETURN = 1
-RAISE = 2
-CANCEL = 3
-
 _state = None  # while enabled: a _State
 
 
 class _State:
     pass
-
 
 def _ticks_source():
     import time
@@ -46,129 +41,6 @@ def _ticks_source():
 def _stdout_write():
     out = getattr(sys.stdout, "buffer", sys.stdout)
     return out.write
-
-
-# The wrapper of one task's coroutine for the native and Python engines. asyncio resumes it with
-# send(None) or throw(exc); each resume is one slice: enter before, exit after, in every path,
-# then a drain between slices when one is due.
-#
-# Its source is compiled at import, as machine code where the port can (@micropython.native):
-# MicroPython adds a line to an exception's traceback for every bytecode function it passes
-# through, none for native code, so a task's traceback ("Task exception wasn't retrieved", or one
-# that ends the program) shows the user's frames only, as without the hook. Native code has no
-# bare `raise`; bytecode re-raises bare, which adds no line either. A port without a native
-# emitter (the WebAssembly one) gets the bytecode, and the wrapper's two lines in tracebacks.
-_CORO_SRC = """
-class _Coro:
-    def __init__(self, coro, rec, eng, top):
-        self.coro = coro
-        self.rec = rec
-        self.eng = eng
-        self.done = False
-        self.top = top  # created outside any task (asyncio.run's main): its end may be the program's
-
-    @NATIVE
-    def _resume(self, value, exc):
-        eng = self.eng
-        rec = self.rec
-        if self.done:
-            # a detached task that died is thrown into once more: not run time
-            return self.coro.throw(exc) if exc is not None else self.coro.send(value)
-        eng.enter(rec)
-        try:
-            r = self.coro.throw(exc) if exc is not None else self.coro.send(value)
-        except StopIteration as e:
-            self.done = True
-            eng.exit(rec, RETURN)
-            _ended(self.top)
-            RERAISE
-        except BaseException as e:
-            self.done = True
-            eng.exit(rec, CANCEL if isinstance(e, _core.CancelledError) else RAISE)
-            _ended(self.top)
-            RERAISE
-        eng.exit(rec, YIELD)
-        _after()
-        return r
-
-    @NATIVE
-    def send(self, value):
-        return self._resume(value, None)
-
-    @NATIVE
-    def throw(self, exc, *rest):
-        return self._resume(None, exc)
-
-    def close(self):
-        return self.coro.close()
-
-    def __iter__(self):
-        return self
-
-    @NATIVE
-    def __next__(self):
-        return self._resume(None, None)
-
-    def __repr__(self):
-        return repr(self.coro)
-"""
-
-
-def _define_coro(native, reraise):
-    src = _CORO_SRC.replace("@NATIVE", native).replace("RERAISE", reraise)
-    try:
-        # named, so that the lines bytecode leaves in tracebacks say where they are from
-        src = compile(src, "aioprof.py", "exec")
-    except NameError:  # a port without compile(): exec takes the text
-        pass
-    exec(src, globals())
-
-
-def _compile_coro():
-    try:
-        _define_coro("@micropython.native", "raise e")
-    except Exception:
-        # no native emitter ("invalid micropython decorator"), or no room for native code:
-        # bytecode
-        _define_coro("", "raise")
-
-
-_compile_coro()
-
-
-def _after():
-    # between slices: drain in bulk when enough is waiting or half a period has passed
-    s = _state
-    if s is None:
-        return
-    s.exits += 1
-    if s.exits >= s.every:
-        s.exits = 0
-        try:
-            s.eng.drain()
-        except Exception:
-            pass  # the hook never raises into the application: a failed write is dropped
-
-
-def _ended(top):
-    # A task's last slice. When it was created outside any task (asyncio.run's main), the program
-    # may end now, and on a board nothing runs at its end (sys.atexit is the unix port's only):
-    # send everything recorded, the open frame included.
-    if top:
-        _send_all()
-    else:
-        _after()
-
-
-def _send_all():
-    s = _state
-    if s is None:
-        return
-    try:
-        s.eng.flush()
-        s.eng.drain()
-    except Exception:
-        pass
 
 
 def coro_name(coro):
@@ -202,7 +74,46 @@ def _select(impl):
     raise ImportError("aioprof: no engine found (copy aioprof_fallback.py next to aioprof.py)")
 
 
-def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None):
+# What the hook costs per event, measured at enable(): a coroutine that only yields is resumed so
+# many times through the engine's wrapper (into an engine of its own, whose bytes go nowhere) and
+# so many times bare, the loop as asyncio's (`x.send(None)`); the best of a few rounds each. The
+# difference, in microseconds, is the cost of twice as many events in 1/1024 of a microsecond,
+# the HELLO's unit: no division.
+_COST_RESUMES = 512
+_COST_ROUNDS = 3
+
+
+def _spin():
+    while True:
+        yield
+
+
+def _resumes(x, n, ticks, diff):
+    t0 = ticks()
+    for _ in range(n):
+        x.send(None)
+    return diff(ticks(), t0)
+
+
+def _event_cost(make):
+    import time
+
+    ticks, diff = time.ticks_us, time.ticks_diff
+    scratch = make(lambda data: None)
+    wrapped = scratch.wrap(_spin(), "aioprof_cost")
+    bare = _spin()
+    best_wrapped = best_bare = None
+    for _ in range(_COST_ROUNDS):
+        b = _resumes(bare, _COST_RESUMES, ticks, diff)
+        w = _resumes(wrapped, _COST_RESUMES, ticks, diff)
+        best_bare = b if best_bare is None or b < best_bare else best_bare
+        best_wrapped = w if best_wrapped is None or w < best_wrapped else best_wrapped
+    scratch.stop()
+    return max(0, best_wrapped - best_bare)
+
+
+def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None,
+           event_cost_ns=None):
     """Starts profiling every asyncio task created from now on. Output goes to stdout
     (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes)."""
     global _state
@@ -221,33 +132,32 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     s.kind = kind
     s.orig_create_task = _core.create_task
     s.orig_asyncio_create_task = asyncio.create_task
-    s.exits = 0
-    # drain every so many exits: a drain sends only closed frames (a frame closes when its body
-    # is full or its period ended), so most drains find nothing to write
-    s.every = 16
     s.drainer = None
     s.at_exit = None
-    if kind == "firmware":
-        # write=None: the C module writes raw bytes with mp_hal_stdout_tx_strn
-        s.eng = mod.start(write, ring, period_ms, platform, _core.CancelledError)
-        wrap = s.eng.wrap
+    if kind != "firmware" and write is None:
+        # the C module writes raw bytes with mp_hal_stdout_tx_strn; the others can not reach it
+        write = _stdout_write()
+
+    def make(out, ring_bytes=ring):
+        if kind != "python":
+            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError)
+        ticks, bits = _ticks_source()
+        return mod.Recorder(ticks, out, bits, ring_bytes, platform, period_ms * 1000, cancelled=_core.CancelledError)
+
+    # what an event costs, in the HELLO's unit (1/1024 of a tick, a microsecond), so that the
+    # host's overhead is the hook's whole cost; measured before the hook starts, into its own
+    # engine, or given (0: not known)
+    if event_cost_ns is None:
+        cost = _event_cost(lambda out: make(out, 1024))
     else:
-        if write is None:
-            write = _stdout_write()
-        if kind == "native":
-            mod.start(write, ring, period_ms, platform)
-            eng = mod
-        else:
-            ticks, bits = _ticks_source()
-            eng = mod.Recorder(ticks, write, bits, ring, platform, period_ms * 1000)
-        s.eng = eng
-
-        # outside any task asyncio's cur_task is None, or in the WebAssembly port its top-level task
-        top_level = getattr(_core, "_top_level_task", None)
-
-        def wrap(coro, name):
-            cur = _core.cur_task
-            return _Coro(coro, eng.task(name), eng, cur is None or cur is top_level)
+        cost = int(event_cost_ns * 1.024 + 0.5)
+    s.eng = make(write)
+    s.eng.set_event_cost(cost)
+    if kind == "python":
+        s.wrapped = mod.Wrapped
+    # each engine's wrap(coro, name) records the task's creation (its parent: the task running
+    # now, none for asyncio.run's main) and returns what asyncio resumes instead of coro
+    wrap = s.eng.wrap
 
     orig = s.orig_create_task
 
@@ -298,10 +208,10 @@ def label_coro(w, text):
     s = _state
     if s is None:
         return
-    if s.kind == "firmware":
+    if s.kind != "python":
         s.eng.label(w, text)
-    elif isinstance(w, _Coro):
-        w.eng.label(w.rec, text)
+    elif isinstance(w, s.wrapped):
+        w.recorder.label(w.rec, text)  # its own recorder: after disable() it records nothing
 
 
 def label(task, text):

@@ -1,12 +1,12 @@
-# aioprof's pure-Python recorder: the device library (device/aioprof.c and
-# proto/aioprof_frame_writer.c) rewritten in Python, for firmware where neither the
-# C module nor the native .mpy can be loaded. It follows the C code step by step, ring
-# included, so that the same events on the same clock give the same bytes: the golden
-# vectors of tests/golden/ check that (tests/micropython/golden_fallback.py).
+# aioprof's pure-Python engine, for firmware where neither the C module nor the native .mpy can be
+# loaded: the device library (device/aioprof.c) rewritten in Python, over the frame writer of
+# aioprof_frames.py (proto/aioprof_frame_writer.c), and the wrapper asyncio resumes instead of a
+# task's coroutine (Recorder.wrap). It follows the C code step by step, ring included, so that the
+# same events on the same clock give the same bytes: the golden vectors of tests/golden/ check that
+# (tests/micropython/golden_fallback.py), through the recorder's enter()/exit() and through the
+# wrapper, which writes an event's common case itself.
 #
-# Runs under MicroPython and CPython (the tests run it under both).
-#
-# The recorder only records and drains; the asyncio interception is in aioprof.py.
+# Runs under MicroPython and CPython (the tests run it under both). aioprof.py hooks asyncio.
 
 try:
     from micropython import const
@@ -15,6 +15,8 @@ except ImportError:
     def const(x):
         return x
 
+
+from aioprof_frames import FrameWriter, _varint
 
 # docs/protocol.md, proto/aioprof_wire.h
 _VERSION = const(1)
@@ -25,37 +27,20 @@ _OP_DROPPED = const(3)
 _NAME_MAX = const(48)
 _PLATFORM_MAX = const(32)
 
-# proto/aioprof_frame_writer.h: a body stays at or below 254 bytes so COBS works in place
-_BODY_MAX = const(254)
-_OPEN_COST = const(13)  # 00, code byte, seq, format, base (4), running (up to 5)
-_CLOSE_COST = const(3)  # CRC (2), 00
-
 # device/aioprof.c: the largest record each path writes
 _ENTER_MAX = const(11)
 _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
-_HELLO_ROOM = const(72)  # control head (2) + HELLO body (7 varints, 3 bytes, the platform)
+_HELLO_ROOM = const(77)  # control head (2) + HELLO body (8 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
 _HELLO_EVERY = const(8)
+_ANNOUNCE_EVERY = const(16)  # periods: a running task's name goes again after this many
 _FLAG_STOPPED = const(2)
 
 YIELD = const(0)
 RETURN = const(1)
 RAISE = const(2)
 CANCEL = const(3)
-
-
-def _crc_table():
-    table = []
-    for i in range(256):
-        c = i << 8
-        for _ in range(8):
-            c = ((c << 1) ^ 0x1021) if c & 0x8000 else (c << 1)
-        table.append(c & 0xFFFF)
-    return table
-
-
-_CRC = _crc_table()
 
 
 def _cut(b, n):
@@ -66,11 +51,9 @@ def _cut(b, n):
     return b[:k]
 
 
-def _varint(out, v):
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
+class _Never(BaseException):
+    # the default for what ends a slice as "cancelled": nothing raises it
+    pass
 
 
 class TaskRec:
@@ -84,11 +67,12 @@ class TaskRec:
         self.announced = 0
 
 
-class Recorder:
+class Recorder(FrameWriter):
     """The hook: ticks() gives the tick counter, write(memoryview) sends bytes and returns
     how many it took (None counts as all)."""
 
-    def __init__(self, ticks, write, tick_bits=30, ring=4096, platform="MicroPython", period_ticks=0, tick_hz=1000000):
+    def __init__(self, ticks, write, tick_bits=30, ring=4096, platform="MicroPython", period_ticks=0, tick_hz=1000000,
+                 cancelled=None):
         if ring < 128 or ring > 65535 or tick_bits < 8 or tick_bits > 32:
             raise ValueError("aioprof: ring must be 128..65535 bytes, tick_bits 8..32")
         self.ticks = ticks
@@ -98,16 +82,7 @@ class Recorder:
         self.mask = (1 << tick_bits) - 1
         self.platform = platform.encode()[:_PLATFORM_MAX] if isinstance(platform, str) else platform[:_PLATFORM_MAX]
         self.period_ticks = period_ticks or tick_hz
-        # the frame writer's ring
-        self.buf = bytearray(ring)
-        self.view = memoryview(self.buf)
-        self.size = ring
-        self.head = 0
-        self.tail = 0
-        self.commit = 0
-        self.frame_pos = 0
-        self.budget = 0
-        self.open = False
+        self._fw_init(ring)
         # the profiler
         self.current = None
         self.next_id = 0
@@ -115,6 +90,8 @@ class Recorder:
         self.drop_due = False  # a DROPPED must go before any event (its count may be 0)
         self.dropped_total = 0
         self.drain_ticks = 0
+        # periods so far, and in each task the period its name last went in: both count on here
+        # where C wraps them at 2^16, and are compared modulo 2^16 as C does
         self.period = 0
         self.seq = 0
         self.format = (_VERSION << 5) | (tick_bits - 1)
@@ -125,119 +102,29 @@ class Recorder:
         self.period_len = min(self.period_ticks, self.mask // 2)
         self.deadline = (now + self.period_len) & self.mask
         self.hello_due = 2  # 1 + the boot flag
-        self.on = True
-        self.stopped = False  # close() was called: record nothing, send the rest
+        # what an event costs the device, in 1/1024 of a tick (the port's event_cost: set it
+        # before the first HELLO goes, aioprof.py does after timing the wrapper)
+        self.event_cost = 0
+        self.on = True  # False after stop(): records nothing, sends nothing
+        self.stopped = False  # close() was called: record nothing, send the rest; reopen() goes on
+        self.until_next = False  # close(until_next=True): the next event reopens
+        # for the wrapper (wrap()): what ends a slice as "cancelled"; drains between slices
+        self.cancelled = cancelled or _Never
+        self.half = self.period_len >> 1
+        self.last_drain = now
+        self.due = False
+        self._refresh()
 
-    # ---- the frame writer (proto/aioprof_frame_writer.c) ----
-
-    def _room(self):
-        used = self.head - self.tail if self.head >= self.tail else self.size - (self.tail - self.head)
-        return self.size - 1 - used
-
-    def _skip(self, n):
-        to_end = self.size - self.head
-        return to_end if to_end < _OPEN_COST + n + 1 else 0
-
-    def _fits_new(self, n):
-        return self._room() >= self._skip(n) + _OPEN_COST + n + _CLOSE_COST
-
-    def _raw(self, b):
-        self.buf[self.head] = b
-        self.head = 0 if self.head + 1 == self.size else self.head + 1
-
-    def _rebudget(self):
-        room = self._room()
-        left = _BODY_MAX - 2 - (self.head - self.frame_pos - 1)
-        to_end = self.size - 1 - self.head
-        room = room - _CLOSE_COST if room > _CLOSE_COST else 0
-        if left > room:
-            left = room
-        self.budget = left if left < to_end else to_end
-
-    def _put(self, data):
-        # body bytes into the open frame: the budget keeps them before the ring's end
-        n = len(data)
-        self.buf[self.head : self.head + n] = data
-        self.head += n
-        self.budget -= n
-
-    def _put_varint(self, v):
-        # a varint straight into the open frame (no object made: this is on every event's path)
-        buf = self.buf
-        head = self.head
-        start = head
-        while v >= 0x80:
-            buf[head] = (v & 0x7F) | 0x80
-            head += 1
-            v >>= 7
-        buf[head] = v
-        head += 1
-        self.budget -= head - start
-        self.head = head
-
-    def _fw_open(self, n, running):
-        for _ in range(self._skip(n)):
-            self._raw(0)
-        self._raw(0)  # ends any device text printed since the last frame
-        self.frame_pos = self.head
-        self._raw(0)  # the first code byte, known at close
-        self.open = True
-        self._rebudget()
-        base = self.last
-        h = bytearray((self.seq, self.format, base & 0xFF, (base >> 8) & 0xFF, (base >> 16) & 0xFF, base >> 24))
-        _varint(h, running)
-        self._put(h)
-
-    def _fw_close(self):
-        buf = self.buf
-        start = self.frame_pos + 1
-        crc = 0xFFFF
-        table = _CRC
-        code_at = self.frame_pos
-        code = 1
-        for i in range(start, self.head):
-            b = buf[i]
-            crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
-            # COBS in place: every zero becomes the code byte of the run after it
-            if b == 0:
-                buf[code_at] = code
-                code_at = i
-                code = 1
-            else:
-                code += 1
-        for b in (crc & 0xFF, crc >> 8):  # the CRC may wrap around the ring's end
-            if b == 0:
-                buf[code_at] = code
-                code_at = self.head
-                code = 1
-            else:
-                code += 1
-            self._raw(b)
-        buf[code_at] = code
-        self._raw(0)
-        self.commit = self.head
-        self.open = False
-
-    def _event(self, tag, bits, dt):
-        rest = dt >> bits
-        if rest == 0:
-            self.buf[self.head] = tag | dt
-            self.head += 1
-            self.budget -= 1
-            return
-        self.buf[self.head] = tag | (dt & ((1 << bits) - 1)) | (1 << bits)
-        self.head += 1
-        self.budget -= 1
-        self._put_varint(rest)
-
-    def _control_head(self, op, n):
-        head = bytearray((0x70 | op,))
-        _varint(head, n)
-        self._put(head)
-
-    def _control(self, op, body):
-        self._control_head(op, len(body))
-        self._put(body)
+    def _refresh(self):
+        # fast: nothing must go before the next event (C: pending == 0), so the wrapper may write
+        # an event itself when the open frame has room; every path that changes what this reads
+        # calls it before it returns
+        self.fast = self.on and not (self.hello_due or self.drop_due or self.stopped)
+        # and the period an enter's task must have been announced after to take that way (its
+        # name went less than _ANNOUNCE_EVERY periods ago; never, when not fast: no task's name
+        # went after this period). One comparison, exact while a task's last announcement is
+        # less than 2^16 periods old; an older one takes the general path, which compares as C.
+        self.gate = self.period - _ANNOUNCE_EVERY if self.fast else self.period
 
     # ---- the profiler (device/aioprof.c) ----
 
@@ -286,6 +173,7 @@ class Recorder:
         body.append(len(self.platform))
         body.extend(self.platform)
         _varint(body, self.period_len)
+        _varint(body, self.event_cost)
         self._control(_OP_HELLO, body)
 
     def _write_dropped(self):
@@ -331,7 +219,7 @@ class Recorder:
     def task(self, name, label=None):
         """A task was created by the task running now: returns its record."""
         t = TaskRec()
-        if not self.on or self.stopped:
+        if self.stopped and not self._reopened():
             return t
         now = self.ticks() & self.mask
         self.next_id = (self.next_id + 1) & 0xFFFFFFFF or 1
@@ -343,29 +231,45 @@ class Recorder:
             self._write_task(_OP_TASK_NEW, t)
         else:
             self._drop()
-            t.announced = (self.period - 1) & 0xFFFF
+            t.announced = self.period - _ANNOUNCE_EVERY
         if label:
             self.label(t, label)
+        self._refresh()
         return t
 
     def label(self, t, label):
         label = label.encode() if isinstance(label, str) else bytes(label)
         t.label = _cut(label, _NAME_MAX - len(t.name))
-        if not self.on or self.stopped:
+        if self.stopped and not self._reopened():
             return
         # sent now (a task may never run again after it was labelled), else at its next enter
         now = self.ticks() & self.mask
-        t.announced = (self.period - 1) & 0xFFFF
+        t.announced = self.period - _ANNOUNCE_EVERY
         if self._write_pending(now) and self._frame_room(now, _TASK_ROOM):
             self._write_task(_OP_TASK_INFO, t)
             t.announced = self.period
+        self._refresh()
+
+    def set_event_cost(self, cost):
+        """What an event costs, in 1/1024 tick (the port's event_cost), sent in the HELLOs from
+        now on."""
+        self.event_cost = cost
 
     def enter(self, t):
-        if not self.on or self.stopped:
+        self._enter_at(t, self.ticks() & self.mask)
+
+    def exit(self, t, kind):
+        self._exit_at(t, kind, self.ticks() & self.mask)
+
+    # The general paths of an event at tick now. The wrapper (_run) writes the common case itself
+    # (fast, the name sent less than _ANNOUNCE_EVERY periods ago, room in the open frame) exactly
+    # as these would.
+
+    def _enter_at(self, t, now):
+        if self.stopped and not self._reopened():
             return
-        now = self.ticks() & self.mask
         n = _ENTER_MAX
-        announce = t.announced != self.period
+        announce = ((self.period - t.announced) & 0xFFFF) >= _ANNOUNCE_EVERY
         if announce:
             n += _TASK_ROOM
         if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):
@@ -384,11 +288,11 @@ class Recorder:
             self.last = now
         t.outer = self.current
         self.current = t
+        self._refresh()
 
-    def exit(self, t, kind):
-        if not self.on or self.stopped:
+    def _exit_at(self, t, kind, now):
+        if self.stopped and not self._reopened():
             return
-        now = self.ticks() & self.mask
         if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
             self._drop()
         else:
@@ -400,24 +304,44 @@ class Recorder:
             self.last = now
         self.current = t.outer
         t.outer = None
+        self._refresh()
 
     def flush(self):
         if self.open:
             self._frame_close()
+        self._refresh()
 
-    def close(self):
+    def close(self, until_next=False):
         """The hook stops (aioprof_close): the drop count owed and a last HELLO with the flag
         "stopped" go into the ring and the frame is closed; from here on nothing is recorded and
-        no period ends. drain() sends what is left."""
+        no period ends. drain() sends what is left. until_next: the next event reopens it (what
+        the C bindings do with aioprof_reopen where a program may have ended)."""
         if not self.on or self.stopped:
             return
         self.stopped = True
+        self.until_next = until_next
         self.hello_due = self.hello_due or 1
         self._write_final(self.ticks() & self.mask)
+        self._refresh()
+
+    def reopen(self):
+        """Records again after close(), in the same run (aioprof_reopen): the next frame starts
+        with a HELLO that is neither a start nor a stop."""
+        if self.on and self.stopped:
+            self.stopped = False
+            self.hello_due = self.hello_due or 1
+            self.deadline = (self.ticks() + self.period_len) & self.mask
+        self._refresh()
+
+    def _reopened(self):
+        # an event after close(until_next=True) reopens (after stop() or close() it does not)
+        if self.until_next:
+            self.reopen()
+        return not self.stopped
 
     def _period_end(self, now):
         self.deadline = (now + self.period_len) & self.mask
-        self.period = (self.period + 1) & 0xFFFF
+        self.period += 1
         if self.period % _HELLO_EVERY == 0 and not self.hello_due:
             self.hello_due = 1
         self._write_pending(now)
@@ -433,11 +357,6 @@ class Recorder:
         if self.open:
             self._frame_close()
         self.sent = False
-
-    def pending(self):
-        if self.commit >= self.tail:
-            return self.commit - self.tail
-        return self.size - self.tail + self.commit
 
     def drain(self):
         """At a period's end closes the frame (or sends an empty one), then offers the
@@ -465,24 +384,215 @@ class Recorder:
         if self.stopped and total:
             self._write_final(start)  # what did not fit when it stopped: the next drain sends it
         if total:
-            self.drain_ticks = (self.drain_ticks + ((self.ticks() - start) & mask)) & 0xFFFFFFFF
+            # a clock that stepped back meanwhile (the upper half of the range) spent no time
+            spent = (self.ticks() - start) & mask
+            if spent <= mask // 2:
+                self.drain_ticks = (self.drain_ticks + spent) & 0xFFFFFFFF
+        self.last_drain = self.last
+        self.due = self.commit != self.tail
+        self._refresh()
         return total
 
-    def _send_all(self, tries):
-        self.flush()
-        while self.pending() and tries:
-            self.drain()
-            tries -= 1
+    def idle(self):
+        """True when nothing is owed to the port (aioprof_idle)."""
+        return not self.on or not (self.open or self.hello_due or self.drop_due or self.pending())
 
     def stop(self, tries=1000):
-        """Sends what is left, the open frame included (a bounded number of tries), and stops.
-        What is still owed then (the first HELLO of a recorder that recorded nothing, so that the
-        host can tell "no tasks" from "no hook"; a drop count) goes out by ending the period now."""
+        """Stops for good and sends what is left, the last HELLO (flag "stopped") included, in a
+        bounded number of tries (the first HELLO too if nothing was recorded: the host tells "no
+        tasks" from "no hook")."""
         if not self.on:
             return
-        self._send_all(tries)
-        if self.hello_due or self.dropped:
-            self.deadline = self.last
+        self.close()
+        while not self.idle() and tries:
             self.drain()
-            self._send_all(tries)
+            tries -= 1
         self.on = False
+        self._refresh()
+
+    # ---- between slices, for the wrapper ----
+
+    def wrap(self, coro, name):
+        """The object asyncio gets instead of a new task's coroutine: each resume is one slice,
+        recorded; after the slice the frames go out as they complete, and when a task created
+        outside any task (asyncio.run's main) ends, the program may end: the hook stops (its
+        last HELLO says so) and everything goes out; the next event reopens it."""
+        t = self.task(name)
+        return Wrapped(self, coro, t, t.parent == 0, True)
+
+    def _ended(self, t, kind, top, auto):
+        # a coroutine returned or raised: its last slice ends
+        self._exit_at(t, kind, self.ticks() & self.mask)
+        if top:
+            self.close(True)
+        if auto:
+            self._after()
+
+    def _after(self):
+        # between slices (no task runs): every complete frame goes out, and at least every half
+        # period (the C engines' policy); the time is the last event's, no clock read
+        if self.current is None and (self.due or (self.last - self.last_drain) & self.mask >= self.half):
+            self._drain_quietly()
+
+    def _drain_quietly(self):
+        # the hook never raises into the task that ended a slice: a failed write is dropped
+        try:
+            self.drain()
+        except Exception:
+            pass
+
+
+class Wrapped:
+    """What asyncio gets for a task's coroutine (Recorder.wrap): send and throw are those of a
+    generator (_run) that resumes the coroutine and records the slice around it; close and repr
+    are the coroutine's own."""
+
+    def __init__(self, rec, coro, t, top, auto):
+        g = _run(rec, coro, t, top, auto)
+        # to its first yield: a throw before the first send (a task cancelled before it ran)
+        # reaches the coroutine as a slice
+        g.send(None)
+        self.send = g.send
+        self.throw = g.throw
+        self.coro = coro
+        self.rec = t
+        self.recorder = rec
+
+    def close(self):
+        return self.coro.close()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def __repr__(self):
+        return repr(self.coro)
+
+
+# The generator behind a Wrapped: one loop turn per resume, that is per slice. An event's common
+# case (nothing owed before it, its task's name sent less than _ANNOUNCE_EVERY periods ago, room in
+# the open frame) is written here, byte for byte as Recorder._enter_at/_exit_at would write it;
+# anything else goes to them. top: the task was created outside any task (its end may be the
+# program's); auto: drain between slices and stop at top's end (off for the golden vectors, which
+# script both).
+#
+# Compiled at import as machine code where the port can (@micropython.native): then an exception
+# of the task passes through it without a traceback line, and a resume costs a third of the
+# bytecode's. Native code has no bare `raise`; bytecode re-raises bare, which adds no line. A
+# port without a native emitter (the WebAssembly one) gets the bytecode, and one more line in a
+# task's tracebacks.
+_RUN_SRC = """
+@NATIVE
+def _run(R, coro, t, top, auto):
+    send = coro.send
+    ticks = R.ticks
+    mask = R.mask
+    half = R.half
+    buf = R.buf
+    r = None
+    while True:
+        try:
+            v = yield r
+            exc = None
+        except GeneratorExit:
+            return
+        except BaseException as e:
+            v = None
+            exc = e
+        now = ticks() & mask
+        outer = R.current
+        if t.announced > R.gate and R.budget >= 11:
+            head = R.head
+            start = head
+            dt = (now - R.last) & mask
+            i = t.id
+            tag = 0x80 | (i << 3) if i <= 15 else 0x80
+            rest = dt >> 2
+            if rest == 0:
+                buf[head] = tag | dt
+                head += 1
+            else:
+                buf[head] = tag | (dt & 3) | 4
+                head += 1
+                while rest >= 0x80:
+                    buf[head] = (rest & 0x7F) | 0x80
+                    head += 1
+                    rest >>= 7
+                buf[head] = rest
+                head += 1
+            if i > 15:
+                while i >= 0x80:
+                    buf[head] = (i & 0x7F) | 0x80
+                    head += 1
+                    i >>= 7
+                buf[head] = i
+                head += 1
+            R.head = head
+            R.budget -= head - start
+            R.last = now
+            R.current = t
+        else:
+            R._enter_at(t, now)
+        try:
+            if exc is None:
+                r = send(v)
+            else:
+                r = coro.throw(exc)
+        except StopIteration as e:
+            t.outer = outer
+            R._ended(t, 1, top, auto)
+            return e.value
+        except BaseException as e:
+            t.outer = outer
+            R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
+            RERAISE
+        now = ticks() & mask
+        if R.fast and R.budget >= 6:
+            head = R.head
+            start = head
+            dt = (now - R.last) & mask
+            rest = dt >> 5
+            if rest == 0:
+                buf[head] = dt
+                head += 1
+            else:
+                buf[head] = (dt & 31) | 32
+                head += 1
+                while rest >= 0x80:
+                    buf[head] = (rest & 0x7F) | 0x80
+                    head += 1
+                    rest >>= 7
+                buf[head] = rest
+                head += 1
+            R.head = head
+            R.budget -= head - start
+            R.last = now
+            R.current = outer
+        else:
+            t.outer = outer
+            R._exit_at(t, 0, now)
+        if auto and outer is None and (R.due or (now - R.last_drain) & mask >= half):
+            R._drain_quietly()
+"""
+
+def _exec(src):
+    try:
+        # named, so that the lines bytecode leaves in tracebacks say where they are from
+        src = compile(src, "aioprof_fallback.py", "exec")
+    except NameError:  # a port without compile(): exec takes the text
+        pass
+    exec(src, globals())
+
+
+def _compile():
+    try:
+        _exec(_RUN_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
+    except Exception:
+        # CPython, no native emitter ("invalid micropython decorator"), or no room for native
+        # code: bytecode
+        _exec(_RUN_SRC.replace("@NATIVE", "").replace("RERAISE", "raise"))
+
+
+_compile()

@@ -5,3 +5,4 @@
 # and build with FROZEN_MANIFEST=/path/to/that/manifest.py (docs/micropython.md).
 module("aioprof.py")
 module("aioprof_fallback.py")
+module("aioprof_frames.py")

@@ -16,6 +16,10 @@ target_sources(usermod_aioprof INTERFACE
 target_include_directories(usermod_aioprof INTERFACE
     ${AIOPROF_TOP}/device
     ${AIOPROF_TOP}/proto
+    ${CMAKE_CURRENT_LIST_DIR}
 )
+
+# the port bound at compile time: the clock read in place (aioprof_mp_port.h)
+target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_PORT_HEADER="aioprof_mp_port.h")
 
 target_link_libraries(usermod INTERFACE usermod_aioprof)

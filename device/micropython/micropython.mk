@@ -14,4 +14,6 @@ SRC_USERMOD_LIB_C += \
 	$(AIOPROF_TOP)/proto/aioprof_crc16.c \
 	$(AIOPROF_TOP)/proto/aioprof_varint.c
 
-CFLAGS_USERMOD += -I$(AIOPROF_TOP)/device -I$(AIOPROF_TOP)/proto
+CFLAGS_USERMOD += -I$(AIOPROF_TOP)/device -I$(AIOPROF_TOP)/proto -I$(AIOPROF_MOD_DIR)
+# the port bound at compile time: the clock read in place (aioprof_mp_port.h)
+CFLAGS_USERMOD += -DAIOPROF_PORT_HEADER=\"aioprof_mp_port.h\"

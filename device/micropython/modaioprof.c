@@ -24,9 +24,6 @@
 
 #define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
 
-/* Ticks further back than this from the last event are the counter's wrap, not a step back. */
-#define MOD_TICKS_BACK_MAX 65536u
-
 typedef struct aioprof_mod {
     mp_obj_base_t base;
     aioprof_t prof;
@@ -50,15 +47,14 @@ typedef struct coro_obj {
     bool done;              /* the coroutine returned or raised: later throws are not run time */
 } coro_obj_t;
 
-/* Some ports read their microsecond counter in two halves that race with its interrupt (the qemu
- * port steps back about 1 ms now and then): a step back from the last event is taken as no time
- * passing, never as a slice of 71 minutes. */
+/* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
+ * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
+ * no time (docs/protocol.md section 4). The library reads it in place (aioprof_mp_port.h); this
+ * is for a build that does not bind the port. */
 static uint32_t mod_ticks(void *user)
 {
-    aioprof_mod_t *m = user;
-    uint32_t now = (uint32_t)mp_hal_ticks_us();
-    uint32_t back = m->prof.last - now;
-    return back - 1u < MOD_TICKS_BACK_MAX ? m->prof.last : now;
+    (void)user;
+    return (uint32_t)mp_hal_ticks_us();
 }
 
 static size_t mod_write(void *user, const uint8_t *data, size_t len)
@@ -94,6 +90,15 @@ static size_t mod_drain(aioprof_mod_t *m)
     return n;
 }
 
+/* The hook was closed where the program might have ended (a top-level task's end), and it goes
+ * on: it records again, in the same run. */
+static inline void mod_reopen(aioprof_mod_t *m)
+{
+    if (m->prof.pending & AIOPROF_PENDING_STOPPED) {
+        aioprof_reopen(&m->prof);
+    }
+}
+
 /* Between slices (no task runs): send every frame as soon as it is complete, so that a link that
  * keeps up leaves the ring empty for the next burst (one slice that creates hundreds of tasks);
  * and at least every half period. A frame holds up to 254 bytes, so this is one write per few
@@ -121,6 +126,7 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
         return mp_resume(self->coro, throw == MP_OBJ_NULL ? send : MP_OBJ_NULL, throw, ret);
     }
     mp_vm_return_kind_t kind;
+    mod_reopen(m);
     aioprof_enter(&m->prof, &self->task);
     nlr_buf_t nlr;
     if (nlr_push(&nlr) == 0) {
@@ -150,9 +156,9 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
     aioprof_exit(&m->prof, &self->task, exit_kind);
     if (exit_kind != AIOPROF_EXIT_YIELD && self->task.parent == 0) {
         /* a task created outside any task (asyncio.run's main) ended: the program may end now,
-         * and on a board nothing runs at its end (sys.atexit is the unix port's only), so the
-         * open frame goes out too */
-        aioprof_flush(&m->prof);
+         * and on a board nothing runs at its end (sys.atexit is the unix port's only), so the hook
+         * stops (its last HELLO says so) and everything goes out; the next event reopens it */
+        aioprof_close(&m->prof);
     }
     coro_after(m);
     return kind;
@@ -254,6 +260,7 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     w->done = false;
     memset(&w->task, 0, sizeof w->task);
     if (m->running) {
+        mod_reopen(m);
         aioprof_task_created(&m->prof, &w->task, s, len);
     }
     return MP_OBJ_FROM_PTR(w);
@@ -275,6 +282,7 @@ static mp_obj_t prof_label(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t text)
         return mp_const_none;
     }
     w->label = text;
+    mod_reopen(m);
     aioprof_task_label(&m->prof, &w->task, s, len);
     return mp_const_none;
 }
@@ -307,37 +315,37 @@ static mp_obj_t prof_pending(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_pending_obj, prof_pending);
 
-/* Sends what is left, the open frame included, and stops recording; wrappers then only forward.
- * Bounded: a port that takes nothing must not hang the caller. What is still owed after that (the
- * first HELLO of a profiler that recorded nothing, so that the host can tell "no tasks" from "no
- * hook"; a drop count) goes out by ending the period now, which writes it. */
-static void mod_send_all(aioprof_mod_t *m)
-{
-    aioprof_flush(&m->prof);
-    for (int tries = 0; tries < 1000 && aioprof_pending(&m->prof) > 0; tries++) {
-        mod_drain(m);
-    }
-}
-
+/* Stops recording for good and sends what is left: the open frame, the drop count owed and the
+ * last HELLO, which says the hook stopped (the first one too, if nothing was recorded: the host
+ * tells "no tasks" from "no hook"). Bounded: a port that takes nothing must not hang the caller.
+ * Wrappers then only forward. */
 static mp_obj_t prof_stop(mp_obj_t self_in)
 {
     aioprof_mod_t *m = mod_self(self_in);
     if (!m->running) {
         return mp_const_none;
     }
-    mod_send_all(m);
-    if (m->prof.pending & (AIOPROF_PENDING_HELLO | AIOPROF_PENDING_DROPPED)) {
-        m->prof.deadline = m->prof.last;
+    aioprof_close(&m->prof);
+    for (int tries = 0; tries < 1000 && !aioprof_idle(&m->prof); tries++) {
         mod_drain(m);
-        mod_send_all(m);
     }
     m->running = false;
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_stop_obj, prof_stop);
 
+/* set_event_cost(cost): what an event costs, in 1/1024 tick (aioprof_port_t.event_cost), sent in
+ * the HELLOs from now on; aioprof.py measures it before the first one goes. */
+static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
+{
+    mod_self(self_in)->port.event_cost = (uint32_t)mp_obj_get_int(cost);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
+
 static const mp_rom_map_elem_t prof_locals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_wrap), MP_ROM_PTR(&prof_wrap_obj) },
+    { MP_ROM_QSTR(MP_QSTR_set_event_cost), MP_ROM_PTR(&prof_set_event_cost_obj) },
     { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&prof_label_obj) },
     { MP_ROM_QSTR(MP_QSTR_drain), MP_ROM_PTR(&prof_drain_obj) },
     { MP_ROM_QSTR(MP_QSTR_flush), MP_ROM_PTR(&prof_flush_obj) },

@@ -7,7 +7,7 @@
  *   top_draw*.c       drawing (top_draw.h): primitives, header, table, pane and footer, help
  *   top_format.c      pure rendering rules, no state (unit-tested)
  *   top_timeline.c    the timeline's ring of slices and its lanes' cells (unit-tested)
- * Nothing outside host/top/ includes this file. */
+ * Nothing outside host/top/ includes this file but a unit test (tests/unit/test_stats.c). */
 #ifndef AIOPROF_TOP_PRIVATE_H
 #define AIOPROF_TOP_PRIVATE_H
 

@@ -42,7 +42,8 @@ void top_table_name(const top_view_t *v, const top_row_t *r, char *out, size_t s
     const char *name = top_rows_str(rs, r->name);
     const char *label = top_rows_str(rs, r->label);
     int grouping = top_table_grouping(v);
-    if (grouping && r->named) {
+    /* "(tasks past the cap)" is an instance row (id 0) of its own name, not a task: no "#0" */
+    if (grouping && r->named && r->id != 0) {
         snprintf(out, size, "%s #%" PRIu32 "%s%s%s", name, r->id, *label ? " [" : "", label, *label ? "]" : "");
     } else {
         snprintf(out, size, "%s%s%s%s", name, *label ? " [" : "", label, *label ? "]" : "");
@@ -56,7 +57,8 @@ static void table_name_fit(const top_view_t *v, const top_row_t *r, int width, c
 {
     char whole[512], suffix[160], head[512];
     top_table_name(v, r, out, size);
-    if (!top_table_grouping(v) || !r->named || top_format_fit(whole, sizeof whole, out, width + 1, "") <= width) {
+    if (!top_table_grouping(v) || !r->named || r->id == 0 ||
+        top_format_fit(whole, sizeof whole, out, width + 1, "") <= width) {
         return;
     }
     const top_rows_t *rs = &v->base[top_table_grouping(v)];

@@ -49,9 +49,10 @@ void top_timeline_add(top_timeline_t *t, const pipeline_slice_t *s)
     uint64_t key = (uint64_t)s->task.epoch << 32 | s->task.id;
     /* the name is hashed again only when what the observer says of the task may have changed */
     top_timeline_task_t *c = &t->cache[(s->task.id ^ s->task.epoch * 0x9E3779B1u) & (TOP_TIMELINE_CACHE - 1u)];
-    if (!c->used || c->inst_key != key || c->name != (const void *)s->task.name) {
+    if (!c->used || c->inst_key != key || c->version != s->task.version || c->name != (const void *)s->task.name) {
         c->used = 1;
         c->inst_key = key;
+        c->version = s->task.version;
         c->name = s->task.name;
         c->name_hash = s->task.name ? top_timeline_name_hash(s->task.name) : 0;
     }

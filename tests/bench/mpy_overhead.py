@@ -1,20 +1,26 @@
 # What the aioprof hook costs per asyncio task switch in MicroPython (the unix port, or a board):
-# many tasks switching as fast as they can, without the hook and with each engine, rounds
-# interleaved so that every engine sees the same machine state; medians of the rounds, and each
-# engine's ratio to the no-hook baseline of the same run.
+# many tasks switching as fast as they can (each awaits asyncio.sleep_ms(0) in a loop), without the
+# hook and with each engine. Run by tests/bench/part_mpy.bash (make bench); by hand:
 #
-#   micropython mpy_overhead.py [TASKS [SWITCHES [ROUNDS]]] > /dev/null
-# The frames go to stdout, as on a board (send them to /dev/null, or to a file for aioprof-top);
-# the table goes to stderr. Engines that can not be loaded are left out. Needs aioprof.py (and
-# aioprof_fallback.py, _aioprof_native.mpy) on sys.path, e.g. through MICROPYPATH.
+#   micropython mpy_overhead.py time TASKS SWITCHES ROUNDS [CAPTURE_DIR [ENGINE...]]
+#       rounds interleaved over the engines named (default: all this firmware can load) and none,
+#       which runs first in each round, so
+#       that every engine sees the same machine state; prints per engine the median and best
+#       nanoseconds per switch over the rounds and the ratio to none's. With CAPTURE_DIR, one more
+#       run per engine writes its frames to CAPTURE_DIR/ENGINE.aiop (for aioprof-top: what the
+#       device says the hook costs) and prints its own nanoseconds per switch.
+#   micropython mpy_overhead.py one ENGINE TASKS SWITCHES
+#       one run of one engine (or "none"), for callgrind: the difference between two SWITCHES
+#       counts is the cost of the switches alone.
+#
+# The timed runs write their frames to /dev/null. Needs aioprof.py (and aioprof_fallback.py,
+# aioprof_frames.py, _aioprof_native.mpy) on sys.path, e.g. through MICROPYPATH.
 import sys
 import time
 import asyncio
 import aioprof
 
-TASKS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
-SWITCHES = int(sys.argv[2]) if len(sys.argv) > 2 else 2000  # per task
-ROUNDS = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+ENGINES = ("none", "firmware", "native", "python")
 
 
 async def spinner(n):
@@ -22,20 +28,20 @@ async def spinner(n):
         await asyncio.sleep_ms(0)
 
 
-async def main():
-    await asyncio.gather(*[spinner(SWITCHES) for _ in range(TASKS)])
+def run(engine, tasks, switches, out):
+    """One run: ns per switch (every spinner resumes switches + 1 times)."""
 
+    async def main():
+        await asyncio.gather(*[spinner(switches) for _ in range(tasks)])
 
-def one_run(engine):
     if engine != "none":
-        aioprof.enable(impl=engine, drain_task=False)
+        aioprof.enable(impl=engine, drain_task=False, write=out.write)
     t0 = time.ticks_us()
     asyncio.run(main())
     dt = time.ticks_diff(time.ticks_us(), t0)
     if engine != "none":
         aioprof.disable()
-    # every spinner resumes SWITCHES + 1 times
-    return dt * 1000 / (TASKS * (SWITCHES + 1))
+    return dt * 1000 / (tasks * (switches + 1))
 
 
 def available(engine):
@@ -54,25 +60,41 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
-def report(line):
-    sys.stderr.write(line + "\n")
-
-
-engines = [e for e in ("none", "firmware", "native", "python") if available(e)]
-runs = {e: [] for e in engines}
-one_run("none")  # warm up: imports, first allocations
-for r in range(ROUNDS):
+def timed(tasks, switches, rounds, capture_dir, wanted):
+    engines = [e for e in ENGINES if available(e) and (e == "none" or not wanted or e in wanted)]
+    null = open("/dev/null", "wb")
+    runs = {e: [] for e in engines}
+    run("none", tasks, switches, null)  # warm up: imports, first allocations
+    for _ in range(rounds):
+        for e in engines:
+            runs[e].append(run(e, tasks, switches, null))
+    print("mpy_overhead: %d tasks x %d switches, %d rounds, %s" % (tasks, switches, rounds, sys.platform))
     for e in engines:
-        runs[e].append(one_run(e))
-base = median(runs["none"])
-report("mpy_overhead: %d tasks x %d switches, %d rounds, %s" % (TASKS, SWITCHES, ROUNDS, sys.implementation))
-# the minimum too: on a shared machine it is the run least disturbed by others
-best = min(runs["none"])
-report("%-9s %10s %8s %10s %8s  %s" % ("engine", "median ns", "vs none", "min ns", "vs none", "rounds (ns/switch)"))
-for e in engines:
-    m = median(runs[e])
-    b = min(runs[e])
-    report(
-        "%-9s %10.0f %7.1f%% %10.0f %7.1f%%  %s"
-        % (e, m, (m / base - 1) * 100, b, (b / best - 1) * 100, " ".join("%.0f" % x for x in runs[e]))
-    )
+        # the median of the rounds' own ratios to none (each round's none ran just before)
+        ratio = median([x / n for x, n in zip(runs[e], runs["none"])])
+        print("engine %s median_ns %.1f best_ns %.1f vs_none %.4f rounds %s" % (
+            e, median(runs[e]), min(runs[e]), ratio - 1, " ".join("%.0f" % x for x in runs[e])))
+    if capture_dir:
+        for e in engines:
+            if e == "none":
+                continue
+            path = "%s/%s.aiop" % (capture_dir, e)
+            with open(path, "wb") as f:
+                ns = run(e, tasks, switches, f)
+            print("capture %s %s ns %.1f" % (e, path, ns))
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "time" and len(sys.argv) >= 5:
+        timed(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None,
+              sys.argv[6:])
+    elif mode == "one" and len(sys.argv) == 5 and sys.argv[2] in ENGINES:
+        run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), open("/dev/null", "wb"))
+    else:
+        sys.stderr.write("usage: mpy_overhead.py time TASKS SWITCHES ROUNDS [CAPTURE_DIR [ENGINE...]] | "
+                         "one ENGINE TASKS SWITCHES\n")
+        sys.exit(2)
+
+
+main()

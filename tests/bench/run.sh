@@ -9,7 +9,7 @@
 # Usage: tests/bench/run.sh [BUILD_DIR] [ARM_BUILD_DIR]
 # Knobs (environment), defaults in brackets; docs/building.md has what each part measures:
 #   BENCH_ONLY            the parts to run, e.g. "replay live" [device wire classify scale memory
-#                         replay export live]
+#                         replay export live mpy]
 #   BENCH_RUNS            rounds per timed figure [5]
 #   BENCH_WORK            where the large captures are kept for the next run [BUILD_DIR/bench]
 #   BENCH_CAPTURE_MB      the replay capture's size [600]
@@ -21,6 +21,8 @@
 #   BENCH_TASKS           most task instances created for the memory figure [1000000]
 #   BENCH_LIVE_SECONDS    the live CPU window [6]; BENCH_LIVE_RUNS rounds of them [3]
 #   BENCH_TRICKLE_CHUNK   bytes per write of the UART trickle [8]; BENCH_FAST_CHUNK at 1 MB/s [1000]
+#   BENCH_MPY_TASKS, BENCH_MPY_SWITCHES, BENCH_MPY_CG  the MicroPython engines' runs (part_mpy.bash);
+#                         that part needs AIOPROF_MICROPYTHON(_STOCK) and AIOPROF_NATIVE_DIR
 set -uo pipefail
 
 build=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "bench: no build directory '${1:-build}': run make first" >&2; exit 1; }
@@ -44,7 +46,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/bench/bench_lib.bash
 source "$here/bench_lib.bash"
 trap 'rm -rf "$tmp"' EXIT
-for part in device wire classify replay scale memory live; do
+for part in device wire classify replay scale memory live mpy; do
     # shellcheck disable=SC1090
     source "$here/part_$part.bash"
 done
@@ -60,7 +62,7 @@ fi
 started=$(date +%s)
 say "aioprof benchmarks ($(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg))"
 say ""
-for part in device wire classify scale memory replay export live; do
+for part in device wire classify scale memory replay export live mpy; do
     if wants "$part"; then
         t0=$(date +%s)
         "part_$part"

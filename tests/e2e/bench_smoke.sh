@@ -2,6 +2,8 @@
 # `make bench` stays usable: tests/bench/run.sh with tiny knobs gives a figure in every summary
 # row of the parts it runs (wire, memory, replay, export, live: all but the callgrind ones), and
 # skips nothing; tests/bench/pty_pacer hands a reader a capture's bytes unchanged and in order.
+# The mpy part too, with tiny runs, when MicroPython builds are named (AIOPROF_MICROPYTHON,
+# AIOPROF_MICROPYTHON_STOCK, AIOPROF_NATIVE_DIR); without them it must say what to set.
 # No figure's value is checked: how fast this machine is proves nothing (docs/building.md).
 set -uo pipefail
 : "${AIOPROF_BUILD:?AIOPROF_BUILD must name the build directory}"
@@ -69,4 +71,34 @@ for row in "${rows[@]}"; do
     fi
 done
 [ "$status" -eq 0 ] && echo "ok   run.sh: every row has a figure"
+
+# ---- the MicroPython part: with the builds named (docs/micropython.md), tiny runs and every row a
+# figure; without them, one sentence that says what to set
+mpy_rows=(firmware native python)
+if [ -n "${AIOPROF_MICROPYTHON:-}" ] && [ -n "${AIOPROF_MICROPYTHON_STOCK:-}" ] && [ -n "${AIOPROF_NATIVE_DIR:-}" ] &&
+    command -v valgrind > /dev/null; then
+    BENCH_WORK=$tmp/work BENCH_ONLY=mpy BENCH_RUNS=1 BENCH_MPY_CG=20 BENCH_MPY_SWITCHES=100 \
+        bash "$src/tests/bench/run.sh" "$AIOPROF_BUILD" > "$tmp/mpy.out" 2>&1
+    cat "$tmp/mpy.out"
+    for e in "${mpy_rows[@]}"; do
+        for row in "MicroPython $e engine, overhead per task switch" "MicroPython $e engine, what the device says"; do
+            line=$(grep -F -- "  $row" "$tmp/mpy.out" | grep -F ' | ' | head -1)
+            measured=$(echo "$line" | awk -F' [|] ' '{ gsub(/ +$/, "", $3); print $3 }')
+            if [ -z "$line" ] || [ -z "$measured" ] || [[ $measured == *"?"* ]]; then
+                echo "FAIL the summary has no figure for '$row'"
+                status=1
+            fi
+        done
+    done
+else
+    env -u AIOPROF_MICROPYTHON -u AIOPROF_MICROPYTHON_STOCK BENCH_WORK=$tmp/work BENCH_ONLY=mpy \
+        bash "$src/tests/bench/run.sh" "$AIOPROF_BUILD" > "$tmp/mpy.out" 2>&1
+    if grep -q "MicroPython engines: skipped: set AIOPROF_MICROPYTHON" "$tmp/mpy.out"; then
+        echo "ok   the mpy part says what to set without MicroPython builds"
+    else
+        cat "$tmp/mpy.out"
+        echo "FAIL the mpy part without MicroPython builds does not say what to set"
+        status=1
+    fi
+fi
 exit $status

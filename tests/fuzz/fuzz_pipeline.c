@@ -53,9 +53,10 @@ static void fuzz_check_stats(const struct stats *s, uint64_t fed)
         if (!s->inst[i].in_use) {
             continue;
         }
+        /* a label is a string of its own (stats.h), at most STATS_TEXT_MAX with its NUL */
         const char *l = s->inst[i].label;
-        size_t len = strnlen(l, sizeof s->inst[i].label);
-        if (len == sizeof s->inst[i].label) {
+        size_t len = strnlen(l, STATS_TEXT_MAX);
+        if (len == STATS_TEXT_MAX) {
             fuzz_fail("a label is not terminated", NULL);
         }
         fuzz_check_safe("a label is not safe to print", l, len, "");

@@ -124,7 +124,7 @@ static void fuzz_text(void *user, const uint8_t *text, size_t len)
     }
 }
 
-static const aioprof_reader_sink_t fuzz_sink = { fuzz_frame, fuzz_record, fuzz_text };
+static const aioprof_reader_sink_t fuzz_sink = {.frame = fuzz_frame, .record = fuzz_record, .text = fuzz_text};
 
 /* Feeds data in pieces of 1..max bytes (max 0: all at once); returns what the sink saw. */
 static void fuzz_run(aioprof_reader_t *r, fuzz_digest_t *d, const uint8_t *data, size_t size,

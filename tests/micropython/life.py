@@ -166,6 +166,23 @@ class EndExit:
         pass
 
 
+class RunTwice:
+    # asyncio.run twice, no disable(), and no sys.atexit to fall back on (the function aioprof
+    # registered is taken off, as on a board): the end of each main task stops the hook (its last
+    # HELLO says so) and the second run reopens it; every slice of both arrives.
+    def setup(self):
+        enable()
+        if hasattr(sys, "atexit"):
+            sys.atexit(None)
+
+    async def main(self):
+        await asyncio.gather(worker(100), worker(50))
+
+    def finish(self):
+        asyncio.run(second(asyncio, 30))
+        truth.report()
+
+
 # ---- enable() then disable() with no task still says hello ----
 
 
@@ -282,6 +299,7 @@ SCENARIOS = {
     "burst": Burst,
     "end_return": EndReturn,
     "end_exit": EndExit,
+    "run_twice": RunTwice,
     "empty": Empty,
     "label": Label,
     "traceback": Traceback,

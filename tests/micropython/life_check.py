@@ -8,6 +8,7 @@
 #   BASELINE_*: the same scenario's output without the hook (engine "none")
 #   TICK_US:    the resolution of the VM's ticks_us (1000 in the WebAssembly port)
 # Prints what it checked; exits 0 when the run is right, 1 otherwise.
+import json
 import os
 import re
 import subprocess
@@ -37,6 +38,32 @@ def walk(data):
     return frames, bytes(text)
 
 
+def hello_flags(payload):
+    # docs/protocol.md section 3: version, tick_hz (varints), tick_bits (a byte), ring_bytes, flags
+    i = 0
+    for _ in range(2):
+        _, i = wire.varint(payload, i)
+    i += 1
+    _, i = wire.varint(payload, i)
+    return payload[i]
+
+
+def hello_cost(payload):
+    """The HELLO's event_cost (docs/protocol.md section 3, after period_ticks), or None without."""
+    i = 0
+    for _ in range(2):  # version, tick_hz
+        _, i = wire.varint(payload, i)
+    i += 1  # tick_bits
+    _, i = wire.varint(payload, i)  # ring_bytes
+    i += 1  # flags
+    for _ in range(3):  # boot_ticks, drain_ticks, dropped_total
+        _, i = wire.varint(payload, i)
+    n, i = wire.varint(payload, i)
+    i += n  # the platform
+    _, i = wire.varint(payload, i)  # period_ticks
+    return wire.varint(payload, i)[0] if i < len(payload) else None
+
+
 def task_body(payload):
     tid, i = wire.varint(payload, 0)
     parent, i = wire.varint(payload, i)
@@ -46,19 +73,15 @@ def task_body(payload):
 
 def summary(frames):
     """HELLOs (flags), tasks {id: (name, label)} from TASK_NEW/TASK_INFO, ENTER count per id,
-    DROPPED total."""
-    hellos, tasks, enters, dropped = [], {}, {}, 0
+    DROPPED total, the HELLOs' event costs."""
+    hellos, tasks, enters, dropped, costs = [], {}, {}, 0, []
     for seq, recs in frames:
         for tag, dt, task, payload in recs:
             if payload is not None:
                 op = tag & 0x0F
                 if op == OP_HELLO:
-                    i = 0
-                    for _ in range(2):
-                        _, i = wire.varint(payload, i)
-                    i += 1  # tick_bits
-                    _, i = wire.varint(payload, i)
-                    hellos.append(payload[i])
+                    hellos.append(hello_flags(payload))
+                    costs.append(hello_cost(payload))
                 elif op in (OP_TASK_NEW, OP_TASK_INFO):
                     tid, name, label = task_body(payload)
                     tasks[tid] = (name, label)
@@ -66,7 +89,7 @@ def summary(frames):
                     dropped += wire.varint(payload, 0)[0]
             elif task is not None:
                 enters[task] = enters.get(task, 0) + 1
-    return hellos, tasks, enters, dropped
+    return hellos, tasks, enters, dropped, costs
 
 
 class Check:
@@ -94,6 +117,17 @@ def host_report(top, stdout_path, tick_us, baseline, slice_us, c):
     c.ok(rc == 0, "aioprof-top's figures equal what the program measured (check_report.py)")
 
 
+def ends_with_stop(top, out_path, frames, c):
+    """The program ended (disable(), sys.atexit, or its main task's end): the last record sent is
+    the HELLO that says the hook stopped, and aioprof-top does not say the input ended before it."""
+    last = frames[-1][1][-1] if frames and frames[-1][1] else None
+    stop = last is not None and last[3] is not None and last[0] & 0x0F == OP_HELLO and hello_flags(last[3]) & 2
+    c.ok(bool(stop), "the last record is the HELLO that says the hook stopped")
+    p = subprocess.run([top, "-r", out_path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    ended = json.loads(p.stdout)["stream"]["ended_before_stop"] if p.returncode == 0 else None
+    c.ok(ended is False, "aioprof-top does not say the input ended before the stop (%s)" % ended)
+
+
 def no_repeats(frames, c):
     # every frame once, in order: a write that took everything and said nothing (None) must not
     # get the same bytes again
@@ -114,11 +148,15 @@ def main():
     out = open(out_path, "rb").read()
     err = open(err_path, "rb").read().decode("utf-8", "replace")
     frames, text = walk(out)
-    hellos, tasks, enters, dropped = summary(frames)
+    hellos, tasks, enters, dropped, costs = summary(frames)
     names = {tid: name for tid, (name, label) in tasks.items()}
     c = Check()
     c.ok(all("aioprof.py" not in line for line in err.splitlines()) or scenario == "traceback",
          "nothing from aioprof on stderr")
+    ends_with_stop(top, out_path, frames, c)
+    if tick_us == 1:
+        # what an event costs, timed at enable() (a millisecond clock can not time it)
+        c.ok(bool(costs) and all(cost for cost in costs), "every HELLO says what an event costs: %s" % costs)
     if scenario in ("write_none", "write_partial"):
         no_repeats(frames, c)
         main_ids = [tid for tid, n in names.items() if n == b"counted"]
@@ -126,6 +164,9 @@ def main():
         host_report(top, out_path, tick_us, base_out, 200, c)
     elif scenario in ("burst", "end_return", "end_exit"):
         c.ok(dropped == 0, "no event dropped (%d)" % dropped)
+        host_report(top, out_path, tick_us, base_out, 600, c)
+    elif scenario == "run_twice":
+        c.ok(hellos == [1, 2, 0, 2], "HELLOs: a start, a stop, a reopening, a stop: %s" % hellos)
         host_report(top, out_path, tick_us, base_out, 600, c)
     elif scenario == "empty":
         c.ok(len(hellos) >= 1 and hellos[0] & 1, "a HELLO that marks the start (%d HELLO)" % len(hellos))

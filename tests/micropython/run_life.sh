@@ -20,7 +20,7 @@ repo=$(cd "$here/../.." && pwd)
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 export MICROPYPATH="$repo/device/micropython:$here:${AIOPROF_NATIVE_DIR:-$here}:.frozen"
-scenarios=${LIFE_SCENARIOS:-write_none write_partial burst end_return end_exit empty label traceback reimport}
+scenarios=${LIFE_SCENARIOS:-write_none write_partial burst end_return end_exit run_twice empty label traceback reimport}
 
 fail=0
 for s in $scenarios; do

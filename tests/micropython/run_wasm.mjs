@@ -52,6 +52,7 @@ async function main() {
     mp.FS.mkdir("/aioprof");
     put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof.py"));
     put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof_fallback.py"));
+    put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof_frames.py"));
     put(mp, "/aioprof", path.join(here, "truth.py"));
     let ok = true;
     try {

@@ -200,7 +200,7 @@ static inline void dec_text(void *user, const uint8_t *text, size_t len)
 
 static inline decoded_t *decode_all(const uint8_t *data, size_t len)
 {
-    static const aioprof_reader_sink_t sink = {dec_frame, dec_record, dec_text};
+    static const aioprof_reader_sink_t sink = {.frame = dec_frame, .record = dec_record, .text = dec_text};
     decoded_t *d = calloc(1, sizeof *d);
     aioprof_reader_init(&d->reader, &sink, d);
     aioprof_reader_feed(&d->reader, data, len);

@@ -2,6 +2,7 @@
  * resyncs after losses, device resets, late attach and text lines. Frames are built with the
  * frame writer, so every field (base, running, seq, dt) is under the test's control, and the
  * expected figures come from the test's own bookkeeping of what it wrote. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,6 +103,27 @@ static void fb_hello_period(fb_t *f, unsigned flags, uint32_t boot, uint32_t dra
     if (period != 0) {
         n += put_varint(b + n, period);
     }
+    fb_control(f, AIOPROF_OP_HELLO, b, n);
+}
+
+/* A HELLO with every field up to what an event costs the device (in 1/1024 tick). */
+static void fb_hello_cost(fb_t *f, unsigned flags, uint32_t drain, uint32_t dropped, uint32_t hz, uint32_t cost)
+{
+    uint8_t b[64];
+    size_t n = 0;
+    n += put_varint(b + n, 1);
+    n += put_varint(b + n, hz);
+    b[n++] = (uint8_t)f->bits;
+    n += put_varint(b + n, 4096);
+    b[n++] = (uint8_t)flags;
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, drain);
+    n += put_varint(b + n, dropped);
+    b[n++] = 4;
+    memcpy(b + n, "test", 4);
+    n += 4;
+    n += put_varint(b + n, hz);
+    n += put_varint(b + n, cost);
     fb_control(f, AIOPROF_OP_HELLO, b, n);
 }
 
@@ -239,6 +261,54 @@ static void test_drain_ticks_converted(void **state)
     assert_int_equal(s->device.drain_us, 13500);
     assert_int_equal(s->device.drain_sum_us, 10000);
     assert_int_equal(s->device.drain_span_us, 1000000);
+    pipeline_free(p);
+    free(f.out);
+}
+
+/* The hook's whole overhead: its drain time and its events, received and dropped, at the cost per
+ * event the device sent (1/1024 tick units; at 2 MHz, 2048 is a microsecond). */
+static void test_event_cost_overhead(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_hello_cost(&f, AIOPROF_HELLO_FLAG_BOOT, 0, 0, 2000000, 2048);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "a", NULL);
+    fb_close(&f);
+    for (int i = 0; i < 100; i++) { /* 200 events */
+        fb_open(&f, 10000 + 10000 * (uint64_t)i, 0);
+        fb_enter(&f, 1, 0);
+        fb_exit(&f, AIOPROF_EXIT_YIELD, 100);
+        fb_close(&f);
+    }
+    fb_open(&f, 2000000, 0); /* one second after the first HELLO; 10 events were dropped */
+    fb_dropped(&f, 10);
+    fb_hello_cost(&f, 0, 20000, 10, 2000000, 2048);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->device.drain_span_us, 1000000);
+    assert_true(stats_event_cost_ns(s) > 999.9 && stats_event_cost_ns(s) < 1000.1);
+    double drain = 10000.0 / 1e6, events = 210.0 / 1e6;
+    assert_true(fabs(stats_overhead_part(s, 1, 0) - drain) < 1e-9);
+    assert_true(fabs(stats_overhead_part(s, 0, 1) - events) < 1e-9);
+    assert_true(fabs(stats_overhead(s) - (drain + events)) < 1e-9);
+    pipeline_free(p);
+    free(f.out);
+
+    /* a device that does not say what an event costs: the drain time alone, the cost unknown */
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_hello(&f, AIOPROF_HELLO_FLAG_BOOT, 0, 0, 2000000);
+    fb_close(&f);
+    fb_open(&f, 2000000, 0);
+    fb_hello(&f, 0, 0, 20000, 2000000);
+    fb_close(&f);
+    p = run(&f, 0);
+    s = pipeline_stats(p);
+    assert_true(stats_event_cost_ns(s) < 0);
+    assert_true(fabs(stats_overhead(s) - drain) < 1e-9);
     pipeline_free(p);
     free(f.out);
 }
@@ -893,6 +963,47 @@ static void test_end_before_stop(void **state)
     ends(1, 0);
 }
 
+/* A device that said it stopped and then records again (a MicroPython program whose main task
+ * ended, and which then runs asyncio again): the silence between is the device's choice, not lost
+ * frames, however long; the figures go on and nothing is marked. */
+static void test_resume_after_stop(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    uint32_t period = 100000;
+    fb_open(&f, 1000, 0);
+    fb_hello_period(&f, AIOPROF_HELLO_FLAG_BOOT, 1000, 0, 1000000, period);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "first", NULL);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_RETURN, 50);
+    fb_hello_period(&f, AIOPROF_HELLO_FLAG_STOPPED, 1000, 0, 1000000, period);
+    fb_close(&f);
+    /* a minute without frames: 600 periods */
+    uint64_t t = 1000 + 60 + 60000000;
+    fb_open(&f, t, 0);
+    fb_hello_period(&f, 0, 1000, 0, 1000000, period);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "second", NULL);
+    fb_enter(&f, 2, 0);
+    fb_exit(&f, AIOPROF_EXIT_RETURN, 70);
+    fb_hello_period(&f, AIOPROF_HELLO_FLAG_STOPPED, 1000, 0, 1000000, period);
+    fb_close(&f);
+    pipeline_config_t cfg = {0};
+    pipeline_t *p = pipeline_new(&cfg);
+    pipeline_feed(p, f.out, f.len);
+    pipeline_end_of_input(p);
+    const stats_t *s = pipeline_stats(p);
+    assert_int_equal(s->stream.lost_frames, 0);
+    assert_int_equal(s->stream.ended_before_stop, 0);
+    assert_int_equal(row(p, "first")->f.total_us, 50);
+    assert_int_equal(row(p, "second")->f.total_us, 70);
+    assert_int_equal(row_lower(p, "first"), 0);
+    assert_int_equal(row_lower(p, "second"), 0);
+    assert_int_equal(s->elapsed_us, 60 + 60000000 + 70);
+    pipeline_free(p);
+    free(f.out);
+}
+
 static void test_hostile_records(void **state)
 {
     (void)state;
@@ -934,6 +1045,8 @@ int main(void)
         cmocka_unit_test(test_half_wrap_boundary),
         cmocka_unit_test(test_silence_256),
         cmocka_unit_test(test_silence_explained),
+        cmocka_unit_test(test_resume_after_stop),
+        cmocka_unit_test(test_event_cost_overhead),
         cmocka_unit_test(test_nested_exclusive),
         cmocka_unit_test(test_lost_frame_resync),
         cmocka_unit_test(test_dropped_lower_bound),

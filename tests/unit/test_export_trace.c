@@ -16,6 +16,7 @@
 
 #include "export_trace.h"
 #include "fake_device.h"
+#include "json_out.h"
 #include "pipeline.h"
 #include "stats.h"
 
@@ -225,7 +226,7 @@ static void test_observer_direct(void **state)
     assert_non_null(x);
     const pipeline_observer_t *o = export_trace_observer();
     pipeline_slice_t s = {
-        .task = {.epoch = 0, .id = 7, .name = NULL, .label = "", .parent = 0, .parent_name = NULL},
+        .task = {.epoch = 0, .id = 7, .name = NULL, .label = "", .parent = 0, .parent_name = NULL, .version = 1},
         .start_us = 100, .end_us = 150, .self_us = 50, .exit_kind = AIOPROF_EXIT_YIELD,
     };
     o->event(x, 100);
@@ -240,6 +241,7 @@ static void test_observer_direct(void **state)
     o->event(x, 5000000);                  /* four quiet seconds later */
     s.task.name = "worker";
     s.task.parent = 3;
+    s.task.version = 2; /* what the events stage says when a task's name or creator changed */
     s.start_us = 5000000;
     s.end_us = 5000010;
     s.self_us = 10;
@@ -369,6 +371,105 @@ static void test_refusals(void **state)
     assert_non_null(strstr(err, "cannot create"));
 }
 
+/* json_string writes what cJSON writes for the same string, byte for byte, and cJSON reads it
+ * back as it was: every byte value alone and among others, and random strings of every byte. */
+static void check_string(const char *s)
+{
+    static char mine[JSON_STRING_MAX(512) + 1];
+    assert_true(strlen(s) <= 512);
+    mine[json_string(mine, s)] = '\0';
+    cJSON *item = cJSON_CreateString(s);
+    char *theirs = cJSON_PrintUnformatted(item);
+    assert_string_equal(mine, theirs);
+    cJSON *back = cJSON_Parse(mine);
+    assert_non_null(back);
+    assert_true(cJSON_IsString(back));
+    assert_string_equal(back->valuestring, s);
+    cJSON_Delete(back);
+    cJSON_free(theirs);
+    cJSON_Delete(item);
+}
+
+static void test_json_string_as_cjson(void **state)
+{
+    (void)state;
+    char s[600];
+    check_string("");
+    for (int b = 1; b < 256; b++) {
+        snprintf(s, sizeof s, "%c", b);
+        check_string(s);
+        snprintf(s, sizeof s, "a%cz\\\"%c", b, b);
+        check_string(s);
+    }
+    uint32_t rng = 7;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = round % 300;
+        for (size_t i = 0; i < n; i++) {
+            rng = rng * 1664525u + 1013904223u;
+            s[i] = (char)(1 + (rng >> 24) % 255);
+        }
+        s[n] = '\0';
+        check_string(s);
+    }
+    /* and the numbers */
+    char d[JSON_U64_MAX + 1];
+    uint64_t values[] = {0, 9, 10, 99, 1000000, UINT64_MAX};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "%llu", (unsigned long long)values[i]);
+        d[json_u64(d, values[i])] = '\0';
+        assert_string_equal(d, want);
+    }
+}
+
+/* A slice whose name and label hold every kind of byte JSON escapes: the file parses, and says
+ * them as they were. */
+static void test_slice_escapes(void **state)
+{
+    (void)state;
+    char err[256];
+    export_trace_t *x = export_trace_open(path, 0, NULL, "unit test", err, sizeof err);
+    assert_non_null(x);
+    const pipeline_observer_t *o = export_trace_observer();
+    static const char name[] = "a\"b\\c\x01\x1f\t\n\r\b\f\x7f\xc3\xa9/";
+    static const char label[] = "\\x1b[31m \"quoted\"";
+    pipeline_slice_t s = {
+        .task = {.epoch = 0, .id = 70000, .name = name, .label = label, .parent = 0, .parent_name = NULL, .version = 1},
+        .start_us = 18446744073709551ull, .end_us = 18446744073709600ull, .self_us = 49, .exit_kind = AIOPROF_EXIT_CANCEL,
+    };
+    o->slice(x, &s);
+    /* a name and label too long for their track to keep what slices say of them: written out
+     * again for each slice, the same */
+    static char long_name[STATS_TEXT_MAX], long_label[STATS_TEXT_MAX];
+    memset(long_name, 'n', sizeof long_name - 1);
+    memset(long_label, '\\', sizeof long_label - 1);
+    pipeline_slice_t l = s;
+    l.task.id = 5;
+    l.task.name = long_name;
+    l.task.label = long_label;
+    o->slice(x, &l);
+    o->slice(x, &l);
+    assert_int_equal(export_trace_close(x), 0);
+    cJSON *doc = load(path);
+    for (int n = 0; n < 2; n++) {
+        const cJSON *ln = find(doc, "X", long_name, n);
+        assert_non_null(ln);
+        assert_string_equal(str(cJSON_GetObjectItemCaseSensitive(ln, "args"), "label"), long_label);
+        assert_true(num(ln, "tid") == 5.0);
+    }
+    const cJSON *e = find(doc, "X", NULL, 0);
+    assert_non_null(e);
+    assert_string_equal(str(e, "name"), name);
+    assert_true(num(e, "ts") == 18446744073709551.0);
+    assert_true(num(e, "dur") == 49.0);
+    assert_true(num(e, "tid") == 70000.0);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+    assert_string_equal(str(args, "label"), label);
+    assert_string_equal(str(args, "exit"), "cancelled");
+    assert_true(num(args, "self_us") == 49.0);
+    cJSON_Delete(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -376,6 +477,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_observer_direct, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test(test_json_string_as_cjson),
+        cmocka_unit_test_setup_teardown(test_slice_escapes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

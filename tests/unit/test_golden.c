@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "aioprof_records.h"
 #include "fake_device.h"
 
 #define MAX_TASKS 64
@@ -91,9 +92,10 @@ static void describe_record(void *user, const aioprof_record_t *r)
         quote(a, sizeof a, r->hello.platform, r->hello.platform_len);
         text_add(&d->out,
             "  hello version=%u tick_hz=%u tick_bits=%u ring=%u flags=%u boot=%u drain_ticks=%u dropped_total=%u "
-            "platform=%s period_ticks=%u\n",
+            "platform=%s period_ticks=%u event_cost=%u\n",
             r->hello.version, r->hello.tick_hz, r->hello.tick_bits, r->hello.ring_bytes, r->hello.flags,
-            r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a, r->hello.period_ticks);
+            r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a, r->hello.period_ticks,
+            r->hello.event_cost);
         break;
     case AIOPROF_REC_TASK_NEW:
     case AIOPROF_REC_TASK_INFO:
@@ -116,11 +118,59 @@ static void describe_text(void *user, const uint8_t *data, size_t len)
     text_add(&d->out, "text %s\n", q);
 }
 
+/* The same meaning read as the host's replay reads it: a frame's records as bytes, events through
+ * aioprof_records.h in the sink's own loop, control records through aioprof_reader_control. */
+static long describe_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_info_t *f, const uint8_t *p,
+    const uint8_t *end)
+{
+    long n = 0;
+    uint64_t offset = 0;
+    describe_frame(user, f);
+    while (p < end) {
+        aioprof_record_t rec = {0};
+        unsigned tag = *p++;
+        if (AIOPROF_TAG_IS_CONTROL(tag)) {
+            int rc = aioprof_reader_control(r, &p, end, tag & 0x0Fu, &rec);
+            if (rc < 0) {
+                return -1 - n;
+            }
+            if (rc > 0) {
+                continue;
+            }
+        } else {
+            p = aioprof_rec_event(p, end, tag, &rec.dt, &rec.id);
+            if (p == NULL) {
+                return -1 - n;
+            }
+            offset += rec.dt;
+            rec.offset = offset;
+            rec.kind = AIOPROF_TAG_IS_ENTER(tag) ? AIOPROF_REC_ENTER : AIOPROF_REC_EXIT;
+            rec.exit_kind = AIOPROF_TAG_IS_ENTER(tag) ? 0u : (unsigned)AIOPROF_TAG_EXIT_KIND(tag);
+        }
+        describe_record(user, &rec);
+        n++;
+    }
+    return n;
+}
+
+/* The meaning of a byte stream, read record by record (aioprof_reader_sink_t.record) and read as
+ * the replay does (.frame_records): the two must agree. */
+static char *describe_with(const uint8_t *data, size_t len, int by_frame);
+
 static char *describe(const uint8_t *data, size_t len)
 {
-    static const aioprof_reader_sink_t sink = {describe_frame, describe_record, describe_text};
+    char *each = describe_with(data, len, 0), *fused = describe_with(data, len, 1);
+    assert_string_equal(fused, each);
+    free(fused);
+    return each;
+}
+
+static char *describe_with(const uint8_t *data, size_t len, int by_frame)
+{
+    static const aioprof_reader_sink_t sink = {.frame = describe_frame, .record = describe_record, .text = describe_text};
+    static const aioprof_reader_sink_t fused = {.frame_records = describe_frame_records, .text = describe_text};
     describer_t *d = calloc(1, sizeof *d);
-    aioprof_reader_init(&d->reader, &sink, d);
+    aioprof_reader_init(&d->reader, by_frame ? &fused : &sink, d);
     aioprof_reader_feed(&d->reader, data, len);
     aioprof_reader_finish(&d->reader);
     const aioprof_reader_stats_t *s = &d->reader.stats;
@@ -191,6 +241,17 @@ static size_t run_script(const char *script, uint8_t **out)
             aioprof_flush(&d->prof);
         } else if (strcmp(word, "close") == 0) {
             aioprof_close(&d->prof);
+        } else if (strcmp(word, "reopen") == 0) {
+            aioprof_reopen(&d->prof);
+        } else if (strcmp(word, "writetime") == 0) {
+            /* writetime N: the clock moves N ticks (negative: back) during each write call */
+            long long signed_ticks = 0;
+            assert_int_equal(sscanf(line, " writetime %lld", &signed_ticks), 1);
+            d->write_ticks = (uint32_t)signed_ticks;
+        } else if (strcmp(word, "cost") == 0) {
+            /* cost N: what an event costs the device, sent in the HELLOs from now on */
+            assert_int_equal(sscanf(line, " cost %llu", &v1), 1);
+            d->port.event_cost = (uint32_t)v1;
         } else if (strcmp(word, "refuse") == 0) {
             d->refuse = strstr(line, "on") != NULL;
         } else if (strcmp(word, "limit") == 0) {
@@ -202,6 +263,13 @@ static size_t run_script(const char *script, uint8_t **out)
             const char *text = line + strspn(line, " ") + strlen("print ");
             fake_append(d, (const uint8_t *)text, strlen(text));
             fake_append(d, (const uint8_t *)"\r\n", 2);
+        } else if (strcmp(word, "periods") == 0) {
+            /* periods N: N periods go by, each ended by a drain (a heartbeat each) */
+            assert_int_equal(sscanf(line, " periods %llu", &v1), 1);
+            for (unsigned long long i = 0; i < v1; i++) {
+                d->clock += 1000000u;
+                aioprof_drain(&d->prof);
+            }
         } else if (strcmp(word, "repeat") == 0) {
             /* repeat N: enter/exit task 1 N times, 100 ticks in, 10 out */
             assert_int_equal(sscanf(line, " repeat %llu", &v1), 1);

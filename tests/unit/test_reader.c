@@ -49,7 +49,7 @@ static void piecewise_feeding_equals_whole(void **state)
     (void)state;
     fake_device_t *d = stream(500, 37);
     decoded_t *whole = decode_all(d->out, d->out_len);
-    static const aioprof_reader_sink_t sink = {dec_frame, dec_record, dec_text};
+    static const aioprof_reader_sink_t sink = {.frame = dec_frame, .record = dec_record, .text = dec_text};
     decoded_t *bytes = calloc(1, sizeof *bytes);
     aioprof_reader_init(&bytes->reader, &sink, bytes);
     for (size_t i = 0; i < d->out_len; i++) {

@@ -1,5 +1,6 @@
 /* host/stats.c: exact name totals whatever happens to instance rows, and bounded memory under
  * streams built to exhaust it (a million short-lived instances, tens of thousands of names). */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "frame_builder.h"
 #include "pipeline.h"
 #include "stats.h"
+#include "top_private.h" /* the live table's rows (host/top/), to see what it names them */
 
 /* ---- a streaming generator: closed frames go straight into the pipeline ---- */
 
@@ -185,29 +187,30 @@ static void test_name_cap(void **state)
     free(g);
 }
 
-/* Instances that never finish, far more than the cap: live rows are folded too (never a running
- * one), the totals stay exact (a folded named instance that runs again is "task #id" until its
- * next announcement, which moves its slices to its name); unnamed ones fold into
- * "(unnamed tasks)". */
-static void test_live_fold_and_unnamed(void **state)
+/* Instances that never finish, far more than the cap (a 20,000-task application): a live row is
+ * never folded, the rows grow instead, so no live task is counted twice and every figure stays
+ * exact, per name and per instance; unnamed ones stay rows of their own. */
+static void test_live_never_folded(void **state)
 {
     (void)state;
+    enum { TASKS = 4000 };
     pipeline_config_t cfg = {0};
     cfg.instance_cap = 300;
     gen_t *g = calloc(1, sizeof *g);
     g->p = pipeline_new(&cfg);
-    uint64_t named = 0, unnamed = 0, unnamed_n = 0;
+    uint64_t named = 0, named_n = 0, unnamed = 0, unnamed_n = 0;
     for (uint32_t round = 0; round < 3; round++) {
-        for (uint32_t id = 1; id <= 5000; id++) {
+        for (uint32_t id = 1; id <= TASKS; id++) {
             if (round == 0 && id % 2) {
                 gen_task(g, id, "forever");
             } else if (id % 2) {
-                /* the device's announcement (once per period): a folded row learns its name again */
+                /* the device's announcement: a row that was folded would learn its name again */
                 gen_task_op(g, AIOPROF_OP_TASK_INFO, id, "forever");
             }
             gen_slice(g, id, 2, 10 + id % 7, AIOPROF_EXIT_YIELD);
             if (id % 2) {
                 named += 10 + id % 7;
+                named_n++;
             } else {
                 unnamed += 10 + id % 7;
                 unnamed_n++;
@@ -217,14 +220,20 @@ static void test_live_fold_and_unnamed(void **state)
     gen_flush(g);
     const stats_t *s = pipeline_stats(g->p);
     assert_int_equal(s->inst_cap, 300);
-    assert_true(s->inst_used <= 300);
-    /* named slices after a fold go to a new row of the same name: the total is still exact */
-    assert_int_equal(row(s, "forever")->f.total_us, named);
+    assert_int_equal(s->inst_used, TASKS);
+    assert_int_equal(s->folded_instances, 0);
+    assert_int_equal(s->past_cap, -1);
+    const stats_name_t *forever = row(s, "forever");
+    assert_int_equal(forever->f.total_us, named);
+    assert_int_equal(forever->f.count, named_n);
+    assert_int_equal(forever->instances, TASKS / 2);
+    assert_false(forever->lower_bound);
     size_t n;
     stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
     uint64_t sum_unnamed = 0, cnt_unnamed = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].kind == STATS_ROW_UNNAMED || strncmp(rows[i].name, "task #", 6) == 0) {
+        assert_int_not_equal(rows[i].kind, STATS_ROW_UNNAMED);
+        if (strncmp(rows[i].name, "task #", 6) == 0) {
             sum_unnamed += rows[i].f.total_us;
             cnt_unnamed += rows[i].f.count;
         }
@@ -232,6 +241,117 @@ static void test_live_fold_and_unnamed(void **state)
     free(rows);
     assert_int_equal(sum_unnamed, unnamed);
     assert_int_equal(cnt_unnamed, unnamed_n);
+    /* and per instance: every one of them, with its three slices */
+    rows = stats_rows(s, 1, STATS_SORT_NAME, &n);
+    assert_int_equal(n, TASKS);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].f.count, 3);
+        assert_int_equal(rows[i].f.total_us, 3 * (10 + rows[i].inst->id % 7));
+        assert_false(rows[i].lower_bound);
+    }
+    free(rows);
+    pipeline_free(g->p);
+    free(g);
+}
+
+/* More live tasks than the rows may ever hold (a stream built to exhaust memory): the rows stop at
+ * STATS_LIVE_FACTOR times the cap; the tasks past it are counted in "(tasks past the cap)", their
+ * names are marked as lower bounds, every slice is still somewhere, and the rows of finished
+ * instances are still reused first. */
+static void test_past_the_cap(void **state)
+{
+    (void)state;
+    enum { CAP = STATS_INSTANCE_CAP_MIN, LIVE = CAP * STATS_LIVE_FACTOR, OVER = 900, LATE = 300 };
+    pipeline_config_t cfg = {0};
+    cfg.instance_cap = CAP;
+    gen_t *g = calloc(1, sizeof *g);
+    g->p = pipeline_new(&cfg);
+    uint64_t total = 0, past = 0, past_n = 0;
+    /* finished ones first: their rows are taken again before the rows grow */
+    uint32_t id = 1;
+    for (; id <= 2 * CAP; id++) {
+        gen_task(g, id, "short");
+        gen_slice(g, id, 1, 5, AIOPROF_EXIT_RETURN);
+        total += 5;
+    }
+    /* then LIVE + OVER tasks that never end, two slices each */
+    uint32_t first = id, end = first + LIVE + OVER;
+    for (uint32_t round = 0; round < 2; round++) {
+        for (id = first; id < end; id++) {
+            if (round == 0) {
+                gen_task(g, id, id % 2 ? "odd" : "even");
+            }
+            uint32_t len = 1 + id % 13;
+            gen_slice(g, id, 1, len, AIOPROF_EXIT_YIELD);
+            total += len;
+            if (id >= first + LIVE) {
+                past += len;
+                past_n++;
+            }
+        }
+    }
+    /* the first LATE of them end (raise): their rows go to new tasks, not past the cap */
+    for (id = first; id < first + LATE; id++) {
+        gen_slice(g, id, 1, 2, AIOPROF_EXIT_RAISE);
+        total += 2;
+    }
+    for (id = end; id < end + LATE; id++) {
+        gen_task(g, id, "late");
+        gen_slice(g, id, 1, 3, AIOPROF_EXIT_YIELD);
+        total += 3;
+    }
+    gen_flush(g);
+    const stats_t *s = pipeline_stats(g->p);
+    assert_int_equal(s->inst_alloc, LIVE + 1);
+    assert_int_equal(s->folded_instances, 2 * CAP + LATE);
+    const stats_name_t *over = row(s, "(tasks past the cap)");
+    assert_non_null(over);
+    assert_int_equal(over->kind, STATS_ROW_OTHER);
+    assert_true(over->lower_bound);
+    assert_int_equal(over->f.count, past_n);
+    assert_int_equal(over->f.total_us, past);
+    /* the names of the tasks past the cap lack them: marked; the others are exact */
+    assert_true(row(s, "odd")->lower_bound);
+    assert_true(row(s, "even")->lower_bound);
+    assert_int_equal(row(s, "odd")->instances + row(s, "even")->instances, LIVE);
+    assert_false(row(s, "short")->lower_bound);
+    assert_int_equal(row(s, "short")->instances, 2 * CAP);
+    assert_false(row(s, "late")->lower_bound);
+    assert_int_equal(row(s, "late")->instances, LATE);
+    assert_int_equal(row(s, "late")->f.total_us, 3 * LATE);
+    assert_int_equal(row(s, "odd")->f.errors + row(s, "even")->f.errors, LATE);
+    size_t n;
+    stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += rows[i].f.total_us;
+    }
+    free(rows);
+    assert_int_equal(sum, total);
+    /* the live table's instance rows: "(tasks past the cap)" named as the report names it, without
+     * a task number no task has; every task keeps its own */
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    v->by_instance = 1;
+    assert_int_equal(top_rows_build(&v->base[1], s, 1, &v->hist), 0);
+    size_t past_rows = 0;
+    for (size_t i = 0; i < v->base[1].n; i++) {
+        const top_row_t *r = &v->base[1].rows[i];
+        char name[512], want[64];
+        top_table_name(v, r, name, sizeof name);
+        if (strcmp(top_rows_str(&v->base[1], r->name), "(tasks past the cap)") == 0) {
+            past_rows++;
+            assert_string_equal(name, "(tasks past the cap)");
+            assert_int_equal(r->cum.count, past_n);
+        } else {
+            snprintf(want, sizeof want, " #%" PRIu32, r->id);
+            assert_non_null(strstr(name, want));
+            assert_int_not_equal(r->id, 0);
+        }
+    }
+    assert_int_equal(past_rows, 1);
+    top_rows_free(&v->base[1]);
+    free(v);
     pipeline_free(g->p);
     free(g);
 }
@@ -246,13 +366,13 @@ static void test_reset_and_sort(void **state)
     stats_instance_describe(&s, a, (const uint8_t *)"alpha", 5, NULL, 0, 0, 1);
     stats_instance_describe(&s, b, (const uint8_t *)"beta", 4, (const uint8_t *)"L", 1, 1, 1);
     stats_instance_describe(&s, c, (const uint8_t *)"beta", 4, NULL, 0, 1, 1);
-    stats_slice(&s, a, 50);
-    stats_slice(&s, a, 250);
-    stats_slice(&s, b, 120);
-    stats_slice(&s, c, 10);
-    stats_slice(&s, c, 10);
-    stats_slice(&s, c, 10);
-    stats_instance_end(&s, c, 3 /* cancel */);
+    stats_slice(&s, &s.inst[a], 50);
+    stats_slice(&s, &s.inst[a], 250);
+    stats_slice(&s, &s.inst[b], 120);
+    stats_slice(&s, &s.inst[c], 10);
+    stats_slice(&s, &s.inst[c], 10);
+    stats_slice(&s, &s.inst[c], 10);
+    stats_instance_end(&s, &s.inst[c], 3 /* cancel */);
     s.stream.frames = 42;
     s.elapsed_us = 1000;
     const char *by_total[] = {"alpha", "beta"}, *by_count[] = {"beta", "alpha"};
@@ -289,7 +409,8 @@ static void test_reset_and_sort(void **state)
         assert_int_equal(rows[i].f.count, 0);
     }
     free(rows);
-    stats_slice(&s, b, 7);
+    stats_slice(&s, &s.inst[b], 7);
+    stats_sync(&s); /* the name rows take their instances' slices in */
     assert_int_equal(row(&s, "beta")->f.total_us, 7);
     assert_int_equal(row(&s, "beta")->instances, 1);
     /* ids of a new epoch are new instances */
@@ -305,7 +426,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_million_instances),
         cmocka_unit_test(test_name_cap),
-        cmocka_unit_test(test_live_fold_and_unnamed),
+        cmocka_unit_test(test_live_never_folded),
+        cmocka_unit_test(test_past_the_cap),
         cmocka_unit_test(test_reset_and_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,17 +1,41 @@
-/* _aioprof_native: the aioprof recorder as a dynamic native module (.mpy), for boards whose
- * firmware can not be rebuilt. It is the device library (device/aioprof.c) behind a small API
- * that aioprof.py's Python wrapper calls around each slice:
- *   start(write, ring_bytes, period_ms, platform)   write: a callable taking bytes
- *   task(name) -> rec        enter(rec)        exit(rec, kind)       label(rec, text)
- *   drain() -> int           flush()           pending() -> int      stop()
+/* _aioprof_native: the aioprof hook as a dynamic native module (.mpy), for boards whose firmware
+ * can not be rebuilt. The same shape as the C module (modaioprof.c), through MicroPython's table of
+ * runtime functions (py/dynruntime.h) instead of the runtime itself:
+ *   start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler
+ *   Profiler.wrap(coro, name) -> Coro     .label(coro, text)     .drain() -> int    .flush()
+ *   Profiler.pending() -> int             .close([until_next])   .stop()   .set_event_cost(cost)
+ * aioprof.py wraps each new task's coroutine in a Coro; asyncio resumes it through Coro.send and
+ * Coro.throw, each resume one slice recorded by the device library (device/aioprof.c) around it.
  *
- * What a dynamic module can not reach decides the rest: no mp_hal_ticks_us (time.ticks_us is
- * called instead: 30-bit ticks), no mp_hal_stdout_tx_strn (the write callable, normally
- * sys.stdout.buffer.write), no direct generator resume (the wrapper calls the coroutine's own
- * send/throw). */
+ * What the table decides:
+ * - the coroutine is resumed through its yield_from entry (the one native code's `yield from`
+ *   uses): mp_resume, no method lookup, no Python frame; a throw goes through the coroutine's own
+ *   throw() (mp_resume refuses to throw into a just-started generator);
+ * - exceptions are caught with the table's nlr_push, as native code catches them;
+ * - ticks: the C function behind time.ticks_us (30-bit ticks), called directly when it is the
+ *   usual builtin, else through a Python call; there is no mp_hal_ticks_us;
+ * - output: the write callable (sys.stdout.buffer.write by default); no mp_hal_stdout_tx_strn. */
 #include "py/dynruntime.h"
 
 #include "aioprof.h"
+
+/* What nlr_push saves differs per port (registers, or a jmp_buf); this holds any of them. */
+typedef struct native_nlr {
+    nlr_buf_t nlr;
+    void *room[32];
+} native_nlr_t;
+
+#if defined(__xtensa__)
+/* The ESP32 firmware unwinds with setjmp (MICROPY_NLR_SETJMP), as the native emitter assumes for
+ * xtensawin: the table's nlr_push is then only the chaining half, and setjmp follows (the jmp_buf
+ * sits where the registers would, after prev and ret_val). Not built nor tried: no toolchain. */
+typedef int (*native_setjmp_t)(void *env);
+#define NATIVE_NLR_PUSH(b) \
+    (mp_fun_table.nlr_push(&(b)->nlr), ((native_setjmp_t)mp_fun_table.setjmp_)((char *)&(b)->nlr.ret_val + sizeof(void *)))
+#else
+#define NATIVE_NLR_PUSH(b) (mp_fun_table.nlr_push(&(b)->nlr))
+#endif
+#define NATIVE_NLR_POP() (mp_fun_table.nlr_pop())
 
 typedef struct native_prof {
     mp_obj_base_t base;
@@ -19,34 +43,33 @@ typedef struct native_prof {
     aioprof_port_t port;
     uint8_t *ring;
     mp_obj_t ticks_us;
+    mp_obj_t (*ticks_fun)(void); /* the C function behind ticks_us, or NULL */
     mp_obj_t write;
+    mp_obj_t cancelled;          /* asyncio.CancelledError */
+    uint32_t half_period_us;
+    uint32_t last_drain;         /* the library's tick of the last drain */
     bool running;
     char platform[AIOPROF_PLATFORM_MAX + 1];
 } native_prof_t;
 
-typedef struct native_rec {
+typedef struct native_coro {
     mp_obj_base_t base;
+    mp_obj_t coro;
     native_prof_t *owner;
-    mp_obj_t name;  /* keeps the bytes of task.name alive */
+    mp_obj_t name;  /* keeps the bytes of the name alive */
     mp_obj_t label;
     aioprof_task_t task;
-} native_rec_t;
+    bool done;      /* the coroutine returned or raised: later throws are not run time */
+} native_coro_t;
 
 mp_obj_full_type_t native_prof_type;
-mp_obj_full_type_t native_rec_type;
-/* the profiler that records now; also held in the module's globals, which keeps it alive */
-native_prof_t *native_active;
-
-/* A step back from the last event (a port whose tick reader races with its interrupt, as the
- * qemu port's does) is taken as no time passing, never as a slice of a whole wrap. */
-#define NATIVE_TICKS_BACK_MAX 65536u
+mp_obj_full_type_t native_coro_type;
 
 static uint32_t native_ticks(void *user)
 {
     native_prof_t *p = user;
-    uint32_t now = (uint32_t)mp_obj_get_int_truncated(mp_call_function_n_kw(p->ticks_us, 0, 0, NULL));
-    uint32_t back = (p->prof.last - now) & p->prof.mask;
-    return back - 1u < NATIVE_TICKS_BACK_MAX ? p->prof.last : now;
+    mp_obj_t t = p->ticks_fun != NULL ? p->ticks_fun() : mp_call_function_n_kw(p->ticks_us, 0, 0, NULL);
+    return mp_obj_is_small_int(t) ? (uint32_t)MP_OBJ_SMALL_INT_VALUE(t) : (uint32_t)mp_obj_get_int_truncated(t);
 }
 
 static size_t native_write(void *user, const uint8_t *data, size_t len)
@@ -61,26 +84,300 @@ static size_t native_write(void *user, const uint8_t *data, size_t len)
     return taken < 0 ? 0 : (size_t)taken;
 }
 
-static native_prof_t *native_running(void)
+static bool native_isinstance(mp_obj_t obj, mp_obj_t type)
 {
-    native_prof_t *p = native_active;
-    return p != NULL && p->running ? p : NULL;
+    mp_obj_t args[2] = {obj, type};
+    return mp_obj_is_true(mp_call_function_n_kw(mp_load_global(MP_QSTR_isinstance), 2, 0, args));
 }
 
-static native_rec_t *native_rec(mp_obj_t rec)
+/* Drains without raising into the task that happened to end a slice: a failed write (an
+ * Exception) is dropped; KeyboardInterrupt and SystemExit go on. */
+static void native_drain_quietly(native_prof_t *p)
 {
-    if (mp_obj_get_type(rec) != (mp_obj_type_t *)&native_rec_type) {
-        mp_raise_TypeError(MP_ERROR_TEXT("aioprof: not a task record"));
+    native_nlr_t b;
+    if (NATIVE_NLR_PUSH(&b) == 0) {
+        aioprof_drain(&p->prof);
+        NATIVE_NLR_POP();
+    } else if (!native_isinstance(MP_OBJ_FROM_PTR(b.nlr.ret_val), MP_OBJ_FROM_PTR(&mp_type_Exception))) {
+        mp_fun_table.raise(MP_OBJ_FROM_PTR(b.nlr.ret_val));
     }
-    return MP_OBJ_TO_PTR(rec);
+    p->last_drain = p->prof.last;
 }
 
+/* The hook was closed where the program might have ended (a top-level task's end), and it goes
+ * on: it records again, in the same run. */
+static inline void native_reopen(native_prof_t *p)
+{
+    if (p->prof.pending & AIOPROF_PENDING_STOPPED) {
+        aioprof_reopen(&p->prof);
+    }
+}
+
+/* Between slices: every complete frame goes out, and at least every half period (the policy of
+ * modaioprof.c). The time is the exit's tick: no clock read. */
+static void native_after(native_prof_t *p)
+{
+    if (p->prof.current != NULL) {
+        return;
+    }
+    if (p->prof.fw.commit != p->prof.fw.tail || (uint32_t)(p->prof.last - p->last_drain) >= p->half_period_us) {
+        native_drain_quietly(p);
+    }
+}
+
+enum { STEP_YIELD, STEP_RETURN, STEP_RAISE };
+
+/* The coroutine resumed once: STEP_YIELD (*ret: the value yielded), STEP_RETURN (*ret: the value
+ * returned) or STEP_RAISE (*ret: the exception). */
+static int native_resume(native_coro_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
+{
+    int step;
+    native_nlr_t b;
+    if (NATIVE_NLR_PUSH(&b) == 0) {
+        if (throw == MP_OBJ_NULL) {
+            *ret = MP_OBJ_NULL;
+            step = mp_fun_table.yield_from(self->coro, send, ret) ? STEP_YIELD : STEP_RETURN;
+        } else {
+            mp_obj_t dest[3];
+            mp_load_method(self->coro, MP_QSTR_throw, dest);
+            dest[2] = throw;
+            *ret = mp_fun_table.call_method_n_kw(1, 0, dest);
+            step = STEP_YIELD;
+        }
+        NATIVE_NLR_POP();
+    } else {
+        *ret = MP_OBJ_FROM_PTR(b.nlr.ret_val);
+        step = STEP_RAISE;
+        if (native_isinstance(*ret, mp_load_global(MP_QSTR_StopIteration))) {
+            /* throw() made it return */
+            *ret = mp_load_attr(*ret, MP_QSTR_value);
+            step = STEP_RETURN;
+        }
+    }
+    return step;
+}
+
+/* One slice: the coroutine resumed with send (throw == MP_OBJ_NULL) or throw, recorded. */
+static int native_step(native_coro_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
+{
+    native_prof_t *p = self->owner;
+    if (self->done || !p->running) {
+        /* a detached task that died is thrown into once more: forward, record nothing */
+        return native_resume(self, send, throw, ret);
+    }
+    native_reopen(p);
+    aioprof_enter(&p->prof, &self->task);
+    int step = native_resume(self, send, throw, ret);
+    unsigned kind = AIOPROF_EXIT_YIELD;
+    if (step != STEP_YIELD) {
+        self->done = true;
+        kind = step == STEP_RETURN ? AIOPROF_EXIT_RETURN
+            : native_isinstance(*ret, p->cancelled) ? AIOPROF_EXIT_CANCEL : AIOPROF_EXIT_RAISE;
+    }
+    aioprof_exit(&p->prof, &self->task, kind);
+    if (kind != AIOPROF_EXIT_YIELD && self->task.parent == 0) {
+        /* a task created outside any task (asyncio.run's main) ended: the program may end now, and
+         * on a board nothing runs at its end: the hook stops, its last HELLO says so, all goes
+         * out; the next event reopens it */
+        aioprof_close(&p->prof);
+    }
+    native_after(p);
+    return step;
+}
+
+/* send/throw end as the generator's own do: the value yielded, StopIteration(value), or the
+ * exception. */
+static mp_obj_t native_finish(int step, mp_obj_t ret)
+{
+    if (step == STEP_YIELD) {
+        return ret;
+    }
+    if (step == STEP_RETURN) {
+        mp_obj_t stop = mp_load_global(MP_QSTR_StopIteration);
+        ret = ret == mp_const_none ? mp_call_function_n_kw(stop, 0, 0, NULL) : mp_call_function_n_kw(stop, 1, 0, &ret);
+    }
+    mp_fun_table.raise(ret);
+    return mp_const_none;
+}
+
+static mp_obj_t coro_send(mp_obj_t self_in, mp_obj_t value)
+{
+    mp_obj_t ret;
+    int step = native_step(MP_OBJ_TO_PTR(self_in), value, MP_OBJ_NULL, &ret);
+    return native_finish(step, ret);
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(coro_send_obj, coro_send);
+
+static mp_obj_t coro_throw(size_t n_args, const mp_obj_t *args)
+{
+    /* throw(type[, value[, traceback]]) reduced to one value as MicroPython's generators do */
+    mp_obj_t exc = args[1];
+    if (n_args > 2 && args[2] != mp_const_none) {
+        exc = args[2];
+    }
+    mp_obj_t ret;
+    int step = native_step(MP_OBJ_TO_PTR(args[0]), mp_const_none, exc, &ret);
+    return native_finish(step, ret);
+}
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(coro_throw_obj, 2, 4, coro_throw);
+
+static mp_obj_t coro_close(mp_obj_t self_in)
+{
+    native_coro_t *self = MP_OBJ_TO_PTR(self_in);
+    mp_obj_t dest[2];
+    mp_load_method(self->coro, MP_QSTR_close, dest);
+    return mp_fun_table.call_method_n_kw(0, 0, dest);
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(coro_close_obj, coro_close);
+
+static mp_obj_t coro_iternext(mp_obj_t self_in)
+{
+    mp_obj_t ret;
+    int step = native_step(MP_OBJ_TO_PTR(self_in), mp_const_none, MP_OBJ_NULL, &ret);
+    if (step == STEP_RETURN && ret == mp_const_none) {
+        return MP_OBJ_STOP_ITERATION;
+    }
+    return native_finish(step, ret);
+}
+
+static void coro_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_t kind)
+{
+    (void)kind;
+    native_coro_t *self = MP_OBJ_TO_PTR(self_in);
+    size_t len;
+    const char *text = mp_obj_str_get_data(mp_call_function_n_kw(mp_load_global(MP_QSTR_repr), 1, 0, &self->coro), &len);
+    mp_printf(print, "%.*s", (int)len, text);
+}
+
+mp_map_elem_t coro_locals_table[3];
+static MP_DEFINE_CONST_DICT(coro_locals, coro_locals_table);
+
+static native_prof_t *native_self(mp_obj_t self_in)
+{
+    return MP_OBJ_TO_PTR(self_in);
+}
+
+/* wrap(coro, name): records TASK_NEW (parent: the task running now) and returns the wrapper.
+ * After stop() the wrapper only forwards. */
+static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
+{
+    native_prof_t *p = native_self(self_in);
+    size_t len;
+    const char *s = mp_obj_str_get_data(name, &len);
+    native_coro_t *w = mp_obj_malloc(native_coro_t, (mp_obj_type_t *)&native_coro_type);
+    w->coro = coro;
+    w->owner = p;
+    w->name = name;
+    w->label = mp_const_none;
+    w->done = false;
+    memset(&w->task, 0, sizeof w->task);
+    if (p->running) {
+        native_reopen(p);
+        aioprof_task_created(&p->prof, &w->task, s, len);
+    }
+    return MP_OBJ_FROM_PTR(w);
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_wrap_obj, prof_wrap);
+
+/* label(wrapper, text): a task this profiler did not wrap (created before enable()) is left
+ * alone, as after disable(), in every engine. */
+static mp_obj_t prof_label(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t text)
+{
+    native_prof_t *p = native_self(self_in);
+    size_t len;
+    const char *s = mp_obj_str_get_data(text, &len);
+    if (mp_obj_get_type(wrapper) != (mp_obj_type_t *)&native_coro_type) {
+        return mp_const_none;
+    }
+    native_coro_t *w = MP_OBJ_TO_PTR(wrapper);
+    if (w->owner != p || !p->running) {
+        return mp_const_none;
+    }
+    w->label = text;
+    native_reopen(p);
+    aioprof_task_label(&p->prof, &w->task, s, len);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_label_obj, prof_label);
+
+/* Sends what is ready; nothing while a task's slice runs. */
+static mp_obj_t prof_drain(mp_obj_t self_in)
+{
+    native_prof_t *p = native_self(self_in);
+    if (!p->running || p->prof.current != NULL) {
+        return MP_OBJ_NEW_SMALL_INT(0);
+    }
+    size_t n = aioprof_drain(&p->prof);
+    p->last_drain = p->prof.last;
+    return mp_obj_new_int_from_uint(n);
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_drain_obj, prof_drain);
+
+static mp_obj_t prof_flush(mp_obj_t self_in)
+{
+    native_prof_t *p = native_self(self_in);
+    if (p->running) {
+        aioprof_flush(&p->prof);
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_flush_obj, prof_flush);
+
+static mp_obj_t prof_pending(mp_obj_t self_in)
+{
+    native_prof_t *p = native_self(self_in);
+    return mp_obj_new_int_from_uint(p->running ? aioprof_pending(&p->prof) : 0);
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_pending_obj, prof_pending);
+
+/* Where the program may end (a top-level task ended): the drop count owed and a last HELLO that
+ * says the hook stopped go into the ring, the frame closed; drain() sends them. The next event
+ * reopens the hook (until_next, as the Python engine's: this engine always does). */
+static mp_obj_t prof_close(size_t n_args, const mp_obj_t *args)
+{
+    native_prof_t *p = native_self(args[0]);
+    (void)n_args;
+    if (p->running) {
+        aioprof_close(&p->prof);
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(prof_close_obj, 1, 2, prof_close);
+
+/* Stops recording for good and sends what is left, the last HELLO included (the first one too, if
+ * nothing was recorded: the host tells "no tasks" from "no hook"), in bounded tries. Wrappers then
+ * only forward. */
+static mp_obj_t prof_stop(mp_obj_t self_in)
+{
+    native_prof_t *p = native_self(self_in);
+    if (!p->running) {
+        return mp_const_none;
+    }
+    aioprof_close(&p->prof);
+    for (int tries = 0; tries < 1000 && !aioprof_idle(&p->prof); tries++) {
+        aioprof_drain(&p->prof);
+    }
+    p->running = false;
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_stop_obj, prof_stop);
+
+/* set_event_cost(cost): what an event costs, in 1/1024 tick (aioprof_port_t.event_cost), sent in
+ * the HELLOs from now on; aioprof.py measures it before the first one goes. */
+static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
+{
+    native_self(self_in)->port.event_cost = (uint32_t)mp_obj_get_int(cost);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
+
+mp_map_elem_t prof_locals_table[8];
+static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
+
+/* start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler */
 static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
 {
     (void)n_args;
-    if (native_running() != NULL) {
-        mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("aioprof is already started"));
-    }
     mp_int_t ring = mp_obj_get_int(args[1]);
     mp_int_t period_ms = mp_obj_get_int(args[2]);
     if (ring < 128 || ring > 65535 || period_ms < 10 || period_ms > 60000) {
@@ -91,7 +388,11 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
     p->ring = m_new(uint8_t, (size_t)ring);
     mp_obj_t time = mp_import_name(MP_QSTR_time, mp_const_none, MP_OBJ_NEW_SMALL_INT(0));
     p->ticks_us = mp_load_attr(time, MP_QSTR_ticks_us);
+    if (mp_obj_get_type(p->ticks_us) == &mp_type_fun_builtin_0) {
+        p->ticks_fun = ((const mp_obj_fun_builtin_fixed_t *)MP_OBJ_TO_PTR(p->ticks_us))->fun._0;
+    }
     p->write = args[0];
+    p->cancelled = args[4];
     size_t len;
     const char *platform = mp_obj_str_get_data(args[3], &len);
     len = len < AIOPROF_PLATFORM_MAX ? len : AIOPROF_PLATFORM_MAX;
@@ -103,143 +404,52 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
     p->port.tick_bits = 30; /* time.ticks_us() wraps at 2^30 */
     p->port.platform = p->platform;
     p->port.period_ticks = (uint32_t)period_ms * 1000u;
+    p->half_period_us = (uint32_t)period_ms * 500u;
     if (aioprof_init(&p->prof, &p->port, p->ring, (uint32_t)ring) != 0) {
         mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
     }
+    p->last_drain = p->prof.last;
     p->running = true;
-    native_active = p;
-    mp_store_global(MP_QSTR__active, MP_OBJ_FROM_PTR(p));
-    return mp_const_none;
+    return MP_OBJ_FROM_PTR(p);
 }
-static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(native_start_obj, 4, 4, native_start);
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(native_start_obj, 5, 5, native_start);
 
-static mp_obj_t native_task(mp_obj_t name)
+static void native_method(mp_map_elem_t *elem, qstr name, const void *fun)
 {
-    native_rec_t *r = mp_obj_malloc(native_rec_t, (mp_obj_type_t *)&native_rec_type);
-    memset(&r->task, 0, sizeof r->task);
-    r->name = name;
-    r->label = mp_const_none;
-    r->owner = native_running();
-    if (r->owner != NULL) {
-        size_t len;
-        const char *s = mp_obj_str_get_data(name, &len);
-        aioprof_task_created(&r->owner->prof, &r->task, s, len);
-    }
-    return MP_OBJ_FROM_PTR(r);
+    elem->key = MP_OBJ_NEW_QSTR(name);
+    elem->value = MP_OBJ_FROM_PTR(fun);
 }
-static MP_DEFINE_CONST_FUN_OBJ_1(native_task_obj, native_task);
-
-static mp_obj_t native_enter(mp_obj_t rec)
-{
-    native_rec_t *r = native_rec(rec);
-    if (r->owner != NULL && r->owner->running) {
-        aioprof_enter(&r->owner->prof, &r->task);
-    }
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_1(native_enter_obj, native_enter);
-
-static mp_obj_t native_exit(mp_obj_t rec, mp_obj_t kind)
-{
-    native_rec_t *r = native_rec(rec);
-    if (r->owner != NULL && r->owner->running) {
-        aioprof_exit(&r->owner->prof, &r->task, (unsigned)mp_obj_get_int(kind) & 3u);
-    }
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_2(native_exit_obj, native_exit);
-
-static mp_obj_t native_label(mp_obj_t rec, mp_obj_t text)
-{
-    native_rec_t *r = native_rec(rec);
-    if (r->owner != NULL && r->owner->running) {
-        size_t len;
-        const char *s = mp_obj_str_get_data(text, &len);
-        r->label = text;
-        aioprof_task_label(&r->owner->prof, &r->task, s, len);
-    }
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_2(native_label_obj, native_label);
-
-/* Sends what is ready; nothing while a task's slice runs. */
-static mp_obj_t native_drain(void)
-{
-    native_prof_t *p = native_running();
-    if (p == NULL || p->prof.current != NULL) {
-        return MP_OBJ_NEW_SMALL_INT(0);
-    }
-    return mp_obj_new_int_from_uint(aioprof_drain(&p->prof));
-}
-static MP_DEFINE_CONST_FUN_OBJ_0(native_drain_obj, native_drain);
-
-static mp_obj_t native_flush(void)
-{
-    native_prof_t *p = native_running();
-    if (p != NULL) {
-        aioprof_flush(&p->prof);
-    }
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_0(native_flush_obj, native_flush);
-
-static mp_obj_t native_pending(void)
-{
-    native_prof_t *p = native_running();
-    return mp_obj_new_int_from_uint(p != NULL ? aioprof_pending(&p->prof) : 0);
-}
-static MP_DEFINE_CONST_FUN_OBJ_0(native_pending_obj, native_pending);
-
-/* Sends what is left, the open frame included (bounded tries), and stops recording. What is
- * still owed after that (the first HELLO of a profiler that recorded nothing, so that the host can
- * tell "no tasks" from "no hook"; a drop count) goes out by ending the period now. */
-static void native_send_all(native_prof_t *p)
-{
-    aioprof_flush(&p->prof);
-    for (int tries = 0; tries < 1000 && aioprof_pending(&p->prof) > 0; tries++) {
-        aioprof_drain(&p->prof);
-    }
-}
-
-static mp_obj_t native_stop(void)
-{
-    native_prof_t *p = native_running();
-    if (p == NULL) {
-        return mp_const_none;
-    }
-    native_send_all(p);
-    if (p->prof.pending & (AIOPROF_PENDING_HELLO | AIOPROF_PENDING_DROPPED)) {
-        p->prof.deadline = p->prof.last;
-        aioprof_drain(&p->prof);
-        native_send_all(p);
-    }
-    p->running = false;
-    native_active = NULL;
-    mp_store_global(MP_QSTR__active, mp_const_none);
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_0(native_stop_obj, native_stop);
 
 mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args)
 {
     MP_DYNRUNTIME_INIT_ENTRY
 
+    native_coro_type.base.type = (void *)&mp_type_type;
+    native_coro_type.flags = MP_TYPE_FLAG_ITER_IS_ITERNEXT;
+    native_coro_type.name = MP_QSTR_Coro;
+    MP_OBJ_TYPE_SET_SLOT(&native_coro_type, iter, coro_iternext, 0);
+    MP_OBJ_TYPE_SET_SLOT(&native_coro_type, print, coro_print, 1);
+    native_method(&coro_locals_table[0], MP_QSTR_send, &coro_send_obj);
+    native_method(&coro_locals_table[1], MP_QSTR_throw, &coro_throw_obj);
+    native_method(&coro_locals_table[2], MP_QSTR_close, &coro_close_obj);
+    MP_OBJ_TYPE_SET_SLOT(&native_coro_type, locals_dict, (void *)&coro_locals, 2);
+
     native_prof_type.base.type = (void *)&mp_type_type;
+    native_prof_type.flags = MP_TYPE_FLAG_NONE;
     native_prof_type.name = MP_QSTR_Profiler;
-    native_rec_type.base.type = (void *)&mp_type_type;
-    native_rec_type.name = MP_QSTR_Rec;
-    native_active = NULL;
+    native_method(&prof_locals_table[0], MP_QSTR_wrap, &prof_wrap_obj);
+    native_method(&prof_locals_table[1], MP_QSTR_label, &prof_label_obj);
+    native_method(&prof_locals_table[2], MP_QSTR_drain, &prof_drain_obj);
+    native_method(&prof_locals_table[3], MP_QSTR_flush, &prof_flush_obj);
+    native_method(&prof_locals_table[4], MP_QSTR_pending, &prof_pending_obj);
+    native_method(&prof_locals_table[5], MP_QSTR_close, &prof_close_obj);
+    native_method(&prof_locals_table[6], MP_QSTR_stop, &prof_stop_obj);
+    native_method(&prof_locals_table[7], MP_QSTR_set_event_cost, &prof_set_event_cost_obj);
+    MP_OBJ_TYPE_SET_SLOT(&native_prof_type, locals_dict, (void *)&prof_locals, 0);
 
     mp_store_global(MP_QSTR_start, MP_OBJ_FROM_PTR(&native_start_obj));
-    mp_store_global(MP_QSTR_task, MP_OBJ_FROM_PTR(&native_task_obj));
-    mp_store_global(MP_QSTR_enter, MP_OBJ_FROM_PTR(&native_enter_obj));
-    mp_store_global(MP_QSTR_exit, MP_OBJ_FROM_PTR(&native_exit_obj));
-    mp_store_global(MP_QSTR_label, MP_OBJ_FROM_PTR(&native_label_obj));
-    mp_store_global(MP_QSTR_drain, MP_OBJ_FROM_PTR(&native_drain_obj));
-    mp_store_global(MP_QSTR_flush, MP_OBJ_FROM_PTR(&native_flush_obj));
-    mp_store_global(MP_QSTR_pending, MP_OBJ_FROM_PTR(&native_pending_obj));
-    mp_store_global(MP_QSTR_stop, MP_OBJ_FROM_PTR(&native_stop_obj));
-    mp_store_global(MP_QSTR__active, mp_const_none);
+    mp_store_global(MP_QSTR_Coro, MP_OBJ_FROM_PTR(&native_coro_type));
+    mp_store_global(MP_QSTR_Profiler, MP_OBJ_FROM_PTR(&native_prof_type));
 
     MP_DYNRUNTIME_INIT_EXIT
 }

@@ -1,0 +1,238 @@
+# aioprof's frame writer in Python (proto/aioprof_frame_writer.c rewritten step by step), for the
+# pure-Python engine (aioprof_fallback.py, whose Recorder is a FrameWriter): records go into a
+# byte ring raw; closing a frame computes its CRC and stuffs it (COBS) in place, so that the bytes
+# between the ring's tail and its commit mark can be handed to the port as they are. A frame never
+# wraps around the ring's end; a body stays at or below 254 bytes, so COBS needs no extra byte.
+#
+# Runs under MicroPython and CPython. Where the port has viper, a frame's CRC and COBS are machine
+# code.
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+try:
+    from array import array
+except ImportError:  # a port without the array module: lists do, slower
+
+    def array(typecode, items):
+        return list(items)
+
+
+# proto/aioprof_frame_writer.h
+_BODY_MAX = const(254)
+_OPEN_COST = const(13)  # 00, code byte, seq, format, base (4), running (up to 5)
+_CLOSE_COST = const(3)  # CRC (2), 00
+
+
+def _crc_table():
+    table = []
+    for i in range(256):
+        c = i << 8
+        for _ in range(8):
+            c = ((c << 1) ^ 0x1021) if c & 0x8000 else (c << 1)
+        table.append(c & 0xFFFF)
+    return table
+
+
+_CRC = _crc_table()
+
+
+def _crc_cobs_py(buf, start, end, out):
+    """A frame's body buf[start:end] (it never wraps): its CRC-16, and COBS in place, buf[start - 1]
+    being the first code byte. out[0] = the CRC, out[1] = the code of the run still open;
+    returns where its code byte goes. Machine code where the port has viper (_VIPER_SRC)."""
+    crc = 0xFFFF
+    table = _CRC
+    code_at = start - 1
+    code = 1
+    for i in range(start, end):
+        b = buf[i]
+        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
+        # every zero becomes the code byte of the run after it
+        if b == 0:
+            buf[code_at] = code
+            code_at = i
+            code = 1
+        else:
+            code += 1
+    out[0] = crc
+    out[1] = code
+    return code_at
+
+
+_crc_cobs = _crc_cobs_py
+
+
+def _varint(out, v):
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+
+
+class FrameWriter:
+    # The ring's state is the Recorder's own attributes (the wrapper's common case writes head and
+    # budget itself); seq, format and last are the profiler's.
+
+    def _fw_init(self, ring):
+        self.buf = bytearray(ring)
+        self.view = memoryview(self.buf)
+        self.size = ring
+        self.head = 0
+        self.tail = 0
+        self.commit = 0
+        self.frame_pos = 0
+        self.budget = 0
+        self.open = False
+        self.due = False  # a frame was closed since the last drain
+        self.crc_out = array("i", (0, 0))
+
+    def _room(self):
+        used = self.head - self.tail if self.head >= self.tail else self.size - (self.tail - self.head)
+        return self.size - 1 - used
+
+    def _skip(self, n):
+        to_end = self.size - self.head
+        return to_end if to_end < _OPEN_COST + n + 1 else 0
+
+    def _fits_new(self, n):
+        return self._room() >= self._skip(n) + _OPEN_COST + n + _CLOSE_COST
+
+    def _raw(self, b):
+        self.buf[self.head] = b
+        self.head = 0 if self.head + 1 == self.size else self.head + 1
+
+    def _rebudget(self):
+        room = self._room()
+        left = _BODY_MAX - 2 - (self.head - self.frame_pos - 1)
+        to_end = self.size - 1 - self.head
+        room = room - _CLOSE_COST if room > _CLOSE_COST else 0
+        if left > room:
+            left = room
+        self.budget = left if left < to_end else to_end
+
+    def _put(self, data):
+        # body bytes into the open frame: the budget keeps them before the ring's end
+        n = len(data)
+        self.buf[self.head : self.head + n] = data
+        self.head += n
+        self.budget -= n
+
+    def _put_varint(self, v):
+        # a varint straight into the open frame (no object made: this is on every event's path)
+        buf = self.buf
+        head = self.head
+        start = head
+        while v >= 0x80:
+            buf[head] = (v & 0x7F) | 0x80
+            head += 1
+            v >>= 7
+        buf[head] = v
+        head += 1
+        self.budget -= head - start
+        self.head = head
+
+    def _fw_open(self, n, running):
+        for _ in range(self._skip(n)):
+            self._raw(0)
+        self._raw(0)  # ends any device text printed since the last frame
+        self.frame_pos = self.head
+        self._raw(0)  # the first code byte, known at close
+        self.open = True
+        self._rebudget()
+        base = self.last
+        h = bytearray((self.seq, self.format, base & 0xFF, (base >> 8) & 0xFF, (base >> 16) & 0xFF, base >> 24))
+        _varint(h, running)
+        self._put(h)
+
+    def _fw_close(self):
+        buf = self.buf
+        out = self.crc_out
+        code_at = _crc_cobs(buf, self.frame_pos + 1, self.head, out)
+        crc = out[0]
+        code = out[1]
+        for b in (crc & 0xFF, crc >> 8):  # the CRC may wrap around the ring's end
+            if b == 0:
+                buf[code_at] = code
+                code_at = self.head
+                code = 1
+            else:
+                code += 1
+            self._raw(b)
+        buf[code_at] = code
+        self._raw(0)
+        self.commit = self.head
+        self.open = False
+        self.budget = 0
+        self.due = True  # a frame to send: the wrapper drains after the slice
+
+    def _event(self, tag, bits, dt):
+        rest = dt >> bits
+        if rest == 0:
+            self.buf[self.head] = tag | dt
+            self.head += 1
+            self.budget -= 1
+            return
+        self.buf[self.head] = tag | (dt & ((1 << bits) - 1)) | (1 << bits)
+        self.head += 1
+        self.budget -= 1
+        self._put_varint(rest)
+
+    def _control_head(self, op, n):
+        head = bytearray((0x70 | op,))
+        _varint(head, n)
+        self._put(head)
+
+    def _control(self, op, body):
+        self._control_head(op, len(body))
+        self._put(body)
+
+    def pending(self):
+        if self.commit >= self.tail:
+            return self.commit - self.tail
+        return self.size - self.tail + self.commit
+
+
+# A frame's CRC and COBS (Recorder._fw_close) as viper machine code, where the port has it: a
+# frame of 254 bytes costs as much as a few events instead of a few hundred.
+_VIPER_SRC = """
+_CRC16 = array("H", _CRC)
+
+@micropython.viper
+def _crc_cobs(buf, start: int, end: int, out) -> int:
+    b = ptr8(buf)
+    tab = ptr16(_CRC16)
+    o = ptr32(out)
+    crc = 0xFFFF
+    code_at = start - 1
+    code = 1
+    i = start
+    while i < end:
+        x = b[i]
+        crc = ((crc << 8) & 0xFFFF) ^ tab[((crc >> 8) ^ x) & 0xFF]
+        if x == 0:
+            b[code_at] = code
+            code_at = i
+            code = 1
+        else:
+            code += 1
+        i += 1
+    o[0] = crc
+    o[1] = code
+    return code_at
+"""
+
+
+def _compile():
+    try:
+        exec(_VIPER_SRC, globals())
+    except Exception:
+        pass  # CPython, or no viper: _crc_cobs stays the Python one
+
+
+_compile()

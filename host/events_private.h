@@ -1,0 +1,40 @@
+/* What the files of the events stage share (events.c: the time line, the running stack, frames
+ * and their records; events_device.c: HELLO and DROPPED, device resets; events_text.c: device
+ * text lines). Not for other stages: they use events.h. */
+#ifndef AIOPROF_EVENTS_PRIVATE_H
+#define AIOPROF_EVENTS_PRIVATE_H
+
+#include <stdint.h>
+
+#include "events.h"
+
+static inline uint64_t events_ticks_to_us(uint64_t ticks, uint32_t hz)
+{
+    if (hz == 1000000u) {
+        return ticks;
+    }
+    /* split so that the product cannot overflow */
+    return ticks / hz * 1000000u + ticks % hz * 1000000u / hz;
+}
+
+/* The microsecond line restarts from here: after a gap, or when the tick rate changes. */
+void events_time_reorigin(events_t *e);
+
+/* The first base of a segment of the time line: nothing before it can be related to it. */
+void events_time_start(events_t *e, uint32_t base, unsigned bits);
+
+/* What runs is no longer known: open slices end uncounted. */
+void events_stack_drop(events_t *e);
+
+/* Takes the frame header's word for what runs: `running`, started at an unknown time. */
+void events_stack_resync(events_t *e, uint32_t running);
+
+/* A HELLO (device resets, another device after the link came back, the drain overhead) and a
+ * DROPPED, in the frame being read (events_device.c). */
+void events_on_hello(events_t *e, const aioprof_hello_t *h);
+void events_on_dropped(events_t *e, uint32_t count);
+
+/* The stream ended: a partial text line is shown (events_text.c). */
+void events_text_finish(events_t *e);
+
+#endif

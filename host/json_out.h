@@ -1,0 +1,66 @@
+/* JSON text written straight into a buffer, without building a tree: for the trace export's
+ * slices, millions of them (export_trace.c). Strings are escaped exactly as cJSON escapes them, so
+ * that a file reads the same whichever of the two wrote an event (tests/unit/test_export_trace.c
+ * compares them byte for byte). */
+#ifndef AIOPROF_JSON_OUT_H
+#define AIOPROF_JSON_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Room json_string may need for a string of n bytes: quotes, and six bytes per escaped byte. */
+#define JSON_STRING_MAX(n) (2u + 6u * (n))
+/* Room json_u64 may need: twenty digits. */
+#define JSON_U64_MAX 20u
+
+/* s (NUL-terminated) as a JSON string, quotes included, at out. Returns the bytes written. */
+size_t json_string(char *out, const char *s);
+
+/* The number of decimal digits of v: from its bit length, checked against one power of ten. */
+static inline unsigned json_digits(uint64_t v)
+{
+    static const uint64_t tens[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull, 10000000000000000000ull};
+    unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1u);
+    unsigned t = (bits * 1233u) >> 12; /* 1233 / 4096 is just above log10(2) */
+    return t + 1u - ((v | 1u) < tens[t]);
+}
+
+/* v in decimal at out, two digits at a time from its end. Returns the bytes written. */
+static inline size_t json_u64(char *out, uint64_t v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    unsigned n = json_digits(v);
+    char *at = out + n;
+    while (v >= 100u) {
+        unsigned two = (unsigned)(v % 100u);
+        v /= 100u;
+        at -= 2;
+        memcpy(at, pairs + 2 * two, 2);
+    }
+    if (v >= 10u) {
+        memcpy(at - 2, pairs + 2 * v, 2);
+    } else {
+        at[-1] = (char)('0' + v);
+    }
+    return n;
+}
+
+/* n bytes from src to dst in 16-byte steps: up to 15 more are read and written, so both must have
+ * that room past n. (A call of memcpy per short piece was an eighth of an export's time.) */
+static inline void json_copy16(char *dst, const char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16u) {
+        memcpy(dst + i, src + i, 16u);
+    }
+}
+
+/* A literal at out (its length known when it is a string literal). Returns the bytes written. */
+#define JSON_LIT(out, lit) (memcpy((out), (lit), sizeof(lit) - 1), sizeof(lit) - 1)
+
+#endif

@@ -1,0 +1,151 @@
+# shellcheck shell=bash disable=SC2154,SC2034  # the knobs and paths come from run.sh and bench_lib.bash
+# Part "mpy" of tests/bench/run.sh: what each engine of the MicroPython binding adds per asyncio
+# task switch, on MicroPython's unix port (tests/bench/mpy_overhead.py: 20 tasks awaiting
+# asyncio.sleep_ms(0)), against the same firmware without the hook:
+# - x86-64 instructions per switch under callgrind, from runs of N and 3N switches per task (the
+#   difference is 2N switches' worth, start-up and imports cancelled out); without what the
+#   allocator spends searching for a free block (gc_alloc's own instructions), which depends on
+#   where earlier objects happen to lie in the heap rather than on the engine (it moved a stock
+#   switch by 1,000 to 2,000 instructions between otherwise equal runs), and with the allocations
+#   per switch beside it;
+# - nanoseconds per switch: the median of rounds interleaved in one process, and the median of
+#   each round's ratio to the no-hook run just before it;
+# - what the device itself says the hook costs per switch (from aioprof-top's report of a captured
+#   run: two events at the cost per event the engine measured at enable(), and its drain time
+#   shared among the switches), against the measured extra time per switch; the goal: within
+#   MPY_TOLERANCE of it (relative).
+# MicroPython is built outside this repository (docs/micropython.md); the builds are named by
+# AIOPROF_MICROPYTHON (with the C module: the firmware engine), AIOPROF_MICROPYTHON_STOCK (without:
+# native and python) and AIOPROF_NATIVE_DIR (an x64 _aioprof_native.mpy). Knobs: BENCH_MPY_TASKS
+# [20], BENCH_MPY_SWITCHES [2000] per task and round, BENCH_MPY_CG [500] switches per task of the
+# shorter callgrind run; BENCH_RUNS rounds.
+
+MPY_TOLERANCE=0.35
+
+# mpy_cost MICROPYTHON ENGINE: "INSTR ALLOCS" per switch, or nothing.
+mpy_cost() {
+    local mp=$1 engine=$2 n stats=() out
+    for n in "$mpy_cg" $((mpy_cg * 3)); do
+        out=$tmp/cg.mpy.$engine.$n
+        valgrind --tool=callgrind --callgrind-out-file="$out" "$mp" "$bench_dir/mpy_overhead.py" one "$engine" \
+            "$mpy_tasks" "$n" > /dev/null 2> "$out.log" || return 1
+        stats+=("$(python3 "$bench_dir/callgrind_stat.py" "$out" gc_alloc)") || return 1
+        rm -f "$out"
+    done
+    awk -v a="${stats[0]}" -v b="${stats[1]}" -v n=$((mpy_tasks * mpy_cg * 2)) 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        printf "%.0f %.3f\n", ((y[1] - y[2]) - (x[1] - x[2])) / n, (y[3] - x[3]) / n }'
+}
+
+# mpy_device_says CAPTURE: what the device says the hook cost per switch (two events at its cost
+# per event, and its drain time over the switches), and that cost per event: "NS NS", or nothing.
+mpy_device_says() {
+    "$top" -r "$1" --json 2> /dev/null | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+d, events = j["device"] or {}, j["stream"]["events"]
+ns = d.get("event_cost_ns")
+if ns is not None and events:
+    print("%.1f %.1f" % (2 * ns + d["drain_us"] * 1000.0 * 2 / events, ns))'
+}
+
+part_mpy() {
+    local fw=${AIOPROF_MICROPYTHON:-} stock=${AIOPROF_MICROPYTHON_STOCK:-} mp e line goal limit
+    local -A instr allocs ns ratio says cost build extra
+    mpy_tasks=${BENCH_MPY_TASKS:-20}
+    mpy_switches=${BENCH_MPY_SWITCHES:-2000}
+    mpy_cg=${BENCH_MPY_CG:-500}
+    if [ -z "$fw" ] && [ -z "$stock" ]; then
+        skip "MicroPython engines" "set AIOPROF_MICROPYTHON and AIOPROF_MICROPYTHON_STOCK to unix-port builds (docs/micropython.md)"
+        say ""
+        return
+    fi
+    if ! command -v valgrind > /dev/null; then
+        skip "MicroPython engines" "valgrind is not installed (apt-get install valgrind)"
+        say ""
+        return
+    fi
+    export MICROPYPATH="$src/device/micropython:${AIOPROF_NATIVE_DIR:-$src/device/micropython}:.frozen"
+    local capture=$tmp/mpy-capture
+    mkdir -p "$capture"
+    # the firmware engine against its own build without the hook; the others against the stock one
+    local mpy_runs=()
+    [ -n "$fw" ] && mpy_runs+=("$fw:none:firmware-none" "$fw:firmware:firmware")
+    [ -n "$stock" ] && mpy_runs+=("$stock:none:none" "$stock:native:native" "$stock:python:python")
+    for line in "${mpy_runs[@]}"; do
+        IFS=: read -r mp e label <<< "$line"
+        build[$label]=$mp
+        if read -r instr[$label] allocs[$label] < <(mpy_cost "$mp" "$e"); then :; else
+            say "  $label: callgrind gave no count (see $tmp/cg.mpy.$e.*.log)"
+        fi
+    done
+    # times: one process per build, the engines interleaved in it
+    local engines
+    for mp in $fw $stock; do
+        engines="native python"
+        [ "$mp" = "$fw" ] && engines=firmware
+        while read -r what e rest; do
+            case $what in
+                engine)
+                    label=$e
+                    [ "$mp" = "$fw" ] && [ "$e" = none ] && label=firmware-none
+                    ns[$label]=$(echo "$rest" | awk '{ print $2 }')
+                    ratio[$label]=$(echo "$rest" | awk '{ print $6 }')
+                    ;;
+                capture)
+                    read -r says[$e] cost[$e] < <(mpy_device_says "$(echo "$rest" | awk '{ print $1 }')")
+                    ;;
+            esac
+        done < <("$mp" "$bench_dir/mpy_overhead.py" time "$mpy_tasks" "$mpy_switches" "$runs" "$capture" $engines \
+                 2> "$tmp/mpy.err")
+    done
+
+    say "MicroPython: what each engine adds per asyncio task switch (unix port, tests/bench/mpy_overhead.py:"
+    say "$mpy_tasks tasks awaiting sleep_ms(0); instructions under callgrind, $((mpy_cg * 3)) and $mpy_cg switches per task,"
+    say "without the allocator's search; ns the median of $runs interleaved rounds, 'extra' the median of the"
+    say "rounds' ratios times none's median; 'device says': from aioprof-top's report of a captured run, two"
+    say "events at the cost the engine measured at enable() and the drain's share, per switch):"
+    printf '  %-14s %13s %9s %14s %9s %9s %9s %12s %11s\n' engine "instr/switch" "vs none" "allocs/switch" "ns" "vs none" \
+        "extra ns" "device says" "ns/event"
+    for label in firmware-none firmware none native python; do
+        [ -n "${build[$label]:-}" ] || continue
+        local base=none
+        [ "$label" = firmware ] && base=firmware-none
+        local iv="" tv=""
+        if [ "$label" != none ] && [ "$label" != firmware-none ] && [ -n "${instr[$label]:-}" ] && [ -n "${instr[$base]:-}" ]; then
+            iv=$(awk -v a="${instr[$label]}" -v b="${instr[$base]}" 'BEGIN { printf "%+.1f %%", (a / b - 1) * 100 }')
+        fi
+        [ "$label" != none ] && [ "$label" != firmware-none ] && [ -n "${ratio[$label]:-}" ] &&
+            tv=$(awk -v r="${ratio[$label]}" 'BEGIN { printf "%+.1f %%", r * 100 }')
+        local xv=""
+        [ -n "$tv" ] && [ -n "${ns[$base]:-}" ] && extra[$label]=$(awk -v r="${ratio[$label]}" -v n="${ns[$base]}" 'BEGIN { printf "%.1f", r * n }') &&
+            xv=${extra[$label]}
+        printf '  %-14s %13s %9s %14s %9s %9s %9s %12s %11s\n' "$label" "${instr[$label]:-?}" "$iv" "${allocs[$label]:-?}" \
+            "${ns[$label]:-?}" "$tv" "$xv" "${says[$label]:-}" "${cost[$label]:-}"
+    done
+    say "  (firmware-none: the build with the C module, hook off: the firmware engine's baseline)"
+    for label in firmware native python; do
+        [ -n "${build[$label]:-}" ] || continue
+        case $label in firmware) limit=3 ;; native) limit=10 ;; python) limit=80 ;; esac
+        local base=none
+        [ "$label" = firmware ] && base=firmware-none
+        local pct="" tpct=""
+        [ -n "${instr[$label]:-}" ] && [ -n "${instr[$base]:-}" ] &&
+            pct=$(awk -v a="${instr[$label]}" -v b="${instr[$base]}" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }')
+        [ -n "${ratio[$label]:-}" ] && tpct=$(awk -v r="${ratio[$label]}" 'BEGIN { printf "%.1f", r * 100 }')
+        summary_row "MicroPython $label engine, overhead per task switch (instructions; time)" "<= $limit %" \
+            "${pct:-?} %; ${tpct:-?} %" "$(verdict "$pct" '<=' "$limit")"
+        local within
+        within="within $(awk -v t="$MPY_TOLERANCE" 'BEGIN { printf "%d", t * 100 }') %"
+        if [ -n "${says[$label]:-}" ] && [ -n "${extra[$label]:-}" ]; then
+            local rel
+            rel=$(awk -v d="${says[$label]}" -v m="${extra[$label]}" 'BEGIN { if (m > 0) printf "%.2f", d / m - 1 }')
+            summary_row "MicroPython $label engine, what the device says per switch against the measured" "$within" \
+                "${says[$label]} ns against ${extra[$label]} ns (${rel:-?})" \
+                "$(awk -v r="$rel" -v t="$MPY_TOLERANCE" 'BEGIN { if (r == "") print "?"; else print (r <= t && r >= -t) ? "met" : "NOT met" }')"
+        else
+            summary_row "MicroPython $label engine, what the device says per switch against the measured" "$within" "?" "?"
+        fi
+    done
+    say ""
+}
