@@ -52,7 +52,7 @@ static const char *outside_glyph(const top_view_t *v, uint8_t c)
 /* Draws a lane's cells from x: runs of the same glyph in one call each. */
 static void draw_cells(const top_view_t *v, int y, int x, const uint8_t *cells, int n, int outside)
 {
-    char run[TOP_TIMELINE_LANES_MAX * 4 + 8];
+    char run[TOP_TIMELINE_CELLS_MAX * 3 + 8];
     move(y, x);
     for (int i = 0; i < n;) {
         attr_t attr = A_DIM;
@@ -156,8 +156,8 @@ void top_draw_timeline(top_view_t *v)
     const top_layout_t *l = &v->lay;
     int lw = label_width(v);
     int ncells = v->width - lw - 1;
-    if (ncells > TOP_TIMELINE_LANES_MAX * 4) {
-        ncells = TOP_TIMELINE_LANES_MAX * 4;
+    if (ncells > (int)TOP_TIMELINE_CELLS_MAX) {
+        ncells = (int)TOP_TIMELINE_CELLS_MAX;
     }
     if (ncells < 4) {
         top_draw_seg(v, l->rows_y, 1, "too narrow for the timeline (T shows the table)", A_DIM);

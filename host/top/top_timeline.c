@@ -126,45 +126,60 @@ static int lane_find(const lane_map_t *m, uint64_t key, int by_inst)
     return -1;
 }
 
-/* The cells [*c0, *c1] a slice [s, e) shows in, over a span from `from` cut into ncells cells:
- * the cells whose middle it covers, or when it covers none (it is shorter than a cell), the cell
- * its own middle is in. So no slice is too short to show, and neither is a gap of a cell's length
- * between two slices, which marking every cell a slice touches would fill in. Times relative to
- * from may be negative: the span can reach back before the time line. */
-static void cells_of(int64_t from, uint64_t span_us, int ncells, uint64_t s, uint64_t e, int *c0, int *c1)
+/* Cell c of a render: [from + bound[c], from + bound[c + 1]) (bound[0] = 0, bound[ncells] = span),
+ * its middle at mid2[c] / (2 ncells) after from. Worked out once per render, so that placing a
+ * slice takes one division. No overflow: spans are minutes (< 2^36 us), cells a screen's width. */
+typedef struct cell_grid {
+    int64_t from;
+    uint64_t span;
+    int n;
+    uint64_t bound[TOP_TIMELINE_CELLS_MAX + 1];
+    uint64_t mid2[TOP_TIMELINE_CELLS_MAX];
+} cell_grid_t;
+
+static void grid_make(cell_grid_t *g, int64_t from, uint64_t span_us, int ncells)
 {
-    int64_t a = (int64_t)s - from, b = (int64_t)e - from;
-    a = a < 0 ? 0 : a;
-    b = b < 0 ? 0 : b;
-    /* cell c's middle is at (2c + 1) * span / (2 ncells): covered when 2 n a <= (2c + 1) span < 2 n b.
-     * No overflow: spans are minutes (< 2^36 us), cells a screen's width (< 2^11). */
-    uint64_t n2 = 2u * (uint64_t)ncells, span2 = 2u * span_us;
-    uint64_t na = n2 * (uint64_t)a, nb = n2 * (uint64_t)b;
-    int64_t first = na <= span_us ? 0 : (int64_t)((na - span_us + span2 - 1) / span2);
-    int64_t last = nb <= span_us ? -1 : (int64_t)((nb - span_us + span2 - 1) / span2) - 1;
-    if (last < first) {
-        first = last = (int64_t)(((uint64_t)a + (uint64_t)b) * (uint64_t)ncells / span2);
+    g->from = from;
+    g->span = span_us;
+    g->n = ncells;
+    for (int c = 0; c <= ncells; c++) {
+        g->bound[c] = (uint64_t)c * span_us / (uint64_t)ncells;
     }
-    *c0 = first >= ncells ? ncells - 1 : (int)first;
-    *c1 = last >= ncells ? ncells - 1 : (int)last;
+    for (int c = 0; c < ncells; c++) {
+        g->mid2[c] = (uint64_t)(2 * c + 1) * span_us;
+    }
 }
 
-/* The cells [*c0, *c1] that share time with [s, e) (the outside lane's measure). */
-static void cells_touched(int64_t from, uint64_t span_us, int ncells, uint64_t s, uint64_t e, int *c0, int *c1)
+/* A slice [s, e) on the grid: the cells it shows in, [*c0, *c1] (the cells whose middle it covers,
+ * or when it covers none, being shorter than a cell, the cell its own middle is in: so no slice is
+ * too short to show, and neither is a gap of a cell's length between two slices, which marking
+ * every cell a slice touches would fill in); and when busy is not NULL, the time it shares with
+ * each cell it touches added there. Times before the span are cut off. */
+static void grid_place(const cell_grid_t *g, uint64_t s, uint64_t e, int *c0, int *c1, uint64_t *busy)
 {
-    int64_t a = (int64_t)s - from, b = (int64_t)e - from;
-    a = a < 0 ? 0 : a;
-    b = b < 0 ? 0 : b;
-    uint64_t first = (uint64_t)a * (uint64_t)ncells / span_us;
-    uint64_t last = b > a ? (((uint64_t)b * (uint64_t)ncells + span_us - 1) / span_us) - 1 : first;
-    *c0 = first >= (uint64_t)ncells ? ncells - 1 : (int)first;
-    *c1 = last >= (uint64_t)ncells ? ncells - 1 : (int)last;
-}
-
-/* Where cell c starts, relative to the time line (negative before it began). */
-static int64_t cell_start(int64_t from, uint64_t span_us, int ncells, int c)
-{
-    return from + (int64_t)((uint64_t)c * span_us / (uint64_t)ncells);
+    int64_t ra = (int64_t)s - g->from, rb = (int64_t)e - g->from;
+    uint64_t a = ra < 0 ? 0 : (uint64_t)ra, b = rb < 0 ? 0 : (uint64_t)rb;
+    uint64_t n2 = 2u * (uint64_t)g->n, na = n2 * a, nb = n2 * b;
+    uint64_t at = a * (uint64_t)g->n / g->span;
+    int c = at >= (uint64_t)g->n ? g->n - 1 : (int)at;
+    int first = -1, last = -1;
+    for (; c < g->n && g->bound[c] < b; c++) {
+        if (na <= g->mid2[c] && g->mid2[c] < nb) {
+            first = first < 0 ? c : first;
+            last = c;
+        }
+        if (busy) {
+            uint64_t lo = a > g->bound[c] ? a : g->bound[c];
+            uint64_t hi = b < g->bound[c + 1] ? b : g->bound[c + 1];
+            busy[c] += hi > lo ? hi - lo : 0;
+        }
+    }
+    if (first < 0) {
+        uint64_t mid = (a + b) * (uint64_t)g->n / (2u * g->span);
+        first = last = mid >= (uint64_t)g->n ? g->n - 1 : (int)mid;
+    }
+    *c0 = first;
+    *c1 = last;
 }
 
 void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_us, uint64_t slow_us,
@@ -172,6 +187,9 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
 {
     if (ncells <= 0) {
         return;
+    }
+    if (ncells > (int)TOP_TIMELINE_CELLS_MAX) {
+        ncells = (int)TOP_TIMELINE_CELLS_MAX; /* the rest stay as they are: callers keep within it */
     }
     if (nlanes > 0) {
         memset(cells, TOP_CELL_IDLE, nlanes * (size_t)ncells);
@@ -183,8 +201,11 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
     if (outside) {
         memset(busy, 0, (size_t)ncells * sizeof *busy);
     }
-    static lane_map_t map; /* big for the stack; the view is single-threaded */
+    /* big for the stack; the view is single-threaded */
+    static lane_map_t map;
+    static cell_grid_t grid;
     lane_map_build(&map, lanes, nlanes);
+    grid_make(&grid, from, span_us, ncells);
 
     uint64_t kept = t->ring ? (t->added < TOP_TIMELINE_SLICES ? t->added : TOP_TIMELINE_SLICES) : 0;
     for (uint64_t i = 0; i < kept; i++) {
@@ -197,7 +218,7 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
             continue; /* after a frozen view's moment */
         }
         int c0, c1;
-        cells_of(from, span_us, ncells, e->start_us, end, &c0, &c1);
+        grid_place(&grid, e->start_us, end, &c0, &c1, outside ? busy : NULL);
         int lane = lane_find(&map, e->inst_key, 1);
         if (lane < 0 && e->name_hash != 0) {
             lane = lane_find(&map, e->name_hash, 0);
@@ -211,23 +232,11 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
                 }
             }
         }
-        if (outside) {
-            /* the time of the cells it shares time with, each cut to the cell */
-            cells_touched(from, span_us, ncells, e->start_us, end, &c0, &c1);
-            for (int c = c0; c <= c1; c++) {
-                int64_t cs = cell_start(from, span_us, ncells, c), ce = cell_start(from, span_us, ncells, c + 1);
-                int64_t s = (int64_t)e->start_us > cs ? (int64_t)e->start_us : cs;
-                int64_t en = (int64_t)end < ce ? (int64_t)end : ce;
-                if (en > s) {
-                    busy[c] += (uint64_t)(en - s);
-                }
-            }
-        }
     }
 
     /* cells before what the ring holds, or before the time line began: not known */
     for (int c = 0; c < ncells; c++) {
-        int64_t cs = cell_start(from, span_us, ncells, c), ce = cell_start(from, span_us, ncells, c + 1);
+        int64_t cs = from + (int64_t)grid.bound[c];
         int unknown = cs < 0 || cs < (int64_t)t->known_from_us;
         if (unknown) {
             for (size_t l = 0; l < nlanes; l++) {
@@ -235,7 +244,7 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
             }
         }
         if (outside) {
-            uint64_t len = (uint64_t)(ce - cs), b = busy[c] < len ? busy[c] : len;
+            uint64_t len = grid.bound[c + 1] - grid.bound[c], b = busy[c] < len ? busy[c] : len;
             uint64_t idle = len - b;
             if (unknown) {
                 outside[c] = TOP_OUTSIDE_UNKNOWN;

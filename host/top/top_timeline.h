@@ -20,6 +20,7 @@
 #define TOP_TIMELINE_SLICES 65536u /* slices kept (a power of two): 32 bytes each, 2 MB */
 #define TOP_TIMELINE_CACHE 1024u   /* tasks whose name hash is remembered (a power of two) */
 #define TOP_TIMELINE_LANES_MAX 256 /* lanes one render can look up */
+#define TOP_TIMELINE_CELLS_MAX 1024 /* cells of a lane one render works out */
 
 typedef struct top_timeline_slice {
     uint64_t start_us;
@@ -87,7 +88,8 @@ enum {
 /* Fills cells[lane * ncells + i] (TOP_CELL_*) for each lane and outside[i] (TOP_OUTSIDE_*, may be
  * NULL) for the span [to_us - span_us, to_us) cut into ncells cells of equal time, the newest on
  * the right. Slices ending after to_us are left out (a frozen view). busy is scratch of ncells
- * entries (may be NULL when outside is). Lanes past TOP_TIMELINE_LANES_MAX stay idle. */
+ * entries (may be NULL when outside is). Lanes past TOP_TIMELINE_LANES_MAX stay idle; ncells is at
+ * most TOP_TIMELINE_CELLS_MAX (more are not worked out). */
 void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_us, uint64_t slow_us,
     const top_timeline_lane_t *lanes, size_t nlanes, int ncells, uint8_t *cells, uint8_t *outside, uint64_t *busy);
 

@@ -10,13 +10,16 @@
 
   measure.py live --reader top|cat --pacer PACER --capture FILE --rate B_PER_S --chunk BYTES
                   --seconds S [--top AIOPROF_TOP] [--size COLSxROWS] [--work DIR]
+                  [--keys KEY... --shows TEXT]
       A reader of a pty that PACER (tests/bench/pty_pacer.c) feeds from FILE at the given pace:
       aioprof-top's live table in a tmux pane of the given size (default 120x40), or `cat` (the
       baseline: the least any reader of those bytes costs). Once the reader is under way (the
       table shows the device, or cat has read), its CPU time is taken over S seconds of wall
       time, from /proc/PID/schedstat (nanoseconds; /proc/PID/stat's clock ticks where it is
       missing). Prints "CPU_PERCENT B_PER_S WINDOW_S": percent of one core, and the bytes the
-      pacer wrote per second in the window (/proc/PID/io), which the reader took.
+      pacer wrote per second in the window (/proc/PID/io), which the reader took. --keys are
+      sent to the table (tmux key names) once it shows the device, and the window starts when
+      the screen shows TEXT (the timeline: --keys T --shows "timeline 5 s").
 
   measure.py tui-replay --top AIOPROF_TOP --file FILE [--size COLSxROWS] [--work DIR]
       aioprof-top -r FILE --speed 0 in the live table under tmux, until the screen says
@@ -168,9 +171,13 @@ def cmd_live(argv):
     p.add_argument('--seconds', type=float, required=True)
     p.add_argument('--size', default='120x40')
     p.add_argument('--work')
+    p.add_argument('--keys', nargs='+', default=[])
+    p.add_argument('--shows')
     a = p.parse_args(argv)
     if a.reader == 'top' and not a.top:
         p.error('--reader top needs --top')
+    if bool(a.keys) != bool(a.shows):
+        p.error('--keys and --shows go together')
     work = a.work or tempfile.mkdtemp(prefix='aioprof-bench.')
     link = os.path.join(work, 'pty.%d' % os.getpid())
     if os.path.exists(link):
@@ -194,6 +201,9 @@ def cmd_live(argv):
                     raise Failed('aioprof-top stopped: %s' % tmux.why_not())
                 return tmux.running_top() and 'aioprof-sim' in tmux.screen()
             wait_for('the table showing the device', under_way)
+            if a.keys:
+                subprocess.run(['tmux', '-L', tmux.sock, 'send-keys'] + a.keys, check=True)
+                wait_for('the table showing %r' % a.shows, lambda: a.shows in tmux.screen())
         else:
             reader = subprocess.Popen(['cat', pty], stdout=subprocess.DEVNULL)
             pid = reader.pid

@@ -4,7 +4,9 @@
 # trickle (11.5 kB/s in BENCH_TRICKLE_CHUNK-byte writes, 8 as a 16550's receive FIFO hands them
 # over) and 1 MB/s (BENCH_FAST_CHUNK bytes a millisecond, as USB full speed frames them). Each
 # against `cat` reading the same pace, the least any reader pays, in the same round. Then the
-# live table replaying the instances workload's long session flat out, against --report.
+# live table replaying the instances workload's long session flat out, against --report. The rows at
+# a trickle and at 1 MB/s are measured twice, with the rows shown and with the timeline (T) shown,
+# interleaved.
 
 # live_capture FILE WORKLOAD: a capture of the workload holding at least 1 MB/s for the window
 # plus 20 s of slack for the start (the table comes up in well under a second), kept for the
@@ -24,11 +26,13 @@ live_capture() {
     make_capture "$file" -w "$workload" --clock virtual --duration "$seconds"
 }
 
-# live_once OUT READER CAPTURE RATE CHUNK: one window, its "CPU_PERCENT B/S WINDOW" line added to OUT.
+# live_once OUT READER CAPTURE RATE CHUNK [MEASURE_ARGS...]: one window, its "CPU_PERCENT B/S WINDOW"
+# line added to OUT (MEASURE_ARGS: --keys T --shows "timeline 5 s" for the timeline shown).
 live_once() {
     local out=$1 reader=$2 capture=$3 rate=$4 chunk=$5 line
+    shift 5
     if line=$(python3 "$measure" live --reader "$reader" --top "$top" --pacer "$pacer" --capture "$capture" \
-            --rate "$rate" --chunk "$chunk" --seconds "$live_seconds" --size 120x40 --work "$tmp" 2> "$tmp/live.err"); then
+            --rate "$rate" --chunk "$chunk" --seconds "$live_seconds" --size 120x40 --work "$tmp" "$@" 2> "$tmp/live.err"); then
         echo "$line" >> "$out"
     else
         say "  one $reader window failed: $(tail -1 "$tmp/live.err")"
@@ -65,11 +69,15 @@ part_live() {
         say ""
         return
     fi
-    for f in top.trickle cat.trickle top.fast cat.fast top.inst; do rm -f "$tmp/live.$f"; done
+    for f in top.trickle cat.trickle top.fast cat.fast top.inst tl.trickle tl.fast; do rm -f "$tmp/live.$f"; done
+    # the timeline (T) shown, interleaved with the table's rows shown: it is fed either way
+    local timeline=(--keys T --shows "timeline 5 s")
     for _ in $(seq "$live_runs"); do
         live_once "$tmp/live.top.trickle" top "$busy" "$trickle_rate" "$trickle_chunk"
+        live_once "$tmp/live.tl.trickle" top "$busy" "$trickle_rate" "$trickle_chunk" "${timeline[@]}"
         live_once "$tmp/live.cat.trickle" cat "$busy" "$trickle_rate" "$trickle_chunk"
         live_once "$tmp/live.top.fast" top "$busy" "$fast_rate" "$fast_chunk"
+        live_once "$tmp/live.tl.fast" top "$busy" "$fast_rate" "$fast_chunk" "${timeline[@]}"
         live_once "$tmp/live.cat.fast" cat "$busy" "$fast_rate" "$fast_chunk"
         live_once "$tmp/live.top.inst" top "$inst" "$fast_rate" "$fast_chunk"
     done
@@ -86,6 +94,18 @@ part_live() {
         cpu=$(fix 2 "$(median_of "$tmp/live.top.fast" 1)")
         summary_row "live table, CPU at 1 MB/s (busy)" "< 2 %" \
             "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.top.fast" "$tmp/live.cat.fast" 1)")x cat)" "$(verdict "$cpu" '<' 2)"
+    fi
+    if [ -s "$tmp/live.tl.trickle" ]; then
+        live_say "busy capture, UART trickle, the timeline shown" "$tmp/live.tl.trickle" "$tmp/live.cat.trickle"
+        cpu=$(fix 2 "$(median_of "$tmp/live.tl.trickle" 1)")
+        summary_row "live table, the timeline shown, CPU at a UART trickle" "< 1 %" \
+            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.tl.trickle" "$tmp/live.cat.trickle" 1)")x cat)" "$(verdict "$cpu" '<' 1)"
+    fi
+    if [ -s "$tmp/live.tl.fast" ]; then
+        live_say "busy capture, 1 MB/s, the timeline shown" "$tmp/live.tl.fast" "$tmp/live.cat.fast"
+        cpu=$(fix 2 "$(median_of "$tmp/live.tl.fast" 1)")
+        summary_row "live table, the timeline shown, CPU at 1 MB/s (busy)" "< 2 %" \
+            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.tl.fast" "$tmp/live.cat.fast" 1)")x cat)" "$(verdict "$cpu" '<' 2)"
     fi
     if [ -s "$tmp/live.top.inst" ]; then
         live_say "instances capture, 1 MB/s ($fast_chunk-byte writes)" "$tmp/live.top.inst" "$tmp/live.cat.fast"
