@@ -49,7 +49,7 @@ void top_layout(top_view_t *v)
     if (l->rows_h < 1) {
         l->rows_h = 1;
     }
-    l->ncols = top_format_columns(top_table_grouping(v), v->width, l->cols, &l->name_w);
+    l->ncols = top_format_columns_set(top_table_colset(v), top_table_grouping(v), v->width, l->cols, &l->name_w);
 }
 
 /* KEY_RESIZE and the start: the one place that learns the size. */

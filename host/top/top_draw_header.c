@@ -119,6 +119,10 @@ static int head_mode(const top_view_t *v, int y, int x)
     snprintf(buf, sizeof buf, "%ssort %s %s%sslow > %g ms", top_sep(v), top_format_col(v->sort)->head,
         top_sort_mark(v), top_sep(v), (double)v->head.slow_us / 1000.0);
     x = top_draw_seg(v, y, x, buf, A_NORMAL);
+    if (*top_format_colset_name(top_table_colset(v))) {
+        snprintf(buf, sizeof buf, "%scolumns: %s", top_sep(v), top_format_colset_name(top_table_colset(v)));
+        x = top_draw_seg(v, y, x, buf, A_NORMAL);
+    }
     if (v->timeline) {
         snprintf(buf, sizeof buf, "%stimeline %g s%s ran %s slow", top_sep(v), (double)v->tl_span_us / 1e6,
             v->unicode ? " \xE2\x96\x88" : " =", v->unicode ? "\xE2\x96\x93" : "#");

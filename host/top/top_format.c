@@ -21,6 +21,15 @@ static const top_col_info_t col_info[TOP_COL_COUNT_ALL] = {
     [TOP_COL_ERRORS] = {"errors", 8, 0, 'e'},
     [TOP_COL_END] = {"end", 9, 1, 'x'},
     [TOP_COL_CREATOR] = {"created by", 18, 1, 'b'},
+    [TOP_COL_LATE_MAX] = {"late max", 10, 0, 'l'},
+    [TOP_COL_LATE_MEAN] = {"late mean", 11, 0, 0},
+    [TOP_COL_BLOCKED] = {"blocked by", 18, 1, 0},
+    [TOP_COL_P50] = {"p50 ms", 8, 0, 0},
+    [TOP_COL_P95] = {"p95 ms", 8, 0, 0},
+    [TOP_COL_P99] = {"p99 ms", 8, 0, 0},
+    [TOP_COL_LATE_P50] = {"late p50", 10, 0, 0},
+    [TOP_COL_LATE_P95] = {"late p95", 10, 0, 0},
+    [TOP_COL_LATE_P99] = {"late p99", 10, 0, 0},
 };
 
 /* Most important first: a narrow terminal keeps the share and the time, and drops the rest from
@@ -35,7 +44,39 @@ static const top_col_t order_name[] = {TOP_COL_NAME, TOP_COL_INSTANCES, TOP_COL_
 static const top_col_t order_instance[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_TOTAL, TOP_COL_SHARE, TOP_COL_MAX,
     TOP_COL_MEAN, TOP_COL_SLOW, TOP_COL_ERRORS, TOP_COL_END, TOP_COL_CREATOR};
 
+/* The main set with lateness: its max and culprit after the slices' figures. */
+static const top_col_t priority_name_late[] = {TOP_COL_NAME, TOP_COL_SHARE, TOP_COL_TOTAL, TOP_COL_MAX, TOP_COL_SLOW,
+    TOP_COL_COUNT, TOP_COL_MEAN, TOP_COL_LATE_MAX, TOP_COL_BLOCKED, TOP_COL_ERRORS, TOP_COL_INSTANCES};
+static const top_col_t priority_instance_late[] = {TOP_COL_NAME, TOP_COL_SHARE, TOP_COL_TOTAL, TOP_COL_MAX,
+    TOP_COL_CREATOR, TOP_COL_SLOW, TOP_COL_COUNT, TOP_COL_MEAN, TOP_COL_LATE_MAX, TOP_COL_BLOCKED, TOP_COL_ERRORS,
+    TOP_COL_END};
+static const top_col_t order_name_late[] = {TOP_COL_NAME, TOP_COL_INSTANCES, TOP_COL_COUNT, TOP_COL_TOTAL,
+    TOP_COL_SHARE, TOP_COL_MAX, TOP_COL_MEAN, TOP_COL_SLOW, TOP_COL_ERRORS, TOP_COL_LATE_MAX, TOP_COL_BLOCKED};
+static const top_col_t order_instance_late[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_TOTAL, TOP_COL_SHARE, TOP_COL_MAX,
+    TOP_COL_MEAN, TOP_COL_SLOW, TOP_COL_ERRORS, TOP_COL_LATE_MAX, TOP_COL_BLOCKED, TOP_COL_END, TOP_COL_CREATOR};
+
+/* The slices' distribution: both groupings alike. */
+static const top_col_t priority_slices[] = {TOP_COL_NAME, TOP_COL_SHARE, TOP_COL_TOTAL, TOP_COL_P95, TOP_COL_MAX,
+    TOP_COL_P50, TOP_COL_P99, TOP_COL_COUNT, TOP_COL_MEAN, TOP_COL_SLOW};
+static const top_col_t order_slices[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_TOTAL, TOP_COL_SHARE, TOP_COL_MEAN,
+    TOP_COL_P50, TOP_COL_P95, TOP_COL_P99, TOP_COL_MAX, TOP_COL_SLOW};
+
+/* Lateness in full. */
+static const top_col_t priority_lateness[] = {TOP_COL_NAME, TOP_COL_LATE_MAX, TOP_COL_BLOCKED, TOP_COL_LATE_P95,
+    TOP_COL_LATE_MEAN, TOP_COL_LATE_P50, TOP_COL_LATE_P99, TOP_COL_COUNT};
+static const top_col_t order_lateness[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_LATE_MEAN, TOP_COL_LATE_P50,
+    TOP_COL_LATE_P95, TOP_COL_LATE_P99, TOP_COL_LATE_MAX, TOP_COL_BLOCKED};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *top_format_colset_name(top_colset_t set)
+{
+    switch (set) {
+    case TOP_SET_SLICES: return "slices";
+    case TOP_SET_LATENESS: return "lateness";
+    default: return "";
+    }
+}
 
 const top_col_info_t *top_format_col(top_col_t c)
 {
@@ -49,11 +90,41 @@ int top_format_name_min(int by_instance)
 
 size_t top_format_columns(int by_instance, int width, top_col_t out[TOP_COL_COUNT_ALL], int *name_width)
 {
+    return top_format_columns_set(TOP_SET_MAIN, by_instance, width, out, name_width);
+}
+
+size_t top_format_columns_set(top_colset_t set, int by_instance, int width, top_col_t out[TOP_COL_COUNT_ALL],
+    int *name_width)
+{
     int name_min = top_format_name_min(by_instance);
-    const top_col_t *prio = by_instance ? priority_instance : priority_name;
-    size_t nprio = by_instance ? N_OF(priority_instance) : N_OF(priority_name);
-    const top_col_t *order = by_instance ? order_instance : order_name;
-    size_t norder = by_instance ? N_OF(order_instance) : N_OF(order_name);
+    const top_col_t *prio, *order;
+    size_t nprio, norder;
+    switch (set) {
+    case TOP_SET_MAIN_LATE:
+        prio = by_instance ? priority_instance_late : priority_name_late;
+        nprio = by_instance ? N_OF(priority_instance_late) : N_OF(priority_name_late);
+        order = by_instance ? order_instance_late : order_name_late;
+        norder = by_instance ? N_OF(order_instance_late) : N_OF(order_name_late);
+        break;
+    case TOP_SET_SLICES:
+        prio = priority_slices;
+        nprio = N_OF(priority_slices);
+        order = order_slices;
+        norder = N_OF(order_slices);
+        break;
+    case TOP_SET_LATENESS:
+        prio = priority_lateness;
+        nprio = N_OF(priority_lateness);
+        order = order_lateness;
+        norder = N_OF(order_lateness);
+        break;
+    default:
+        prio = by_instance ? priority_instance : priority_name;
+        nprio = by_instance ? N_OF(priority_instance) : N_OF(priority_name);
+        order = by_instance ? order_instance : order_name;
+        norder = by_instance ? N_OF(order_instance) : N_OF(order_name);
+        break;
+    }
     int keep[TOP_COL_COUNT_ALL] = {0};
 
     /* take columns in priority order while they fit beside the narrowest name column */

@@ -19,6 +19,15 @@ typedef enum top_col {
     TOP_COL_ERRORS,
     TOP_COL_END,     /* per instance: live, returned, raised, cancelled */
     TOP_COL_CREATOR, /* per instance: the task that created it */
+    TOP_COL_LATE_MAX,  /* lateness: the latest resume */
+    TOP_COL_LATE_MEAN, /* the mean of the late resumes */
+    TOP_COL_BLOCKED,   /* the task that took most of the waiting, with its share */
+    TOP_COL_P50,       /* slice length percentiles */
+    TOP_COL_P95,
+    TOP_COL_P99,
+    TOP_COL_LATE_P50,  /* lateness percentiles */
+    TOP_COL_LATE_P95,
+    TOP_COL_LATE_P99,
     TOP_COL_COUNT_ALL
 } top_col_t;
 
@@ -42,7 +51,24 @@ const top_col_info_t *top_format_col(top_col_t c);
 /* The narrowest name column of a grouping. */
 int top_format_name_min(int by_instance);
 
-/* The columns that fit a screen width, in display order, name first. Columns are dropped in the
+/* The column sets a key cycles through: the main one (lateness's max and culprit in it when the
+ * device reports lateness), the slices' percentiles, and lateness in full. */
+typedef enum top_colset {
+    TOP_SET_MAIN,
+    TOP_SET_MAIN_LATE,
+    TOP_SET_SLICES,
+    TOP_SET_LATENESS,
+    TOP_SET_COUNT
+} top_colset_t;
+
+/* The set's name for the header ("slices"...), "" for the main sets. */
+const char *top_format_colset_name(top_colset_t set);
+
+/* top_format_columns of a set: the same rules over the set's own columns and priorities. */
+size_t top_format_columns_set(top_colset_t set, int by_instance, int width, top_col_t out[TOP_COL_COUNT_ALL],
+    int *name_width);
+
+/* The columns that fit a screen width, in display order, name first (the main set). Columns are dropped in the
  * reverse order of their importance (a fixed priority list); the name column takes what is left,
  * between top_format_name_min() and TOP_NAME_MAX. Returns the number of columns written to out (at least
  * 1: the name alone when nothing else fits). Cells are separated by one space. */

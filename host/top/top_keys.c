@@ -128,6 +128,16 @@ static unsigned key_window(top_view_t *v, int key)
     return TOP_REDRAW_ROWS;
 }
 
+/* f, F2: the next set of columns (main, the slices' percentiles, lateness). */
+static unsigned key_columns(top_view_t *v, int key)
+{
+    (void)key;
+    v->colset = v->colset == TOP_SET_MAIN || v->colset == TOP_SET_MAIN_LATE ? TOP_SET_SLICES
+                : v->colset == TOP_SET_SLICES                               ? TOP_SET_LATENESS
+                                                                            : TOP_SET_MAIN;
+    return TOP_REDRAW_LAYOUT | TOP_REDRAW_ROWS;
+}
+
 /* T: the timeline over the rows' area, or the table again. */
 static unsigned key_timeline(top_view_t *v, int key)
 {
@@ -157,7 +167,7 @@ static unsigned key_invert(top_view_t *v, int key)
 static size_t keys_sortable(const top_view_t *v, top_col_t out[TOP_COL_COUNT_ALL])
 {
     int w;
-    return top_format_columns(top_table_grouping(v), 100000, out, &w);
+    return top_format_columns_set(top_table_colset(v), top_table_grouping(v), 100000, out, &w);
 }
 
 static unsigned key_sort_column(top_view_t *v, int key)
@@ -318,12 +328,12 @@ static const struct {
     {'<', key_sort_step}, {'>', key_sort_step}, {',', key_sort_step}, {'.', key_sort_step}, {KEY_F(6), key_sort_step},
     {'n', key_sort_column}, {'i', key_sort_column}, {'c', key_sort_column}, {'t', key_sort_column},
     {'%', key_sort_column}, {'m', key_sort_column}, {'a', key_sort_column}, {'s', key_sort_column},
-    {'e', key_sort_column}, {'x', key_sort_column}, {'b', key_sort_column},
+    {'e', key_sort_column}, {'x', key_sort_column}, {'b', key_sort_column}, {'l', key_sort_column},
     {'+', key_speed}, {'=', key_speed}, {'-', key_speed}, {'_', key_speed},
     {KEY_UP, key_scroll}, {KEY_DOWN, key_scroll}, {KEY_PPAGE, key_scroll}, {KEY_NPAGE, key_scroll},
     {KEY_HOME, key_seek}, {KEY_END, key_seek}, {KEY_LEFT, key_seek}, {KEY_RIGHT, key_seek},
     {'\t', key_focus}, {'o', key_pane},
-    {'T', key_timeline}, {'z', key_zoom}, {'Z', key_zoom},
+    {'T', key_timeline}, {'f', key_columns}, {KEY_F(2), key_columns}, {'z', key_zoom}, {'Z', key_zoom},
     {CTRL('l'), key_repaint},
     {'k', key_device}, {CTRL('d'), key_device},
 };
@@ -343,6 +353,8 @@ static const top_key_help_t key_help_text[] = {
     {"< >  F6", "sort by the column to the left or right"},
     {"n i c t % m a s e", "sort by name, instances, count, total, share, max, mean, slow, errors"},
     {"x b", "sort instances by end state, by creator"},
+    {"l", "sort by late max (when it is shown)"},
+    {"f  F2", "the columns: the main ones, the slices' percentiles, lateness in full"},
     {"I", "invert the sort order (the same sort key twice does too)"},
     {"up down PgUp PgDn Home End", "move the cursor (Home and End seek in a replay); scroll the device output when it has the focus"},
     {"Tab", "the scroll keys to the device output pane (its scrollback: the last 1000 lines) and back"},

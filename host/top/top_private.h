@@ -53,6 +53,13 @@ typedef struct top_row {
     stats_figures_t cum, win;
     size_t name, label, creator;
     const char *end;       /* stats_end_name(): static text; NULL for name rows */
+    /* lateness, cumulative (the window has none: two totals cannot give a maximum or a share) */
+    uint8_t late_known;    /* the device reports its lateness */
+    uint8_t pct_known;     /* its distributions are known */
+    uint64_t late_count, late_total_us, late_max_us;
+    size_t culprit;        /* the name that took most of its waiting ("" for none) */
+    uint32_t culprit_permille; /* its share of the waiting */
+    uint64_t slice_pct[3], late_pct[3]; /* p50, p95, p99 */
 } top_row_t;
 
 typedef struct top_rows {
@@ -95,6 +102,7 @@ typedef struct top_head {
     double overhead;                         /* < 0: not known */
     uint64_t slow_us;                        /* the statistics' threshold */
     int any_lower;
+    int late_known;                          /* the device reports lateness */
 } top_head_t;
 
 typedef struct top_layout {
@@ -123,6 +131,7 @@ struct top_view {
     char drill[STATS_TEXT_MAX];
     top_col_t sort;
     int invert;
+    top_colset_t colset;           /* f: TOP_SET_MAIN, TOP_SET_SLICES or TOP_SET_LATENESS */
 
     /* the timeline (T): the slices the observer told, drawn over the rows' area */
     int timeline;                  /* shown instead of the table's rows */
@@ -193,6 +202,8 @@ void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h, in
 
 /* ---- top_table.c: what is shown of the rows ---- */
 int top_table_grouping(const top_view_t *v);
+/* The columns shown: the chosen set, the main one with lateness when the device reports it. */
+top_colset_t top_table_colset(const top_view_t *v);
 /* Filters and sorts the current grouping into v->vis; keeps the cursor on the same row. */
 int top_table_select(top_view_t *v);
 /* Moves the cursor by delta rows (clamped), scrolling as needed; 0 just makes it valid. */

@@ -15,6 +15,14 @@ int top_table_grouping(const top_view_t *v)
     return v->by_instance || v->drilled;
 }
 
+top_colset_t top_table_colset(const top_view_t *v)
+{
+    if (v->colset == TOP_SET_MAIN || v->colset == TOP_SET_MAIN_LATE) {
+        return v->head.late_known ? TOP_SET_MAIN_LATE : TOP_SET_MAIN;
+    }
+    return v->colset;
+}
+
 const stats_figures_t *top_table_figures(const top_view_t *v, const top_row_t *r)
 {
     return v->window ? &r->win : &r->cum;
@@ -89,6 +97,11 @@ static int table_contains(const char *hay, const char *needle)
     return n == 0;
 }
 
+static uint64_t late_mean(const top_row_t *r)
+{
+    return r->late_count ? (r->late_total_us + r->late_count / 2) / r->late_count : 0;
+}
+
 static const top_view_t *sort_view; /* qsort has no context argument */
 
 static int sort_text(const char *a, const char *b)
@@ -113,6 +126,24 @@ static int row_order(const void *pa, const void *pb)
     case TOP_COL_MEAN: x = row_mean(fa); y = row_mean(fb); break;
     case TOP_COL_SLOW: x = fa->slow; y = fb->slow; break;
     case TOP_COL_ERRORS: x = fa->errors; y = fb->errors; break;
+    case TOP_COL_LATE_MAX: x = a->late_max_us; y = b->late_max_us; break;
+    case TOP_COL_LATE_MEAN: x = late_mean(a); y = late_mean(b); break;
+    case TOP_COL_BLOCKED:
+        text = 1;
+        c = sort_text(top_rows_str(rs, a->culprit), top_rows_str(rs, b->culprit));
+        break;
+    case TOP_COL_P50:
+    case TOP_COL_P95:
+    case TOP_COL_P99:
+        x = a->slice_pct[v->sort - TOP_COL_P50];
+        y = b->slice_pct[v->sort - TOP_COL_P50];
+        break;
+    case TOP_COL_LATE_P50:
+    case TOP_COL_LATE_P95:
+    case TOP_COL_LATE_P99:
+        x = a->late_pct[v->sort - TOP_COL_LATE_P50];
+        y = b->late_pct[v->sort - TOP_COL_LATE_P50];
+        break;
     case TOP_COL_END: text = 1; c = sort_text(a->end, b->end); break;
     case TOP_COL_CREATOR: text = 1; c = sort_text(top_rows_str(rs, a->creator), top_rows_str(rs, b->creator)); break;
     default: text = 1; break;
@@ -225,6 +256,50 @@ void top_table_move(top_view_t *v, long delta)
 
 /* ---- cells ---- */
 
+/* Lateness and the distributions: cumulative figures only, so "-" in the last-second window (and
+ * where the device does not report lateness, or a row has no distribution yet). */
+static void table_late_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int width, char *out, size_t size,
+    top_class_t *cls)
+{
+    int is_late = c == TOP_COL_LATE_MAX || c == TOP_COL_LATE_MEAN || c == TOP_COL_BLOCKED || c >= TOP_COL_LATE_P50;
+    int known = is_late ? r->late_known : r->pct_known;
+    if (c >= TOP_COL_LATE_P50) {
+        known = known && r->pct_known;
+    }
+    *cls = TOP_CLASS_ZERO;
+    if (v->window || !known) {
+        snprintf(out, size, "-");
+        return;
+    }
+    uint64_t us = 0;
+    switch (c) {
+    case TOP_COL_BLOCKED: {
+        const char *who = top_rows_str(&v->base[top_table_grouping(v)], r->culprit);
+        if (!*who) {
+            snprintf(out, size, "-");
+            return;
+        }
+        /* the share first, so that a cut name still shows it */
+        char share[16];
+        snprintf(share, sizeof share, " %u %%", (unsigned)((r->culprit_permille + 5) / 10));
+        char name[STATS_TEXT_MAX * 4 + 8];
+        int room = width - (int)strlen(share);
+        top_format_fit(name, sizeof name, who, room > 1 ? room : 1, top_cut_mark(v));
+        snprintf(out, size, "%s%s", name, share);
+        *cls = TOP_CLASS_SMALL;
+        return;
+    }
+    case TOP_COL_LATE_MAX: us = r->late_max_us; break;
+    case TOP_COL_LATE_MEAN: us = late_mean(r); break;
+    case TOP_COL_P50:
+    case TOP_COL_P95:
+    case TOP_COL_P99: us = r->slice_pct[c - TOP_COL_P50]; break;
+    default: us = r->late_pct[c - TOP_COL_LATE_P50]; break;
+    }
+    top_format_ms(out, size, us, width);
+    *cls = top_format_class_slice(us, v->head.slow_us);
+}
+
 void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int width, char *out, size_t size,
     top_class_t *cls)
 {
@@ -286,6 +361,17 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
         *cls = top_format_class_bad(f->errors);
         mark = "";
         break;
+    case TOP_COL_LATE_MAX:
+    case TOP_COL_LATE_MEAN:
+    case TOP_COL_BLOCKED:
+    case TOP_COL_P50:
+    case TOP_COL_P95:
+    case TOP_COL_P99:
+    case TOP_COL_LATE_P50:
+    case TOP_COL_LATE_P95:
+    case TOP_COL_LATE_P99:
+        table_late_cell(v, r, c, width, out, size, cls);
+        return;
     case TOP_COL_END:
         snprintf(out, size, "%s", r->end ? r->end : "");
         *cls = r->end && (strcmp(r->end, "raised") == 0 || strcmp(r->end, "cancelled") == 0) ? TOP_CLASS_ALERT

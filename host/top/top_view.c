@@ -262,7 +262,11 @@ static void view_build(top_view_t *v, const stats_t *s, int both, uint64_t now_u
             top_rows_build(&v->base[i], s, i, &v->hist);
         }
     }
+    int late_known = v->head.late_known;
     top_head_build(&v->head, s, &v->hist, g);
+    if (v->head.late_known != late_known) {
+        top_layout(v); /* the main columns gain (or lose) lateness */
+    }
     top_history_take(&v->hist, &v->base[g], g, s, now_us);
     v->head.any_lower = 0;
     for (size_t i = 0; i < v->base[g].n; i++) {

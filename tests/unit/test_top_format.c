@@ -111,6 +111,59 @@ static void columns_drop_least_important_first(void **state)
     }
 }
 
+/* Every column set (f): the same rules (name first, fits, kept when wider), each set its own
+ * columns only, the widest terminal showing all of them. */
+static void column_sets_fit_every_width(void **state)
+{
+    (void)state;
+    static const top_col_t late[] = {TOP_COL_LATE_MAX, TOP_COL_LATE_MEAN, TOP_COL_BLOCKED, TOP_COL_LATE_P50,
+        TOP_COL_LATE_P95, TOP_COL_LATE_P99};
+    static const top_col_t pct[] = {TOP_COL_P50, TOP_COL_P95, TOP_COL_P99};
+    /* what each set shows at its widest, per grouping */
+    static const size_t widest[TOP_SET_COUNT][2] = {{9, 10}, {11, 12}, {10, 10}, {8, 8}};
+    for (int set = 0; set < TOP_SET_COUNT; set++) {
+        assert_true(set < TOP_SET_SLICES ? *top_format_colset_name((top_colset_t)set) == '\0'
+                                         : *top_format_colset_name((top_colset_t)set) != '\0');
+        for (int by_inst = 0; by_inst <= 1; by_inst++) {
+            top_col_t prev[TOP_COL_COUNT_ALL];
+            size_t nprev = 0;
+            for (int width = 40; width <= 250; width++) {
+                top_col_t cols[TOP_COL_COUNT_ALL], main_cols[TOP_COL_COUNT_ALL];
+                int name_w = 0, main_w = 0;
+                size_t n = top_format_columns_set((top_colset_t)set, by_inst, width, cols, &name_w);
+                assert_true(n >= 2);
+                assert_int_equal(cols[0], TOP_COL_NAME);
+                assert_true(name_w >= top_format_name_min(by_inst) && name_w <= TOP_NAME_MAX);
+                assert_true(cols_width(cols, n, name_w) <= width);
+                for (size_t i = 0; i < nprev; i++) {
+                    assert_true(has_col(cols, n, prev[i]));
+                }
+                for (size_t i = 0; i < sizeof late / sizeof late[0]; i++) {
+                    if (set == TOP_SET_MAIN || set == TOP_SET_SLICES ||
+                        (set == TOP_SET_MAIN_LATE && late[i] != TOP_COL_LATE_MAX && late[i] != TOP_COL_BLOCKED)) {
+                        assert_false(has_col(cols, n, late[i]));
+                    }
+                }
+                for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+                    if (set != TOP_SET_SLICES) {
+                        assert_false(has_col(cols, n, pct[i]));
+                    }
+                }
+                if (set == TOP_SET_MAIN) {
+                    /* the main set is the table as it always was */
+                    size_t m = top_format_columns(by_inst, width, main_cols, &main_w);
+                    assert_int_equal(m, n);
+                    assert_memory_equal(main_cols, cols, n * sizeof cols[0]);
+                    assert_int_equal(main_w, name_w);
+                }
+                memcpy(prev, cols, n * sizeof cols[0]);
+                nprev = n;
+            }
+            assert_int_equal(nprev, widest[set][by_inst]);
+        }
+    }
+}
+
 static void columns_display_order(void **state)
 {
     (void)state;
@@ -364,6 +417,7 @@ int main(void)
         cmocka_unit_test(columns_fit_every_width),
         cmocka_unit_test(columns_drop_least_important_first),
         cmocka_unit_test(columns_display_order),
+        cmocka_unit_test(column_sets_fit_every_width),
         cmocka_unit_test(ms_exact_when_it_fits),
         cmocka_unit_test(ms_fits_and_reads_back),
         cmocka_unit_test(count_and_share),
