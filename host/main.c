@@ -153,7 +153,7 @@ static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_u
     uint64_t before = pipeline_elapsed_us(s->p);
     pipeline_feed(s->p, data, (size_t)n);
     if (s->replay != NULL)
-        replay_fed(s->replay, before, pipeline_elapsed_us(s->p));
+        replay_fed(s->replay, (size_t)n, before, pipeline_elapsed_us(s->p));
     report_lines_feed(s->lines, data, (size_t)n);
     s->bytes += (uint64_t)n;
 }

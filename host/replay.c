@@ -13,6 +13,7 @@
 #define REPLAY_PAST_END_US (UINT64_MAX / 4) /* a seek's target after every chunk */
 #define REPLAY_WAIT_MAX_MS 50          /* a raw capture's wait is cut in pieces: keys, signals */
 #define REPLAY_RAW_PIECE 256u          /* bytes per read of a paced raw capture: about a frame */
+#define REPLAY_SEEK_PIECE_MIN 16u      /* the smallest read of a seek, near its target */
 #define REPLAY_SCAN_RECORDING (4u << 20) /* bytes the length scan reads per step */
 #define REPLAY_SCAN_RAW (512u << 10)   /* a raw capture's scan decodes them: fewer */
 
@@ -23,8 +24,9 @@ struct replay {
     int paused;
 
     /* a raw capture's clock, in device time since the start: dev_us is what was fed, the clock
-     * where the pace is (it started at clock_at_us at monotonic clock_origin_us) */
-    uint64_t dev_us;
+     * where the pace is (it started at clock_at_us at monotonic clock_origin_us); fed_bytes the
+     * bytes that made dev_us */
+    uint64_t dev_us, fed_bytes;
     int paced;
     uint64_t clock_at_us, clock_origin_us, paused_at_us;
     int seeking;
@@ -125,14 +127,23 @@ int replay_due_ms(replay_t *r, uint64_t now_us)
 
 size_t replay_read_size(const replay_t *r, size_t max)
 {
-    /* paced, or seeking: a piece about a frame long, so that neither runs far past its time */
+    if (r->raw && r->seeking && r->dev_us > 0 && r->fed_bytes > 0 && r->seek_to_us > r->dev_us) {
+        /* seeking: a quarter of the bytes the target seems to be away at the bytes per device
+         * second so far (the first frames, with the names, are denser than the rest), so that the
+         * reads grow small near it and the seek stops within a frame of it however much device
+         * time a frame holds (a quiet device's frame is about its period) */
+        double away = (double)(r->seek_to_us - r->dev_us) * (double)r->fed_bytes / (double)r->dev_us / 4.0;
+        size_t piece = away < (double)max ? (size_t)away : max;
+        return piece > REPLAY_SEEK_PIECE_MIN ? piece : (max < REPLAY_SEEK_PIECE_MIN ? max : REPLAY_SEEK_PIECE_MIN);
+    }
+    /* paced, or a seek's start: a piece about a frame long, so that neither runs far past its time */
     if (r->raw && (r->speed > 0 || r->seeking) && max > REPLAY_RAW_PIECE) {
         return REPLAY_RAW_PIECE;
     }
     return max;
 }
 
-void replay_fed(replay_t *r, uint64_t elapsed_before_us, uint64_t elapsed_after_us)
+void replay_fed(replay_t *r, size_t bytes, uint64_t elapsed_before_us, uint64_t elapsed_after_us)
 {
     if (!r->raw) {
         return;
@@ -141,6 +152,7 @@ void replay_fed(replay_t *r, uint64_t elapsed_before_us, uint64_t elapsed_after_
     if (elapsed_after_us >= elapsed_before_us) {
         r->dev_us += elapsed_after_us - elapsed_before_us;
     }
+    r->fed_bytes += bytes;
     uint64_t now = 0;
     if (r->seeking && r->dev_us >= r->seek_to_us) {
         r->seeking = 0;
@@ -302,7 +314,7 @@ int replay_seek(replay_t *r, uint64_t to_us, const char *no_rewind, char *err, s
         if (source_file_rewind(r->src, err, errlen) < 0) {
             return REPLAY_SEEK_REFUSED;
         }
-        r->dev_us = 0;
+        r->dev_us = r->fed_bytes = 0;
         r->paced = 0;
         r->seeking = 0;
     }

@@ -38,11 +38,11 @@ void replay_pause(replay_t *r, int paused);
 int replay_paused(const replay_t *r);
 
 /* Raw captures: before a read, how many milliseconds until the next piece is due (0: now), and
- * how many bytes the next read may take; after feeding a piece, the pipeline's device time
- * (stats elapsed_us) before and after it. A recording is always due (its source waits). */
+ * how many bytes the next read may take; after feeding a piece of `bytes`, the pipeline's device
+ * time (stats elapsed_us) before and after it. A recording is always due (its source waits). */
 int replay_due_ms(replay_t *r, uint64_t now_us);
 size_t replay_read_size(const replay_t *r, size_t max);
-void replay_fed(replay_t *r, uint64_t elapsed_before_us, uint64_t elapsed_after_us);
+void replay_fed(replay_t *r, size_t bytes, uint64_t elapsed_before_us, uint64_t elapsed_after_us);
 
 /* Where the replay is: recorded time since the first chunk (a recording), or device time since
  * the start (a raw capture); smooth as its clock runs. */
