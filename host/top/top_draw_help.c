@@ -44,6 +44,11 @@ static const help_entry_t help_columns[] = {
     {HELP_ITEM, "errors", "instances that ended by an exception, cancellations included"},
     {HELP_ITEM, "end, created by", "per instance: live, returned, raised or cancelled; the task that created it"},
     {HELP_ITEM, "(outside tasks)", "time no task ran: the scheduler, and idle"},
+    {HELP_ITEM, "late max, mean", "(f) how late the task's resumes came, from when it was due until it ran"},
+    {HELP_ITEM, "blocked by", "(f) whose slices took most of the late resumes' waiting, with that share"},
+    {HELP_ITEM, "p50 p95 p99", "(f) slice length percentiles; late p50...: lateness percentiles"},
+    {HELP_ITEM, "-", "not known: lateness from a device that does not report it; these columns in the last "
+                     "second (w), as they are cumulative"},
 };
 
 static size_t help_entries(const top_view_t *v, help_entry_t *out, size_t max, char *slow, size_t slow_size)
