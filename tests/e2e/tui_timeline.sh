@@ -3,7 +3,8 @@
 # against the simulator's ground truth: slow's lane shows its slow slices (80 ms, over the 20 ms
 # threshold) and nothing but, quicker's shows its short ones, one cell each, as many as the truth
 # has slices in the span; z and Z change the span the header and the axis show; T toggles back to
-# the table; the C locale draws it in ASCII.
+# the table; the C locale draws it in ASCII; a capture with more slices than the ring holds says
+# how much of the span it shows.
 set -euo pipefail
 source "$(dirname "$0")/tui_common.bash"
 
@@ -100,6 +101,30 @@ tui_key T
 tui_lacks 'timeline [0-9]'
 want_count=$(json "$truth" "[t['count'] for t in j['tasks'] if t['name']=='slow'][0]")
 tui_until "slow's row is not back with its count $want_count" tui_field_is slow 3 "$want_count"
+tui_key q
+tui_wait 'EXIT=0' || fail "q did not end the program with 0"
+
+# ---- the ring's bound: the busy workload's 30 s hold more slices than the ring (65,536): over 20 s
+# the header says how much it still holds, about the last 65,536 slices' time at the truth's rate,
+# and the lanes show the older cells as not known
+"$AIOPROF_SIM" -w busy --clock virtual --duration 30 -q -o "$TUI_WORK/busy.bin" --truth "$TUI_WORK/busy.json"
+tui_start 120 40 C.UTF-8 -r "$TUI_WORK/busy.bin" --speed 0
+tui_wait 'end of recording' || fail "the busy replay did not reach its end"
+tui_key T Z Z
+tui_has 'timeline 20 s'
+kept_right() {
+    local kept
+    kept=$(grep -oE 'kept: last [0-9.]+ s' "$TUI_SHOT" | grep -oE '[0-9.]+') || return 1
+    python3 - "$TUI_WORK/busy.json" "$kept" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+slices = sum(t['count'] for t in j['tasks'])
+want = 65536 * j['duration_us'] / 1e6 / slices
+sys.exit(0 if abs(float(sys.argv[2]) - want) <= 0.1 * want else 'kept %s s, about %.2f s expected' % (sys.argv[2], want))
+PY
+}
+tui_until "the header does not say how much of the 20 s the ring holds" kept_right
+tui_has '^\(outside tasks\) +·+'
 tui_key q
 tui_wait 'EXIT=0' || fail "q did not end the program with 0"
 
