@@ -59,7 +59,7 @@ typedef struct top_row {
     uint64_t late_count, late_total_us, late_max_us;
     size_t culprit;        /* the name that took most of its waiting ("" for none) */
     uint32_t culprit_permille; /* its share of the waiting */
-    uint64_t slice_pct[3], late_pct[3]; /* p50, p95, p99 */
+    uint64_t slice_pct[STATS_PCTS], late_pct[STATS_PCTS]; /* p50, p95, p99: stats_pcts */
 } top_row_t;
 
 typedef struct top_rows {

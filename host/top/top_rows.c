@@ -216,6 +216,28 @@ static size_t rows_intern(top_rows_t *r, const char *s)
     return r->pool_len - len;
 }
 
+/* Lateness and the distributions, as the report has them (cumulative). */
+static void rows_late(top_rows_t *r, top_row_t *t, const stats_t *s, const stats_row_t *sr)
+{
+    t->pct_known = sr->f.count > 0;
+    memcpy(t->slice_pct, sr->slice_pct, sizeof t->slice_pct);
+    const stats_late_t *l = sr->late;
+    if (l == NULL) {
+        return;
+    }
+    t->late_known = 1;
+    t->late_count = l->count;
+    t->late_total_us = l->total_us;
+    t->late_max_us = l->max_us;
+    memcpy(t->late_pct, sr->late_pct, sizeof t->late_pct);
+    uint64_t blocked = 0;
+    int32_t who = stats_late_culprit(s, l, &blocked);
+    if (who != STATS_LATE_NONE && l->total_us > 0) {
+        t->culprit = rows_intern(r, stats_late_who_name(s, who));
+        t->culprit_permille = (uint32_t)(blocked * 1000u / l->total_us);
+    }
+}
+
 int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_history_t *h)
 {
     size_t n = 0;
@@ -267,9 +289,10 @@ int top_rows_build(top_rows_t *r, const stats_t *s, int by_instance, const top_h
         } else {
             t->key = table_name_key(sr->kind, sr->name);
         }
-        if (t->name == SIZE_MAX || t->label == SIZE_MAX || t->creator == SIZE_MAX) {
+        rows_late(r, t, s, sr);
+        if (t->name == SIZE_MAX || t->label == SIZE_MAX || t->creator == SIZE_MAX || t->culprit == SIZE_MAX) {
             rc = -1;
-            t->name = t->label = t->creator = 0;
+            t->name = t->label = t->creator = t->culprit = 0;
         }
         window_figures(t, snap_find(base, t->key, t->by_inst));
     }
@@ -287,6 +310,7 @@ void top_head_build(top_head_t *hd, const stats_t *s, const top_history_t *h, in
     hd->outside_us = s->outside_us;
     hd->overhead = stats_overhead(s);
     hd->slow_us = s->slow_us;
+    hd->late_known = s->device.late_unit != 0;
     hd->win_elapsed_us = s->elapsed_us;
     hd->win_outside_us = s->outside_us;
     hd->events_per_s = hd->bytes_per_s = 0;
