@@ -13,7 +13,7 @@ static const struct {
     [SORT_NAME] = {"name", NULL},         [SORT_INSTANCES] = {"inst", "instances"},
     [SORT_SHARE] = {"share", "%"},        [SORT_SLOW] = {"slow", NULL},
     [SORT_ERRORS] = {"errors", NULL},     [SORT_END] = {"end", NULL},
-    [SORT_CREATOR] = {"creator", "created-by"},
+    [SORT_CREATOR] = {"creator", "created-by"},   [SORT_LATE] = {"late", NULL},
 };
 
 const char *sort_key_name(sort_key_t k)
@@ -34,7 +34,7 @@ int sort_key_parse(const char *name, sort_key_t *out)
 
 const char *sort_key_list(void)
 {
-    return "name, inst, count, total, share, max, mean, slow, errors, end or creator";
+    return "name, inst, count, total, share, max, mean, slow, errors, late, end or creator";
 }
 
 int sort_key_per_instance(sort_key_t k)
@@ -54,6 +54,7 @@ static uint64_t key_number(const stats_row_t *r)
     case SORT_SHARE: return r->f.total_us;
     case SORT_SLOW: return r->f.slow;
     case SORT_ERRORS: return r->f.errors;
+    case SORT_LATE: return r->late ? r->late->max_us : 0;
     default: return 0;
     }
 }

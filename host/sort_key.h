@@ -21,6 +21,7 @@ typedef enum sort_key {
     SORT_ERRORS,
     SORT_END,    /* per instance: its end state */
     SORT_CREATOR, /* per instance: the task that created it */
+    SORT_LATE,   /* late max: the latest resume (rows whose lateness is not known last) */
     SORT_KEY_COUNT
 } sort_key_t;
 

@@ -95,7 +95,7 @@ top_view_t *top_view_open(const top_view_options_t *o, int *usage)
     v->unicode = o->unicode;
     /* --sort's keys (sort_key_t) to the columns they sort by */
     static const top_col_t by_sort[] = {TOP_COL_TOTAL, TOP_COL_COUNT, TOP_COL_MAX, TOP_COL_MEAN, TOP_COL_NAME,
-        TOP_COL_INSTANCES, TOP_COL_SHARE, TOP_COL_SLOW, TOP_COL_ERRORS, TOP_COL_END, TOP_COL_CREATOR};
+        TOP_COL_INSTANCES, TOP_COL_SHARE, TOP_COL_SLOW, TOP_COL_ERRORS, TOP_COL_END, TOP_COL_CREATOR, TOP_COL_LATE_MAX};
     v->sort = o->sort >= 0 && (size_t)o->sort < sizeof by_sort / sizeof by_sort[0] ? by_sort[o->sort] : TOP_COL_TOTAL;
     v->by_instance = o->by_instance != 0;
 

@@ -58,7 +58,7 @@ cmp -s "$work/x.bin" "$work/keep.bin" || fail "the recording was changed"
 expect 2 "the demo's simulator refused its options: there is no workload 'nope'" --demo --workload nope --report
 
 # ---- --sort: every key the table sorts by, the reports in that order
-expect 2 "--sort takes name, inst, count, total, share, max, mean, slow, errors, end or creator, not 'fastest'" \
+expect 2 "--sort takes name, inst, count, total, share, max, mean, slow, errors, late, end or creator, not 'fastest'" \
     -r "$work/x.bin" --sort fastest --report
 expect 2 "--sort end orders task instances: add --instances" -r "$work/x.bin" --sort end --report
 for key in name inst count total share max mean slow errors end creator; do

@@ -73,6 +73,18 @@ tui_until "the last second shows percentiles it cannot have" no_pct
 tui_key q
 tui_wait 'EXIT=0' || fail "q did not end the program with 0"
 
+# ---- --sort late: the table starts sorted by late max (quicker, the late one, first), and the
+# report's rows are in that order too
+tui_start 160 40 C.UTF-8 -r "$TUI_WORK/x.bin" --speed 0 --sort late
+tui_wait 'end of recording' || fail "the replay with --sort late did not reach its end"
+tui_has 'sort late max ▼'
+tui_above quicker slow
+tui_key q
+tui_wait 'EXIT=0' || fail "q did not end the program with 0"
+"$AIOPROF_TOP" -r "$TUI_WORK/x.bin" --json --sort late >"$TUI_WORK/late.json"
+first=$(json "$TUI_WORK/late.json" "j['tasks'][0]['name']")
+[ "$first" = quicker ] || fail "--json --sort late does not put quicker first: $first"
+
 # ---- a device that does not report lateness (--late-unit 0): the main set as it always was, the
 # lateness set "-", not a zero it does not know
 "$AIOPROF_SIM" -w seed --clock virtual --duration 5 --late-unit 0 -q -o "$TUI_WORK/old.bin"
