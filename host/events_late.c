@@ -79,24 +79,24 @@ static void window_flush(events_t *e, stats_instance_t *in, const int32_t *list,
     uint64_t until)
 {
     stats_t *s = e->stats;
+    uint64_t *acc = e->blame_us;
+    stats_late_blame_window(s, in, list, n, acc + 3);
     int32_t top = STATS_LATE_NONE;
     uint64_t top_us = 0;
+    int observed = e->obs && e->obs->late;
     for (size_t i = 0; i < n; i++) {
         int32_t who = list[i];
-        uint64_t us = e->blame_us[who + 3];
-        e->blame_us[who + 3] = 0;
-        if (who >= STATS_WHO_UNNAMED) {
-            stats_late_blame(s, in, who, us);
-            if (top == STATS_LATE_NONE || us > top_us ||
-                (us == top_us && strcmp(stats_late_who_name(s, who), stats_late_who_name(s, top)) < 0)) {
-                top = who;
-                top_us = us;
-            }
-        } else {
+        uint64_t us = acc[who + 3];
+        acc[who + 3] = 0;
+        if (who < STATS_WHO_UNNAMED) {
             stats_late_gap(s, in, who == EVENTS_WHO_OUTSIDE, us);
+        } else if (observed && (top == STATS_LATE_NONE || us > top_us ||
+                   (us == top_us && strcmp(stats_late_who_name(s, who), stats_late_who_name(s, top)) < 0))) {
+            top = who;
+            top_us = us;
         }
     }
-    if (e->obs && e->obs->late) {
+    if (observed) {
         pipeline_late_t l = {
             .start_us = from,
             .end_us = until,
@@ -177,7 +177,7 @@ static void window_sums_clear(events_t *e, size_t names)
 /* The window [from, ...) of the resume whose ENTER is turn `turn`, from the prefix sums of
  * [k0, ...): into the scratch, as window_walk gathers it. Returns the culprits it touched, listed
  * in e->blamed from index `names` on (the first `names` are the sums' numbering). */
-static size_t window_sums(events_t *e, size_t names, uint64_t k0, uint64_t turn, uint64_t from)
+static size_t window_sums(events_t *e, size_t names, uint64_t k0, uint64_t turn, uint64_t from, uint64_t s_turn)
 {
     uint64_t *acc = e->blame_us;
     int32_t *touched = e->blamed + names;
@@ -190,7 +190,7 @@ static size_t window_sums(events_t *e, size_t names, uint64_t k0, uint64_t turn,
         touched[n++] = EVENTS_WHO_UNKNOWN;
         acc[0] += first - from;
     } else {
-        s = turn_at(e, k0, turn, from);
+        s = s_turn; /* the last turn that begins at or before from */
         before = from - e->turns[s & (EVENTS_TURNS - 1u)].at;
     }
     const uint64_t *lo = e->sums + (size_t)(s - k0) * names;
@@ -239,7 +239,7 @@ void events_late_frame(events_t *e, int ok)
         }
     }
     /* the frame's late windows: [from, until) before each late ENTER; the turns they span */
-    uint64_t late_us[EVENTS_FRAME_ENTERS];
+    uint64_t late_us[EVENTS_FRAME_ENTERS], first[EVENTS_FRAME_ENTERS];
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
     uint64_t k0 = UINT64_MAX, k1 = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -255,6 +255,7 @@ void events_late_frame(events_t *e, int ok)
             uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
             uint64_t from = late_us[i] < until ? until - late_us[i] : 0;
             uint64_t k = turn_at(e, oldest, en->turn, from);
+            first[i] = k;
             k0 = k < k0 ? k : k0;
             k1 = en->turn > k1 ? en->turn : k1;
         }
@@ -272,7 +273,7 @@ void events_late_frame(events_t *e, int ok)
         uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
         uint64_t from = late_us[i] < until ? until - late_us[i] : 0;
         if (sums) {
-            size_t touched = window_sums(e, names, k0, en->turn, from);
+            size_t touched = window_sums(e, names, k0, en->turn, from, first[i]);
             window_flush(e, en->in, e->blamed + names, touched, from, until);
         } else {
             window_sums_clear(e, names);

@@ -99,6 +99,20 @@ void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us
     }
 }
 
+void stats_late_blame_window(stats_t *s, stats_instance_t *in, const int32_t *who, size_t n, const uint64_t *us_of)
+{
+    stats_late_t *l = &in->late, *nl = name_late(s, in);
+    for (size_t i = 0; i < n; i++) {
+        if (who[i] >= STATS_WHO_UNNAMED) {
+            uint64_t us = us_of[who[i]];
+            blame_add(l, who[i], us);
+            if (nl != NULL) {
+                blame_add(nl, who[i], us);
+            }
+        }
+    }
+}
+
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us)
 {
     stats_late_t *n = name_late(s, in);
