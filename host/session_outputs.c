@@ -64,6 +64,12 @@ static void tee_slice(void *user, const pipeline_slice_t *slice)
     top_view_observer()->slice(s->view, slice);
 }
 
+static void tee_late(void *user, const pipeline_late_t *late)
+{
+    session_t *s = user;
+    export_trace_observer()->late(s->trace, late);
+}
+
 static void tee_mark(void *user, pipeline_mark_t mark, uint64_t at_us, uint64_t count)
 {
     session_t *s = user;
@@ -90,6 +96,7 @@ static void session_observe(session_t *s, pipeline_config_t *pc)
     if (s->trace != NULL && s->view != NULL) {
         /* only the trace's members that are there: a NULL one costs the pipeline nothing */
         tee = (pipeline_observer_t){
+            .late = trace->late ? tee_late : NULL,
             .slice = trace->slice && view->slice ? tee_slice : NULL,
             .mark = trace->mark ? tee_mark : NULL,
             .text_line = trace->text_line ? tee_text_line : NULL,
