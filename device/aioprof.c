@@ -10,7 +10,7 @@
 #define EXIT_MAX (1u + AIOPROF_VARINT_MAX)
 #define CONTROL_HEAD_MAX 2u /* tag, a one-byte length: every body here is under 128 bytes */
 #define TASK_BODY_MAX (3u * AIOPROF_VARINT_MAX + AIOPROF_NAME_MAX)
-#define HELLO_BODY_MAX (8u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
+#define HELLO_BODY_MAX (9u * AIOPROF_VARINT_MAX + 3u + AIOPROF_PLATFORM_MAX)
 #define DROPPED_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
 #define HELLO_EVERY 8u /* periods: a power of two, so that the device never divides */
 /* A running task's name goes again at its first ENTER this many periods or more after it last
@@ -125,8 +125,8 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 }
 
 /* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
- * varints. The platform string follows, then the period and the cost of an event (added later,
- * so after the string). */
+ * varints. The platform string follows, then the period, the cost of an event and the lateness
+ * unit (added later, so after the string). */
 #define HELLO_FIELDS 8u
 #define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
 
@@ -158,6 +158,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     n += 1u + len;
     n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
     n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
+    n += (uint32_t)aioprof_varint_put(body + n, port->late_unit);
     aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
 }
 
@@ -217,7 +218,9 @@ static int write_pending(aioprof_t *p, uint32_t now)
 static void write_final(aioprof_t *p, uint32_t now)
 {
     if (!p->fw.open && p->fw.tail == p->fw.head) {
+        uint8_t late_room = p->fw.late_room;
         aioprof_fw_init(&p->fw, p->fw.buf, p->fw.size);
+        p->fw.late_room = late_room;
     }
     write_pending(p, now);
     if (p->fw.open) {
@@ -284,6 +287,8 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     p->port = port;
     p->mask >>= 32u - port->tick_bits;
     aioprof_fw_init(&p->fw, ring, ring_size);
+    /* every ENTER carries its lateness, in a list at the end of its frame (AIOPROF_OP_LATE) */
+    p->fw.late_room = port->late_unit ? AIOPROF_VARINT_MAX : 0u;
     uint32_t now = prof_now(p);
     p->boot_ticks = p->last = now;
     p->deadline = now + period_length(p);
@@ -354,13 +359,17 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
 /* An ENTER (what = PROF_ENTER) or an EXIT (what = its enum aioprof_exit_kind). */
 #define PROF_ENTER 4u
 
-/* Writes the event's record at now into the open frame, which has room for it. */
-AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now)
+/* Writes the event's record at now into the open frame, which has room for it (an ENTER's with
+ * its lateness, when the port reports it). */
+AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now, uint32_t late)
 {
     aioprof_fw_t *w = &p->fw;
     uint32_t dt = prof_wrap(p, now - p->last);
     aioprof_fw_advance(w, what == PROF_ENTER ? aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, dt)
                                              : aioprof_fw_encode_exit(aioprof_fw_at(w), what, dt));
+    if (what == PROF_ENTER && w->late_room) {
+        aioprof_fw_late(w, late);
+    }
     p->last = now;
 }
 
@@ -380,12 +389,13 @@ AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
  * must go first (HELLO, DROPPED, the task's name), closes or opens frames, counts a drop when there
  * is no room. The common case of aioprof_enter and aioprof_exit is inlined there (unless
  * AIOPROF_SMALL). */
-static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t now, uint32_t s)
+static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t now, uint32_t s,
+    uint32_t late)
 {
     if (!(p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED))) {
         int enter = what == PROF_ENTER;
         int announce_it = enter && (uint16_t)(p->period - t->announced) >= ANNOUNCE_EVERY;
-        uint32_t n = enter ? ENTER_MAX : EXIT_MAX;
+        uint32_t n = enter ? ENTER_MAX + p->fw.late_room : EXIT_MAX;
         if (announce_it) {
             n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
         }
@@ -396,27 +406,33 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
                 write_task(p, AIOPROF_OP_TASK_INFO, t);
                 t->announced = p->period;
             }
-            prof_put(p, t, what, now);
+            prof_put(p, t, what, now, late);
         }
         prof_switch(p, t, what);
     }
     prof_unlock(p, s);
 }
 
-void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
+void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     /* the common case: nothing to send first, the name sent less than ANNOUNCE_EVERY periods
-     * ago, room in the open frame (the budget is 0 while no frame is open) */
+     * ago, room in the open frame for the record and its lateness (the budget is 0 while no frame
+     * is open) */
     if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
-        p->fw.budget >= ENTER_MAX)) {
-        record(p, t, PROF_ENTER, now, s);
+        p->fw.budget >= ENTER_MAX + p->fw.late_room)) {
+        record(p, t, PROF_ENTER, now, s, late);
         return;
     }
-    prof_put(p, t, PROF_ENTER, now);
+    prof_put(p, t, PROF_ENTER, now, late);
     prof_switch(p, t, PROF_ENTER);
     prof_unlock(p, s);
+}
+
+void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
+{
+    aioprof_enter_late(p, t, 0);
 }
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
@@ -425,10 +441,10 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
     uint32_t now = prof_now(p);
     kind &= 3u;
     if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX)) {
-        record(p, t, kind, now, s);
+        record(p, t, kind, now, s, 0);
         return;
     }
-    prof_put(p, t, kind, now);
+    prof_put(p, t, kind, now, 0);
     prof_switch(p, t, kind);
     prof_unlock(p, s);
 }

@@ -55,6 +55,13 @@ typedef struct aioprof_port {
      * as the MicroPython one does): the host adds events times this to the drain time it shows
      * as the hook's overhead. docs/porting.md says how a port measures it. */
     uint32_t event_cost;
+    /* Lateness (docs/protocol.md, "Lateness"): the unit, in ticks, of the `late` that
+     * aioprof_enter_late is given: 1 for ticks; 1000 with microsecond ticks and due times kept in
+     * milliseconds (MicroPython's asyncio: Task.ph_key is a ticks_ms value). 0 (the default): the
+     * port does not report lateness. Sent in every HELLO, so that the host knows the device
+     * reports it, and at what resolution. Set it before aioprof_init: it decides there whether
+     * every ENTER carries its lateness. */
+    uint32_t late_unit;
 } aioprof_port_t;
 
 /* Bits of aioprof_t.pending. While any is set, events take the slow path, which sends them first. */
@@ -105,8 +112,16 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
 /* Gives one task instance a label (e.g. "sensor 3"), sent with its name from now on. */
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len);
 
-/* The scheduler resumes t. */
+/* The scheduler resumes t: on time, or in the manner of a port that does not know when t was due
+ * (aioprof_enter_late(p, t, 0)). */
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t);
+
+/* The scheduler resumes t, `late` units of the port's late_unit after t was due: the time from
+ * when t became runnable (its sleep's deadline, the moment an event or a finished task made it
+ * runnable) until now, rounded down to the unit (a port that counts in the unit may give the
+ * difference of its readings). 0: on time. Values are sent as they are, modulo 2^32. On a port whose
+ * late_unit is 0, the same as aioprof_enter. */
+void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late);
 
 /* The innermost running task's slice ended: kind is an enum aioprof_exit_kind. t is that task. */
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind);

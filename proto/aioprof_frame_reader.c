@@ -75,6 +75,7 @@ static int parse_hello(cursor_t *c, aioprof_hello_t *h)
     /* added after the platform: a device that predates it does not send it */
     h->period_ticks = c->p < c->end ? cur_varint(c) : 0u;
     h->event_cost = c->p < c->end ? cur_varint(c) : 0u;
+    h->late_unit = c->p < c->end ? cur_varint(c) : 0u;
     if (c->bad || h->tick_bits < 8 || h->tick_bits > 32 || h->tick_hz == 0) {
         return -1;
     }
@@ -124,6 +125,20 @@ int aioprof_reader_control(aioprof_reader_t *r, const uint8_t **p, const uint8_t
         rec->kind = AIOPROF_REC_DROPPED;
         rec->count = cur_varint(&c);
         return c.bad ? -1 : 0;
+    case AIOPROF_OP_LATE:
+        /* varints to its end: count them (a damaged one damages the record) */
+        rec->kind = AIOPROF_REC_LATE;
+        rec->late = c.p;
+        rec->late_len = len;
+        rec->count = 0;
+        while (c.p < c.end) {
+            (void)cur_varint(&c);
+            if (c.bad) {
+                return -1;
+            }
+            rec->count++;
+        }
+        return 0;
     default:
         return 1; /* an operation of a later version: skipped */
     }

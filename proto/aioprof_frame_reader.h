@@ -24,6 +24,7 @@ typedef enum aioprof_rec_kind {
     AIOPROF_REC_TASK_NEW,
     AIOPROF_REC_TASK_INFO,
     AIOPROF_REC_DROPPED,
+    AIOPROF_REC_LATE,
 } aioprof_rec_kind_t;
 
 typedef struct aioprof_hello {
@@ -39,6 +40,8 @@ typedef struct aioprof_hello {
     size_t platform_len;
     uint32_t period_ticks;   /* 0: not sent (a device older than the field): one second */
     uint32_t event_cost;     /* what an event costs the device, in 1/1024 tick; 0: not known or not sent */
+    uint32_t late_unit;      /* the unit of LATE's values, in ticks; 0: the device does not report lateness
+                                (or predates the field) */
 } aioprof_hello_t;
 
 typedef struct aioprof_record {
@@ -49,7 +52,10 @@ typedef struct aioprof_record {
     uint32_t id;        /* ENTER, TASK_NEW, TASK_INFO */
     uint32_t exit_kind; /* EXIT: enum aioprof_exit_kind */
     uint32_t parent;    /* TASK_NEW, TASK_INFO */
-    uint32_t count;     /* DROPPED */
+    uint32_t count;     /* DROPPED; LATE: its values */
+    const uint8_t *late; /* LATE: late_len bytes, `count` varints: the frame's ENTERs' lateness, last
+                            first */
+    size_t late_len;
     const uint8_t *name; /* TASK_*: untrusted bytes, not terminated */
     size_t name_len;
     const uint8_t *label; /* TASK_*: empty when the task has no label */

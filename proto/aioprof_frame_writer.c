@@ -27,9 +27,13 @@ static void fw_raw(aioprof_fw_t *w, uint8_t b)
 }
 
 /* The open frame may take what the ring has left after the closing reserve, up to its length
- * and without passing the ring's end. */
+ * and without passing the ring's end (and the head of its LATE record kept back). Once its
+ * lateness list has begun, the list stays where it is: the budget no longer grows. */
 static void fw_rebudget(aioprof_fw_t *w)
 {
+    if (w->late_len != 0) {
+        return;
+    }
     uint32_t room = aioprof_fw_room(w);
     uint32_t body = w->head - w->frame_pos - 1u;
     uint32_t left = AIOPROF_FW_BODY_MAX - 2u - body;
@@ -38,7 +42,11 @@ static void fw_rebudget(aioprof_fw_t *w)
     if (left > room) {
         left = room;
     }
-    w->budget = (uint16_t)(left < to_end ? left : to_end);
+    if (left > to_end) {
+        left = to_end;
+    }
+    uint32_t reserve = aioprof_fw_late_reserve(w);
+    w->budget = (uint16_t)(left > reserve ? left - reserve : 0u);
 }
 
 void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running)
@@ -51,6 +59,7 @@ void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, u
     w->frame_pos = w->head;
     fw_raw(w, 0); /* the first code byte, known at close */
     w->open = 1;
+    w->late_len = 0;
     fw_rebudget(w);
     uint8_t *h = aioprof_fw_at(w);
     h[0] = seq;
@@ -85,8 +94,36 @@ AIOPROF_INLINE uint32_t fw_close_byte(uint32_t crc, uint8_t *q, uint8_t **code_a
     return crc;
 }
 
+/* The LATE record at head, its list moved down to just after the record's head; none when every
+ * ENTER of the frame was on time (a varint of 0 is one zero byte, any other has a non-zero byte). */
+static void fw_late_record(aioprof_fw_t *w)
+{
+    uint8_t *list = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
+    uint32_t len = w->late_len;
+    uint32_t late = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        late |= list[i];
+    }
+    w->late_len = 0;
+    if (late == 0) {
+        return;
+    }
+    uint8_t *at = aioprof_fw_at(w);
+    at[0] = (uint8_t)(AIOPROF_TAG_CONTROL | AIOPROF_OP_LATE);
+    uint32_t head = aioprof_fw_encode_varint(at, 1, len);
+    /* down, front first: the list lies above where it goes (no memmove: device code uses no libc
+     * beyond memcpy and memset) */
+    for (uint32_t i = 0; i < len; i++) {
+        at[head + i] = list[i];
+    }
+    w->head = (uint16_t)(w->head + head + len);
+}
+
 void aioprof_fw_close(aioprof_fw_t *w)
 {
+    if (w->late_len != 0) {
+        fw_late_record(w);
+    }
     uint8_t *buf = w->buf;
     uint8_t *code_at = buf + w->frame_pos;
     uint8_t *q = code_at + 1;

@@ -44,6 +44,13 @@ typedef struct aioprof_fw {
     uint16_t budget;    /* body bytes the open frame may still take; 0 while none is open */
     uint8_t open;
     uint8_t closed;     /* set when a frame is closed; its user clears it */
+    /* Lateness (AIOPROF_OP_LATE): late_room is AIOPROF_VARINT_MAX when every ENTER carries its
+     * lateness (the user sets it after aioprof_fw_init), else 0. The open frame's list is built
+     * from the top of its space down: its late_len bytes start AIOPROF_LATE_HEAD_MAX bytes above
+     * head + budget (room for the record's tag and length, which close writes at head before it
+     * moves the list down to them). */
+    uint8_t late_room;
+    uint8_t late_len;
 } aioprof_fw_t;
 
 /* Ring sizes the 16-bit positions allow. */
@@ -69,17 +76,25 @@ AIOPROF_INLINE int aioprof_fw_fits(const aioprof_fw_t *w, uint32_t n)
     return w->open && w->budget >= n;
 }
 
+/* What a frame keeps back for its LATE record's head when ENTERs carry lateness. */
+AIOPROF_INLINE uint32_t aioprof_fw_late_reserve(const aioprof_fw_t *w)
+{
+    return w->late_room ? AIOPROF_LATE_HEAD_MAX : 0u;
+}
+
 /* Ring bytes skipped to keep a new frame with a record of n bytes contiguous. */
 static inline uint32_t aioprof_fw_skip(const aioprof_fw_t *w, uint32_t n)
 {
     uint32_t to_end = (uint32_t)w->size - w->head;
+    n += aioprof_fw_late_reserve(w);
     return to_end < AIOPROF_FW_OPEN_COST + n + 1u ? to_end : 0u;
 }
 
 /* Can a new frame with a record of n bytes be opened? */
 static inline int aioprof_fw_fits_new(const aioprof_fw_t *w, uint32_t n)
 {
-    return aioprof_fw_room(w) >= aioprof_fw_skip(w, n) + AIOPROF_FW_OPEN_COST + n + AIOPROF_FW_CLOSE_COST;
+    return aioprof_fw_room(w) >=
+        aioprof_fw_skip(w, n) + AIOPROF_FW_OPEN_COST + n + aioprof_fw_late_reserve(w) + AIOPROF_FW_CLOSE_COST;
 }
 
 /* Where the next n body bytes go: contiguous, as the budget guarantees. */
@@ -141,12 +156,30 @@ AIOPROF_INLINE uint32_t aioprof_fw_encode_exit(uint8_t *rec, unsigned kind, uint
         dt);
 }
 
+/* The lateness of the ENTER just written (w->late_room set), into the open frame's list: a varint
+ * below the list so far (the budget has room for it: an ENTER's check counts late_room). */
+AIOPROF_INLINE void aioprof_fw_late(aioprof_fw_t *w, uint32_t late)
+{
+    uint8_t *top = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
+    uint32_t n = 1;
+    if (late < 0x80u) {
+        top[-1] = (uint8_t)late;
+    } else {
+        for (uint32_t v = late >> 7; v != 0; v >>= 7) {
+            n++;
+        }
+        aioprof_fw_encode_varint(top - n, 0, late);
+    }
+    w->budget = (uint16_t)(w->budget - n);
+    w->late_len = (uint8_t)(w->late_len + n);
+}
+
 /* Opens a frame for a first record of up to n bytes: skipped bytes, leading 00, code byte, header.
  * The caller checked aioprof_fw_fits_new(w, n). */
 void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running);
 
-/* Closes the open frame: CRC, in-place COBS, 00, and moves the commit mark. Always has room: the
- * budget kept it in reserve. */
+/* Closes the open frame: its LATE record when one of its ENTERs was late, CRC, in-place COBS, 00,
+ * and moves the commit mark. Always has room: the budget kept it in reserve. */
 void aioprof_fw_close(aioprof_fw_t *w);
 
 /* A control record (tag 0x70|op, length, body), for paths that are not per event. The caller

@@ -38,7 +38,12 @@ enum aioprof_op {
     AIOPROF_OP_TASK_NEW = 1,
     AIOPROF_OP_TASK_INFO = 2,
     AIOPROF_OP_DROPPED = 3,
+    AIOPROF_OP_LATE = 4,
 };
+
+/* LATE (docs/protocol.md section 3): the frame's ENTERs' lateness, last first, one varint each;
+ * at most a frame body long, so its length takes at most two bytes. */
+#define AIOPROF_LATE_HEAD_MAX 3u
 
 /* How a slice ended. The order matches the EXIT tags. */
 enum aioprof_exit_kind {

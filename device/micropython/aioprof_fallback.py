@@ -31,7 +31,7 @@ _PLATFORM_MAX = const(32)
 _ENTER_MAX = const(11)
 _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
-_HELLO_ROOM = const(77)  # control head (2) + HELLO body (8 varints, 3 bytes, the platform)
+_HELLO_ROOM = const(82)  # control head (2) + HELLO body (9 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
 _HELLO_EVERY = const(8)
 _ANNOUNCE_EVERY = const(16)  # periods: a running task's name goes again after this many
@@ -72,7 +72,7 @@ class Recorder(FrameWriter):
     how many it took (None counts as all)."""
 
     def __init__(self, ticks, write, tick_bits=30, ring=4096, platform="MicroPython", period_ticks=0, tick_hz=1000000,
-                 cancelled=None):
+                 cancelled=None, late_unit=0):
         if ring < 128 or ring > 65535 or tick_bits < 8 or tick_bits > 32:
             raise ValueError("aioprof: ring must be 128..65535 bytes, tick_bits 8..32")
         self.ticks = ticks
@@ -83,6 +83,11 @@ class Recorder(FrameWriter):
         self.platform = platform.encode()[:_PLATFORM_MAX] if isinstance(platform, str) else platform[:_PLATFORM_MAX]
         self.period_ticks = period_ticks or tick_hz
         self._fw_init(ring)
+        # lateness (aioprof_port_t.late_unit): the unit of enter_late's `late`, in ticks (1000
+        # with microsecond ticks: asyncio's due times, Task.ph_key, are milliseconds); 0: not
+        # reported. Given here, as in C before aioprof_init: every ENTER then carries its lateness
+        self.late_unit = late_unit
+        self.late_room = 5 if late_unit else 0
         # the profiler
         self.current = None
         self.next_id = 0
@@ -120,11 +125,13 @@ class Recorder(FrameWriter):
         # an event itself when the open frame has room; every path that changes what this reads
         # calls it before it returns
         self.fast = self.on and not (self.hello_due or self.drop_due or self.stopped)
+        # (the wrapper's own ENTER writes no lateness: with lateness on, every enter takes
+        # _enter_at, through the gate below, until the wrapper learns to write it)
         # and the period an enter's task must have been announced after to take that way (its
         # name went less than _ANNOUNCE_EVERY periods ago; never, when not fast: no task's name
         # went after this period). One comparison, exact while a task's last announcement is
         # less than 2^16 periods old; an older one takes the general path, which compares as C.
-        self.gate = self.period - _ANNOUNCE_EVERY if self.fast else self.period
+        self.gate = self.period - _ANNOUNCE_EVERY if self.fast and not self.late_room else self.period
 
     # ---- the profiler (device/aioprof.c) ----
 
@@ -174,6 +181,7 @@ class Recorder(FrameWriter):
         body.extend(self.platform)
         _varint(body, self.period_len)
         _varint(body, self.event_cost)
+        _varint(body, self.late_unit)
         self._control(_OP_HELLO, body)
 
     def _write_dropped(self):
@@ -207,6 +215,7 @@ class Recorder(FrameWriter):
         # beginning), in a frame closed at once
         if not self.open and self.tail == self.head:
             self.head = self.tail = self.commit = 0
+            self.late_len = 0
         self._write_pending(now)
         if self.open:
             self._frame_close()
@@ -258,6 +267,11 @@ class Recorder(FrameWriter):
     def enter(self, t):
         self._enter_at(t, self.ticks() & self.mask)
 
+    def enter_late(self, t, late):
+        """t resumes `late` units of late_unit after it was due (aioprof_enter_late); 0: on
+        time. enter(t) is enter_late(t, 0)."""
+        self._enter_at(t, self.ticks() & self.mask, late)
+
     def exit(self, t, kind):
         self._exit_at(t, kind, self.ticks() & self.mask)
 
@@ -265,10 +279,10 @@ class Recorder(FrameWriter):
     # (fast, the name sent less than _ANNOUNCE_EVERY periods ago, room in the open frame) exactly
     # as these would.
 
-    def _enter_at(self, t, now):
+    def _enter_at(self, t, now, late=0):
         if self.stopped and not self._reopened():
             return
-        n = _ENTER_MAX
+        n = _ENTER_MAX + self.late_room
         announce = ((self.period - t.announced) & 0xFFFF) >= _ANNOUNCE_EVERY
         if announce:
             n += _TASK_ROOM
@@ -285,6 +299,8 @@ class Recorder(FrameWriter):
             else:
                 self._event(0x80, 2, dt)
                 self._put_varint(i)
+            if self.late_room:
+                self._late(late & 0xFFFFFFFF)
             self.last = now
         t.outer = self.current
         self.current = t

@@ -27,6 +27,8 @@ except ImportError:  # a port without the array module: lists do, slower
 _BODY_MAX = const(254)
 _OPEN_COST = const(13)  # 00, code byte, seq, format, base (4), running (up to 5)
 _CLOSE_COST = const(3)  # CRC (2), 00
+_LATE_HEAD = const(3)  # a LATE record's tag and length (proto/aioprof_wire.h)
+_LATE_TAG = const(0x74)  # 0x70 | op 4
 
 
 def _crc_table():
@@ -91,30 +93,68 @@ class FrameWriter:
         self.open = False
         self.due = False  # a frame was closed since the last drain
         self.crc_out = array("i", (0, 0))
+        # lateness (aioprof_fw_t.late_room, late_len): 5 when every ENTER carries its lateness,
+        # in a list built from the top of the open frame's space down, _LATE_HEAD bytes above
+        # head + budget; closing the frame writes it as a LATE record
+        self.late_room = 0
+        self.late_len = 0
 
     def _room(self):
         used = self.head - self.tail if self.head >= self.tail else self.size - (self.tail - self.head)
         return self.size - 1 - used
 
+    def _late_reserve(self):
+        return _LATE_HEAD if self.late_room else 0
+
     def _skip(self, n):
+        n += self._late_reserve()
         to_end = self.size - self.head
         return to_end if to_end < _OPEN_COST + n + 1 else 0
 
     def _fits_new(self, n):
-        return self._room() >= self._skip(n) + _OPEN_COST + n + _CLOSE_COST
+        return self._room() >= self._skip(n) + _OPEN_COST + n + self._late_reserve() + _CLOSE_COST
 
     def _raw(self, b):
         self.buf[self.head] = b
         self.head = 0 if self.head + 1 == self.size else self.head + 1
 
     def _rebudget(self):
+        if self.late_len:
+            return  # the lateness list stays where it is: the budget no longer grows
         room = self._room()
         left = _BODY_MAX - 2 - (self.head - self.frame_pos - 1)
         to_end = self.size - 1 - self.head
         room = room - _CLOSE_COST if room > _CLOSE_COST else 0
         if left > room:
             left = room
-        self.budget = left if left < to_end else to_end
+        if left > to_end:
+            left = to_end
+        reserve = self._late_reserve()
+        self.budget = left - reserve if left > reserve else 0
+
+    def _late(self, v):
+        # the lateness of the ENTER just written: a varint below the list so far
+        top = self.head + self.budget + _LATE_HEAD
+        b = bytearray()
+        _varint(b, v)
+        n = len(b)
+        self.buf[top - n : top] = b
+        self.budget -= n
+        self.late_len += n
+
+    def _late_record(self):
+        # the LATE record at head, the list moved down after its head; none when every ENTER of
+        # the frame was on time
+        n = self.late_len
+        self.late_len = 0
+        start = self.head + self.budget + _LATE_HEAD
+        lst = bytes(self.buf[start : start + n])
+        if not any(lst):
+            return
+        h = bytearray((_LATE_TAG,))
+        _varint(h, n)
+        self._put(h)
+        self._put(lst)
 
     def _put(self, data):
         # body bytes into the open frame: the budget keeps them before the ring's end
@@ -144,6 +184,7 @@ class FrameWriter:
         self.frame_pos = self.head
         self._raw(0)  # the first code byte, known at close
         self.open = True
+        self.late_len = 0
         self._rebudget()
         base = self.last
         h = bytearray((self.seq, self.format, base & 0xFF, (base >> 8) & 0xFF, (base >> 16) & 0xFF, base >> 24))
@@ -151,6 +192,8 @@ class FrameWriter:
         self._put(h)
 
     def _fw_close(self):
+        if self.late_len:
+            self._late_record()
         buf = self.buf
         out = self.crc_out
         code_at = _crc_cobs(buf, self.frame_pos + 1, self.head, out)

@@ -4,7 +4,7 @@
 Usage: wire_bytes.py CAPTURE [SECONDS]
 
 Reads a raw stream as the simulator writes it (-o FILE) and splits every byte into: the events
-(ENTER, EXIT), the control records (TASK_NEW, TASK_INFO, HELLO, DROPPED), the frames' own cost
+(ENTER, EXIT), the control records (LATE, TASK_NEW, TASK_INFO, HELLO, DROPPED), the frames' own cost
 (header, CRC, COBS code byte, the 0x00 delimiters) and anything else (device text, damage).
 With SECONDS, each part is also given in bytes per second of device time. Run by `make bench`;
 docs/protocol.md, "Size", quotes it.
@@ -15,8 +15,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'e2e'))
 from wire import frame_body, records, varint  # noqa: E402
 
-CONTROL = {0: 'HELLO', 1: 'TASK_NEW', 2: 'TASK_INFO', 3: 'DROPPED'}
-ORDER = ['ENTER', 'EXIT', 'TASK_NEW', 'TASK_INFO', 'HELLO', 'DROPPED', 'control?', 'frame',
+CONTROL = {0: 'HELLO', 1: 'TASK_NEW', 2: 'TASK_INFO', 3: 'DROPPED', 4: 'LATE'}
+ORDER = ['ENTER', 'EXIT', 'LATE', 'TASK_NEW', 'TASK_INFO', 'HELLO', 'DROPPED', 'control?', 'frame',
          'other']
 
 

@@ -68,6 +68,19 @@ def frame_body(seg):
     return body
 
 
+OP_HELLO, OP_TASK_NEW, OP_TASK_INFO, OP_DROPPED, OP_LATE = 0, 1, 2, 3, 4
+
+
+def late_values(payload):
+    """A LATE record's body as the lateness of the frame's ENTERs in their order (the body lists
+    them last first), in the HELLO's late_unit. Raises ValueError when it is damaged."""
+    values, i = [], 0
+    while i < len(payload):
+        v, i = varint(payload, i)
+        values.append(v)
+    return values[::-1]
+
+
 def records(body):
     """The records of a valid frame body in order (docs/protocol.md section 3), each as
     (tag, start, end, dt, task, payload): body[start:end] is the whole record; dt the event's ticks

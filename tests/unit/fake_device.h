@@ -92,7 +92,8 @@ static inline size_t fake_write(void *user, const uint8_t *data, size_t len)
     return len;
 }
 
-static inline fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32_t ring_size)
+/* A fake device whose port reports lateness in late_unit ticks (0: it does not). */
+static inline fake_device_t *fake_new_late(unsigned tick_bits, uint64_t start, uint32_t ring_size, uint32_t late_unit)
 {
     fake_device_t *d = calloc(1, sizeof *d);
     d->clock = start;
@@ -104,11 +105,17 @@ static inline fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32
     d->port.tick_hz = 1000000;
     d->port.tick_bits = (uint8_t)tick_bits;
     d->port.platform = "test";
+    d->port.late_unit = late_unit;
     if (aioprof_init(&d->prof, &d->port, d->ring, ring_size) != 0) {
         free(d);
         return NULL;
     }
     return d;
+}
+
+static inline fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32_t ring_size)
+{
+    return fake_new_late(tick_bits, start, ring_size, 0);
 }
 
 static inline void fake_free(fake_device_t *d)

@@ -92,11 +92,23 @@ static void describe_record(void *user, const aioprof_record_t *r)
         quote(a, sizeof a, r->hello.platform, r->hello.platform_len);
         text_add(&d->out,
             "  hello version=%u tick_hz=%u tick_bits=%u ring=%u flags=%u boot=%u drain_ticks=%u dropped_total=%u "
-            "platform=%s period_ticks=%u event_cost=%u\n",
+            "platform=%s period_ticks=%u event_cost=%u late_unit=%u\n",
             r->hello.version, r->hello.tick_hz, r->hello.tick_bits, r->hello.ring_bytes, r->hello.flags,
             r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a, r->hello.period_ticks,
-            r->hello.event_cost);
+            r->hello.event_cost, r->hello.late_unit);
         break;
+    case AIOPROF_REC_LATE: {
+        /* the values as they come (the frame's last ENTER first) */
+        text_add(&d->out, "  late count=%u last_first=", r->count);
+        size_t at = 0;
+        for (uint32_t i = 0; i < r->count; i++) {
+            uint32_t v = 0;
+            at += aioprof_varint_get(r->late + at, r->late_len - at, &v);
+            text_add(&d->out, "%s%u", i ? "," : "", v);
+        }
+        text_add(&d->out, "\n");
+        break;
+    }
     case AIOPROF_REC_TASK_NEW:
     case AIOPROF_REC_TASK_INFO:
         quote(a, sizeof a, r->name, r->name_len);
@@ -204,8 +216,10 @@ static size_t run_script(const char *script, uint8_t **out)
             continue;
         }
         if (strcmp(word, "init") == 0) {
-            assert_int_equal(sscanf(line, " init bits=%llu start=%llu ring=%llu", &v1, &v2, &v3), 3);
-            d = fake_new((unsigned)v1, v2, (uint32_t)v3);
+            /* init bits=B start=S ring=R [late_unit=U] */
+            unsigned long long unit = 0;
+            assert_true(sscanf(line, " init bits=%llu start=%llu ring=%llu late_unit=%llu", &v1, &v2, &v3, &unit) >= 3);
+            d = fake_new_late((unsigned)v1, v2, (uint32_t)v3, (uint32_t)unit);
             assert_non_null(d);
         } else if (strcmp(word, "at") == 0) {
             assert_int_equal(sscanf(line, " at %llu", &v1), 1);
@@ -223,8 +237,13 @@ static size_t run_script(const char *script, uint8_t **out)
             strcpy(labels[k], arg);
             aioprof_task_label(&d->prof, &tasks[k], labels[k], strlen(labels[k]));
         } else if (strcmp(word, "enter") == 0) {
-            assert_int_equal(sscanf(line, " enter %u", &k), 1);
-            aioprof_enter(&d->prof, &tasks[k]);
+            /* enter K [late=L]: aioprof_enter, or aioprof_enter_late with L */
+            if (sscanf(line, " enter %u late=%llu", &k, &v1) == 2) {
+                aioprof_enter_late(&d->prof, &tasks[k], (uint32_t)v1);
+            } else {
+                assert_int_equal(sscanf(line, " enter %u", &k), 1);
+                aioprof_enter(&d->prof, &tasks[k]);
+            }
         } else if (strcmp(word, "exit") == 0) {
             assert_int_equal(sscanf(line, " exit %u %31s", &k, arg), 2);
             unsigned kind = 4;
@@ -269,6 +288,15 @@ static size_t run_script(const char *script, uint8_t **out)
             for (unsigned long long i = 0; i < v1; i++) {
                 d->clock += 1000000u;
                 aioprof_drain(&d->prof);
+            }
+        } else if (strcmp(word, "repeatlate") == 0) {
+            /* repeatlate N L: as repeat, each enter L units late */
+            assert_int_equal(sscanf(line, " repeatlate %llu %llu", &v1, &v2), 2);
+            for (unsigned long long i = 0; i < v1; i++) {
+                aioprof_enter_late(&d->prof, &tasks[1], (uint32_t)v2);
+                d->clock += 100;
+                aioprof_exit(&d->prof, &tasks[1], AIOPROF_EXIT_YIELD);
+                d->clock += 10;
             }
         } else if (strcmp(word, "repeat") == 0) {
             /* repeat N: enter/exit task 1 N times, 100 ticks in, 10 out */
