@@ -65,6 +65,7 @@ class TaskRec:
         self.id = 0
         self.parent = 0
         self.announced = 0
+        self.atask = None  # the asyncio Task that resumes its wrapper (Recorder.bind), if any
 
 
 class Recorder(FrameWriter):
@@ -118,6 +119,8 @@ class Recorder(FrameWriter):
         self.half = self.period_len >> 1
         self.last_drain = now
         self.due = False
+        # and how late a resume is: the clock asyncio's keys count (ticks_ms) and its difference
+        self.ms, self.ms_diff = _ms_clock()
         self._refresh()
 
     def _refresh(self):
@@ -125,13 +128,11 @@ class Recorder(FrameWriter):
         # an event itself when the open frame has room; every path that changes what this reads
         # calls it before it returns
         self.fast = self.on and not (self.hello_due or self.drop_due or self.stopped)
-        # (the wrapper's own ENTER writes no lateness: with lateness on, every enter takes
-        # _enter_at, through the gate below, until the wrapper learns to write it)
         # and the period an enter's task must have been announced after to take that way (its
         # name went less than _ANNOUNCE_EVERY periods ago; never, when not fast: no task's name
         # went after this period). One comparison, exact while a task's last announcement is
         # less than 2^16 periods old; an older one takes the general path, which compares as C.
-        self.gate = self.period - _ANNOUNCE_EVERY if self.fast and not self.late_room else self.period
+        self.gate = self.period - _ANNOUNCE_EVERY if self.fast else self.period
 
     # ---- the profiler (device/aioprof.c) ----
 
@@ -215,7 +216,6 @@ class Recorder(FrameWriter):
         # beginning), in a frame closed at once
         if not self.open and self.tail == self.head:
             self.head = self.tail = self.commit = 0
-            self.late_len = 0
         self._write_pending(now)
         if self.open:
             self._frame_close()
@@ -436,6 +436,12 @@ class Recorder(FrameWriter):
         t = self.task(name)
         return Wrapped(self, coro, t, t.parent == 0, True)
 
+    def bind(self, w, task):
+        """task: the asyncio Task made for the wrapper w, which resumes it; each resume then says
+        how late it was (the Task's ph_key: when it was due)."""
+        if isinstance(w, Wrapped):
+            w.rec.atask = task
+
     def _ended(self, t, kind, top, auto):
         # a coroutine returned or raised: its last slice ends
         self._exit_at(t, kind, self.ticks() & self.mask)
@@ -456,6 +462,15 @@ class Recorder(FrameWriter):
             self.drain()
         except Exception:
             pass
+
+
+def _ms_clock():
+    import time
+
+    if hasattr(time, "ticks_ms"):
+        return time.ticks_ms, time.ticks_diff
+    # CPython, for tests of the logic only
+    return (lambda: int(time.monotonic() * 1000)), (lambda a, b: a - b)
 
 
 class Wrapped:
@@ -488,9 +503,11 @@ class Wrapped:
 
 
 # The generator behind a Wrapped: one loop turn per resume, that is per slice. An event's common
-# case (nothing owed before it, its task's name sent less than _ANNOUNCE_EVERY periods ago, room in
-# the open frame) is written here, byte for byte as Recorder._enter_at/_exit_at would write it;
-# anything else goes to them. top: the task was created outside any task (its end may be the
+# case (nothing owed before it, on time, its task's name sent less than _ANNOUNCE_EVERY periods
+# ago, room in the open frame) is written here, byte for byte as Recorder._enter_at/_exit_at would
+# write it; anything else goes to them. On time: the task's asyncio Task (t.atask, from bind) was
+# due (its ph_key, a ticks_ms value: its sleep's deadline, or when it was made runnable) no earlier
+# than this millisecond; the scheduler leaves the key as it is when it resumes the task. top: the task was created outside any task (its end may be the
 # program's); auto: drain between slices and stop at top's end (off for the golden vectors, which
 # script both).
 #
@@ -507,6 +524,11 @@ def _run(R, coro, t, top, auto):
     mask = R.mask
     half = R.half
     buf = R.buf
+    ms = R.ms
+    ms_diff = R.ms_diff
+    lr = R.late_room
+    need = 11 + lr  # an ENTER's room: its record, its lateness
+    a = None  # the task's asyncio Task, once bound
     r = None
     while True:
         try:
@@ -518,8 +540,21 @@ def _run(R, coro, t, top, auto):
             v = None
             exc = e
         now = ticks() & mask
+        late = 0
+        if a is None:
+            a = t.atask
+        if a is not None:
+            # ticks_diff in the common case, without the call: 0 to 127 ms after the key
+            late = ms() - a.ph_key
+            if late < 0 or late >= 0x80:
+                late = ms_diff(ms(), a.ph_key)
+                if late < 0:
+                    late = 0
+                elif late > 0xFFFFFFFF:
+                    late = 0xFFFFFFFF
         outer = R.current
-        if t.announced > R.gate and R.budget >= 11:
+        budget = R.budget
+        if late < 0x80 and t.announced > R.gate and budget >= need:
             head = R.head
             start = head
             dt = (now - R.last) & mask
@@ -545,12 +580,18 @@ def _run(R, coro, t, top, auto):
                     i >>= 7
                 buf[head] = i
                 head += 1
+            b = budget - (head - start)
+            if lr:
+                # its lateness, one byte below the open frame's list (FrameWriter._late), which
+                # starts 3 bytes above head + budget
+                buf[head + b + 2] = late
+                b -= 1
             R.head = head
-            R.budget -= head - start
+            R.budget = b
             R.last = now
             R.current = t
         else:
-            R._enter_at(t, now)
+            R._enter_at(t, now, late)
         try:
             if exc is None:
                 r = send(v)
@@ -565,7 +606,8 @@ def _run(R, coro, t, top, auto):
             R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
             RERAISE
         now = ticks() & mask
-        if R.fast and R.budget >= 6:
+        budget = R.budget
+        if R.fast and budget >= 6:
             head = R.head
             start = head
             dt = (now - R.last) & mask
@@ -583,7 +625,7 @@ def _run(R, coro, t, top, auto):
                 buf[head] = rest
                 head += 1
             R.head = head
-            R.budget -= head - start
+            R.budget = budget - (head - start)
             R.last = now
             R.current = outer
         else:
