@@ -112,7 +112,7 @@ static size_t mod_drain(aioprof_mod_t *m)
 
 /* The hook was closed where the program might have ended (a top-level task's end), and it goes
  * on: it records again, in the same run. */
-static inline void mod_reopen(aioprof_mod_t *m)
+static inline MP_ALWAYSINLINE void mod_reopen(aioprof_mod_t *m)
 {
     if (m->prof.pending & AIOPROF_PENDING_STOPPED) {
         aioprof_reopen(&m->prof);
@@ -139,26 +139,37 @@ static void coro_after(aioprof_mod_t *m)
  * of a task it awaited); the scheduler pops the Task without touching the key and resumes it at
  * once, so here the key still says when this resume was due. It is a ticks_ms value: the
  * difference wraps at MICROPY_PY_TIME_TICKS_PERIOD, as time.ticks_diff's. */
-static inline uint32_t coro_late(coro_obj_t *self)
+static inline MP_ALWAYSINLINE uint32_t coro_late_from(mp_uint_t now, mp_obj_t key)
 {
-    mp_obj_t key;
-    if (self->due_at != NULL) {
-        key = *self->due_at;
-    } else if (self->due_task != MP_OBJ_NULL) {
-        mp_obj_t dest[2];
-        mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
-        key = dest[0];
-    } else {
-        return 0;
-    }
     if (!mp_obj_is_small_int(key)) {
         return 0;
     }
-    mp_uint_t late = (mp_hal_ticks_ms() - (mp_uint_t)MP_OBJ_SMALL_INT_VALUE(key)) & (MICROPY_PY_TIME_TICKS_PERIOD - 1);
+    mp_uint_t late = (now - (mp_uint_t)MP_OBJ_SMALL_INT_VALUE(key)) & (MICROPY_PY_TIME_TICKS_PERIOD - 1);
     if (late >= MICROPY_PY_TIME_TICKS_PERIOD / 2) {
         return 0; /* due later than now: resumed early (asyncio does not), on time for us */
     }
-    return late > UINT32_MAX ? UINT32_MAX : (uint32_t)late;
+    return late >> 16 >> 16 ? UINT32_MAX : (uint32_t)late; /* (64-bit ports: 49 days and more) */
+}
+
+/* A Task that is not MicroPython's C one (or not laid out as bind() expects): its attribute. */
+static MP_NOINLINE uint32_t coro_late_slow(coro_obj_t *self)
+{
+    if (self->due_task == MP_OBJ_NULL) {
+        return 0;
+    }
+    mp_obj_t dest[2];
+    mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
+    return dest[0] == MP_OBJ_NULL ? 0 : coro_late_from(mp_hal_ticks_ms(), dest[0]);
+}
+
+static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
+{
+    const mp_obj_t *at = self->due_at;
+    if (at == NULL) {
+        return coro_late_slow(self);
+    }
+    mp_uint_t now = mp_hal_ticks_ms();
+    return coro_late_from(now, *at);
 }
 
 /* One slice: resume the coroutine with send (throw == MP_OBJ_NULL) or throw, record it. */
@@ -212,7 +223,7 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
     return kind;
 }
 
-static mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
+static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
 {
     switch (kind) {
     case MP_VM_RETURN_YIELD:
