@@ -544,17 +544,11 @@ def _run(R, coro, t, top, auto):
         if a is None:
             a = t.atask
         if a is not None:
-            # ticks_diff in the common case, without the call: 0 to 127 ms after the key
+            # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
-            if late < 0 or late >= 0x80:
-                late = ms_diff(ms(), a.ph_key)
-                if late < 0:
-                    late = 0
-                elif late > 0xFFFFFFFF:
-                    late = 0xFFFFFFFF
         outer = R.current
         budget = R.budget
-        if late < 0x80 and t.announced > R.gate and budget >= need:
+        if 0 <= late < 0x80 and t.announced > R.gate and budget >= need:
             head = R.head
             start = head
             dt = (now - R.last) & mask
@@ -591,6 +585,13 @@ def _run(R, coro, t, top, auto):
             R.last = now
             R.current = t
         else:
+            if late < 0 or late >= 0x80:
+                # the clock wrapped since the key, or late by 128 ms or more
+                late = ms_diff(ms(), a.ph_key)
+                if late < 0:
+                    late = 0
+                elif late > 0xFFFFFFFF:
+                    late = 0xFFFFFFFF
             R._enter_at(t, now, late)
         try:
             if exc is None:

@@ -227,7 +227,7 @@ class FrameWriter:
         self._put_varint(running)
 
     def _fw_close(self):
-        if self.late_room and self._late_len():
+        if self.late_room and self.late_top != self.head + self.budget + _LATE_HEAD:  # a list
             self._late_record()
         buf = self.buf
         out = self.crc_out
