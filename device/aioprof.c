@@ -359,17 +359,14 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
 /* An ENTER (what = PROF_ENTER) or an EXIT (what = its enum aioprof_exit_kind). */
 #define PROF_ENTER 4u
 
-/* Writes the event's record at now into the open frame, which has room for it (an ENTER's with
- * its lateness, when the port reports it). */
-AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now, uint32_t late)
+/* Writes the event's record at now into the open frame, which has room for it (an ENTER's
+ * lateness, when the port reports it, is its caller's: aioprof_fw_late). */
+AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now)
 {
     aioprof_fw_t *w = &p->fw;
     uint32_t dt = prof_wrap(p, now - p->last);
     aioprof_fw_advance(w, what == PROF_ENTER ? aioprof_fw_encode_enter(aioprof_fw_at(w), t->id, dt)
                                              : aioprof_fw_encode_exit(aioprof_fw_at(w), what, dt));
-    if (what == PROF_ENTER && w->late_room) {
-        aioprof_fw_late(w, late);
-    }
     p->last = now;
 }
 
@@ -406,14 +403,20 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
                 write_task(p, AIOPROF_OP_TASK_INFO, t);
                 t->announced = p->period;
             }
-            prof_put(p, t, what, now, late);
+            if (enter && p->fw.late_room) {
+                aioprof_fw_late(&p->fw, late);
+            }
+            prof_put(p, t, what, now);
         }
         prof_switch(p, t, what);
     }
     prof_unlock(p, s);
 }
 
-void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
+/* aioprof_enter and aioprof_enter_late: one body, made twice (unless AIOPROF_SMALL), so that a
+ * port that reports no lateness pays for it with one test. The lateness goes in first: its value is
+ * then done with before the ENTER's record needs the registers. */
+AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
@@ -425,14 +428,26 @@ void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
         record(p, t, PROF_ENTER, now, s, late);
         return;
     }
-    prof_put(p, t, PROF_ENTER, now, late);
+    if (p->fw.late_room) {
+        aioprof_fw_late(&p->fw, late);
+    }
+    prof_put(p, t, PROF_ENTER, now);
     prof_switch(p, t, PROF_ENTER);
     prof_unlock(p, s);
 }
 
+void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
+{
+    prof_enter(p, t, late);
+}
+
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 {
+#if AIOPROF_SMALL
     aioprof_enter_late(p, t, 0);
+#else
+    prof_enter(p, t, 0);
+#endif
 }
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
@@ -444,7 +459,7 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
         record(p, t, kind, now, s, 0);
         return;
     }
-    prof_put(p, t, kind, now, 0);
+    prof_put(p, t, kind, now);
     prof_switch(p, t, kind);
     prof_unlock(p, s);
 }

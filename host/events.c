@@ -1,5 +1,6 @@
 /* The events stage's core (events.h): the time line, the running stack, and a frame's records,
  * read here in one loop (the replay's hot path: docs/building.md, "Benchmarks"). */
+#include <stddef.h>
 #include <string.h>
 
 #include "aioprof_records.h"
@@ -20,7 +21,16 @@ static int events_pinned(void *user, const stats_instance_t *in)
 
 void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user)
 {
-    memset(e, 0, sizeof *e);
+    /* the lateness scratch is kept for the next stream; the frame's ENTERs and the turns are
+     * written before they are read (a megabyte not cleared at every restart) */
+    uint64_t *blame_us = e->blame_us;
+    int32_t *blamed = e->blamed;
+    size_t blame_cap = e->blame_cap;
+    memset(e, 0, offsetof(events_t, enters));
+    e->blame_us = blame_us;
+    e->blamed = blamed;
+    e->blame_cap = blame_cap;
+    memset(e->line, 0, sizeof *e - offsetof(events_t, line));
     e->stats = stats;
     stats->pinned = events_pinned;
     stats->pinned_user = e;
@@ -48,29 +58,34 @@ void events_mark(events_t *e, pipeline_mark_t mark, uint64_t count)
     }
 }
 
+/* What is known of in's task now, for an observer. */
+void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t)
+{
+    const stats_t *s = e->stats;
+    *t = (pipeline_task_t){
+        .epoch = in->epoch,
+        .id = in->id,
+        .name = in->name >= 0 ? s->names[in->name].name : NULL,
+        .label = in->label,
+        .parent = in->parent,
+    };
+    int32_t parent_row = stats_parent_row(s, in);
+    t->parent_name = parent_row >= 0 ? s->names[parent_row].name : NULL;
+    /* its description (name, label, creator: stats' hash of them) and its creator's name row (a
+     * creator may be named after its child was described) */
+    t->version = (in->described ^ (uint32_t)(parent_row + 1) * 0x9E3779B1u) | 1u;
+}
+
 /* A counted slice that ended at now_us, told to the observer with what is known of its task now. */
 static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us, unsigned kind, uint64_t now_us)
 {
-    const stats_t *s = e->stats;
-    const stats_instance_t *in = o->in;
     pipeline_slice_t sl = {
-        .task = {
-            .epoch = in->epoch,
-            .id = in->id,
-            .name = in->name >= 0 ? s->names[in->name].name : NULL,
-            .label = in->label,
-            .parent = in->parent,
-        },
         .start_us = o->start_us,
         .end_us = now_us,
         .self_us = self_us,
         .exit_kind = kind,
     };
-    int32_t parent_row = stats_parent_row(s, in);
-    sl.task.parent_name = parent_row >= 0 ? s->names[parent_row].name : NULL;
-    /* its description (name, label, creator: stats' hash of them) and its creator's name row (a
-     * creator may be named after its child was described) */
-    sl.task.version = (in->described ^ (uint32_t)(parent_row + 1) * 0x9E3779B1u) | 1u;
+    events_task_view(e, o->in, &sl.task);
     e->obs->slice(e->obs_user, &sl);
 }
 
@@ -166,6 +181,11 @@ static uint32_t stack_innermost_id(const events_t *e)
     return e->depth ? e->stack[e->depth - 1].in->id : 0u;
 }
 
+int32_t events_running_who(const events_t *e)
+{
+    return e->depth ? e->stack[e->depth - 1].in->name : e->known_bottom ? EVENTS_WHO_OUTSIDE : EVENTS_WHO_UNKNOWN;
+}
+
 /* ---- records ---- */
 
 /* Where the frame's base lies: after the device's clock (within half a wrap), or, in the upper
@@ -241,11 +261,17 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
     if (lost) {
         events_mark(e, PIPELINE_MARK_LOST, lost);
         stats_loss(e->stats);
+        if (e->late_unit) {
+            events_turn(e, e->frame_before_us, EVENTS_WHO_UNKNOWN); /* the frames lost */
+        }
         events_stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
         events_stack_resync(e, f->running);
     } else if (e->depth == 0) {
         e->known_bottom = 1;
+    }
+    if (e->late_unit) {
+        events_turn(e, e->now_us, events_running_who(e));
     }
 }
 
@@ -267,6 +293,9 @@ static void on_control(events_t *e, const aioprof_record_t *r)
     }
     case AIOPROF_REC_DROPPED:
         events_on_dropped(e, r->count);
+        break;
+    case AIOPROF_REC_LATE:
+        events_late_record(e, r);
         break;
     default:
         break;
@@ -298,6 +327,10 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     int known_bottom = e->known_bottom;
     uint32_t events = 0;
     unsigned tag = 0;
+    /* lateness reported: who runs after each event, and the frame's ENTERs (events_late.c) */
+    const int late = e->late_unit != 0;
+    uint64_t turns = e->n_turns;
+    uint32_t enters = e->n_enters;
     while (p < end) {
         tag = *p;
         if (!AIOPROF_TAG_IS_ENTER(tag) && AIOPROF_TAG_IS_CONTROL(tag)) {
@@ -338,8 +371,22 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
                 e->depth = depth;
                 in = stats_instance_miss(s, id);
                 if (in == NULL) {
+                    if (late) {
+                        e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now, .who = EVENTS_WHO_UNKNOWN};
+                        if (enters < EVENTS_FRAME_ENTERS) {
+                            e->enters[enters++] = (events_enter_t){.in = NULL, .turn = turns};
+                        }
+                        turns++;
+                    }
                     continue;
                 }
+            }
+            if (late) {
+                e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now, .who = in->name};
+                if (enters < EVENTS_FRAME_ENTERS) {
+                    e->enters[enters++] = (events_enter_t){.in = in, .key = key, .turn = turns};
+                }
+                turns++;
             }
             if (depth == EVENTS_STACK_MAX) {
                 e->depth = depth;
@@ -365,6 +412,9 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
             /* an end we cannot place: count it, and stop trusting the idle time until a header */
             s->stream.unmatched++;
             known_bottom = 0;
+            if (late) {
+                e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now, .who = EVENTS_WHO_UNKNOWN};
+            }
             continue;
         }
         events_open_t *o = &e->stack[--depth];
@@ -372,6 +422,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         if (o->known) {
             uint64_t self_us = o->acc_us + (now - o->resume_us);
             stats_figures_add(&in->f, self_us, slow_us);
+            stats_hist_add(&in->slices, self_us);
             stats_dirty(s, in);
             if (observed && e->obs->slice) {
                 observe_slice(e, o, self_us, AIOPROF_TAG_EXIT_KIND(tag), now);
@@ -386,7 +437,13 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         if (depth > 0) {
             e->stack[depth - 1].resume_us = now;
         }
+        if (late) {
+            int32_t who = depth > 0 ? e->stack[depth - 1].in->name : known_bottom ? EVENTS_WHO_OUTSIDE : EVENTS_WHO_UNKNOWN;
+            e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now, .who = who};
+        }
     }
+    e->n_turns = turns;
+    e->n_enters = enters;
     s->elapsed_us += now - e->now_us;
     s->outside_us += outside;
     e->pos = pos;
@@ -442,15 +499,18 @@ long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_i
         n += u.events;
         p = u.p;
         if (u.bad) {
+            events_late_frame(e, 0);
             return -1 - n;
         }
         if (p >= end) {
+            events_late_frame(e, 1);
             return n;
         }
         aioprof_record_t rec;
         p++;
         int rc = aioprof_reader_control(r, &p, end, u.tag & 0x0Fu, &rec);
         if (rc < 0) {
+            events_late_frame(e, 0);
             return -1 - n;
         }
         if (rc == 0) {
@@ -465,6 +525,9 @@ long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_i
 void events_gap(events_t *e)
 {
     events_mark(e, PIPELINE_MARK_LINK_DOWN, 1);
+    if (e->late_unit) {
+        events_turn(e, e->now_us, EVENTS_WHO_UNKNOWN);
+    }
     events_stack_drop(e);
     e->known_bottom = 0;
     e->have_time = 0;

@@ -29,6 +29,25 @@
 /* A silence between frames longer than this many of the device's periods is a loss (events.c). */
 #define EVENTS_SILENCE_PERIODS 4u
 
+/* Lateness (events_late.c): the time line of who ran, kept for the waiting windows, and the
+ * frame's ENTERs, which its LATE record (at its end) gives a lateness each. */
+#define EVENTS_TURNS (1u << 16)        /* turns kept: a window reaching further back is partly unknown */
+#define EVENTS_FRAME_ENTERS AIOPROF_BODY_MAX /* an ENTER takes at least one byte of a body */
+#define EVENTS_WHO_OUTSIDE (-2)        /* no task ran (the scheduler, the drain, idle) */
+#define EVENTS_WHO_UNKNOWN (-3)        /* what ran is not known (lost frames, dropped events) */
+
+/* From `at` on, `who` ran: a name row, STATS_WHO_UNNAMED, or EVENTS_WHO_*. */
+typedef struct events_turn {
+    uint64_t at;
+    int32_t who;
+} events_turn_t;
+
+typedef struct events_enter {
+    stats_instance_t *in; /* NULL: an ENTER whose task got no row */
+    uint64_t key;         /* in's key then: a row folded and placed again since is not its */
+    uint64_t turn;        /* its turn */
+} events_enter_t;
+
 typedef struct events_open {
     stats_instance_t *in; /* its instance row (rows never move) */
     uint32_t known;     /* its start was seen: its slice can be counted */
@@ -84,6 +103,19 @@ typedef struct events {
     uint64_t hello_events;  /* ENTER and EXIT records since the previous HELLO */
     uint32_t dropped_prev;  /* its dropped_total */
 
+    /* lateness (events_late.c) */
+    uint32_t late_unit;     /* ticks per unit of the device's lateness (its HELLO); 0: not reported */
+    uint64_t n_turns;       /* turns so far: turns[] holds the last EVENTS_TURNS */
+    uint32_t n_enters;      /* the frame's ENTERs so far */
+    const uint8_t *late;    /* the frame's LATE record: its values, count of them; NULL: none */
+    size_t late_len;
+    uint32_t late_count;
+    uint64_t *blame_us;     /* a window's time per culprit (name rows, then the EVENTS_WHO_*) */
+    int32_t *blamed;        /* the culprits it touched */
+    size_t blame_cap;
+    events_enter_t enters[EVENTS_FRAME_ENTERS];
+    events_turn_t turns[EVENTS_TURNS];
+
     /* device text */
     uint8_t line[EVENTS_LINE_MAX];
     size_t line_len;
@@ -118,5 +150,8 @@ void events_link_up(events_t *e);
 
 /* The stream ended: open slices are dropped as cut off, a partial text line is shown. */
 void events_finish(events_t *e);
+
+/* Frees what e allocated (it holds no more than its lateness scratch). */
+void events_free(events_t *e);
 
 #endif

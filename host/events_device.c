@@ -107,6 +107,12 @@ void events_on_hello(events_t *e, const aioprof_hello_t *h)
     e->hello_events = 0;
     e->dropped_prev = h->dropped_total;
     d->event_cost = h->event_cost;
+    /* lateness from the next ENTER on (the turns begin here: nothing before is on them) */
+    if (h->late_unit != 0 && e->late_unit == 0) {
+        events_turn(e, e->now_us, events_running_who(e));
+    }
+    e->late_unit = h->late_unit;
+    d->late_unit = h->late_unit;
 
     if (h->flags & AIOPROF_HELLO_FLAG_STOPPED) {
         e->stopped = 1; /* the last thing it sends: nothing was left in its ring */
@@ -138,5 +144,8 @@ void events_on_dropped(events_t *e, uint32_t count)
     } else {
         events_stack_drop(e);
         e->known_bottom = 0;
+    }
+    if (e->late_unit) {
+        events_turn(e, e->now_us, events_running_who(e));
     }
 }

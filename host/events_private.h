@@ -34,6 +34,19 @@ void events_stack_resync(events_t *e, uint32_t running);
 void events_on_hello(events_t *e, const aioprof_hello_t *h);
 void events_on_dropped(events_t *e, uint32_t count);
 
+/* Lateness (events_late.c): a turn of the time line (who runs from `at` on); the frame's LATE
+ * record; the frame read to its end (ok: every record parsed), its ENTERs given their lateness. */
+static inline void events_turn(events_t *e, uint64_t at, int32_t who)
+{
+    e->turns[e->n_turns++ % EVENTS_TURNS] = (events_turn_t){.at = at, .who = who};
+}
+void events_late_record(events_t *e, const aioprof_record_t *r);
+/* What is known of in's task now, for an observer (events.c). */
+void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t);
+/* Who runs now, for a turn: the innermost open slice's name, no task, or unknown. */
+int32_t events_running_who(const events_t *e);
+void events_late_frame(events_t *e, int ok);
+
 /* The stream ended: a partial text line is shown (events_text.c). */
 void events_text_finish(events_t *e);
 

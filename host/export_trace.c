@@ -350,7 +350,50 @@ static void export_on_text(void *user, uint64_t at_us, const char *line)
     x->text_lines++;
 }
 
+/* A late resume's waiting window, on its task's track just before the slice it delayed:
+ * {"name":"waiting","cat":"late","ph":"X","ts":…,"dur":…,"pid":…,"tid":…,
+ *  "args":{"blocked_by":…|null,"blocked_us":…}} (docs/trace-export.md). */
+static void export_on_late(void *user, const pipeline_late_t *l)
+{
+    export_trace_t *x = user;
+    const pipeline_task_t *t = &l->task;
+    const char *shown = t->name;
+    if (shown == NULL) {
+        snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
+        shown = x->name;
+    }
+    track_name(x, t, shown);
+    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    if (at == NULL) {
+        return;
+    }
+    char *o = at;
+    if (x->written > 0) {
+        o += JSON_LIT(o, ",\n");
+    }
+    o += JSON_LIT(o, "{\"name\":\"waiting\",\"cat\":\"late\",\"ph\":\"X\",\"ts\":");
+    o += json_u64(o, l->start_us);
+    o += JSON_LIT(o, ",\"dur\":");
+    o += json_u64(o, l->end_us - l->start_us);
+    o += JSON_LIT(o, ",\"pid\":");
+    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
+    o += JSON_LIT(o, ",\"tid\":");
+    o += json_u64(o, t->id);
+    o += JSON_LIT(o, ",\"args\":{\"blocked_by\":");
+    if (l->blocked_by != NULL) {
+        o += json_string(o, l->blocked_by);
+    } else {
+        o += JSON_LIT(o, "null");
+    }
+    o += JSON_LIT(o, ",\"blocked_us\":");
+    o += json_u64(o, l->blocked_us);
+    o += JSON_LIT(o, "}}");
+    file_out_commit(&x->out, (size_t)(o - at));
+    x->written++;
+}
+
 static const pipeline_observer_t export_observer = {
+    .late = export_on_late,
     .slice = export_on_slice,
     .mark = export_on_mark,
     .text_line = export_on_text,

@@ -96,6 +96,7 @@ void pipeline_free(pipeline_t *p)
         return;
     }
     stats_free(&p->stats);
+    events_free(&p->events);
     free(p);
 }
 

@@ -41,6 +41,17 @@ typedef struct pipeline_slice {
     unsigned exit_kind;      /* enum aioprof_exit_kind: yield, return, raise, cancel */
 } pipeline_slice_t;
 
+/* A late resume (docs/usage.md, "Lateness"): its waiting window, from when the task was due (to
+ * the device's unit) until it ran, and the name whose slices took the most of it. Told after the
+ * frame of its ENTER, so after slices that came later. */
+typedef struct pipeline_late {
+    pipeline_task_t task;
+    uint64_t start_us;       /* the window: when it was due */
+    uint64_t end_us;         /* when it ran (its ENTER) */
+    const char *blocked_by;  /* NULL: no task ran in the window */
+    uint64_t blocked_us;
+} pipeline_late_t;
+
 /* Places where the data has a hole or the device started again. */
 typedef enum pipeline_mark {
     PIPELINE_MARK_RESET,     /* the device restarted (count 1): a new epoch begins */
@@ -60,6 +71,7 @@ typedef struct pipeline_observer {
     void (*text_line)(void *user, uint64_t at_us, const char *line);
     /* Every ENTER and EXIT record, counted or not (the events-per-second counter). */
     void (*event)(void *user, uint64_t at_us);
+    void (*late)(void *user, const pipeline_late_t *late);
 } pipeline_observer_t;
 
 typedef struct pipeline_config {

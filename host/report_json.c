@@ -13,6 +13,8 @@ static int add_num(cJSON *obj, const char *key, double v)
     return cJSON_AddNumberToObject(obj, key, v) != NULL;
 }
 
+static int add_pcts(cJSON *o, const stats_row_t *r);
+
 static int add_figures(cJSON *o, const stats_row_t *r, uint64_t elapsed_us)
 {
     const stats_figures_t *f = &r->f;
@@ -21,7 +23,40 @@ static int add_figures(cJSON *o, const stats_row_t *r, uint64_t elapsed_us)
         add_num(o, "mean_us", f->count ? (double)f->total_us / (double)f->count : 0.0) &&
         add_num(o, "share", elapsed_us ? (double)f->total_us / (double)elapsed_us : 0.0) &&
         add_num(o, "slow", (double)f->slow) && add_num(o, "errors", (double)f->errors) &&
-        cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound) != NULL;
+        cJSON_AddBoolToObject(o, "lower_bound", r->lower_bound) != NULL && add_pcts(o, r);
+}
+
+/* "late": how late the row's resumes were and who took the waiting (docs/json.md); null when the
+ * device does not report lateness. */
+static int add_late(cJSON *o, const stats_t *s, const stats_row_t *r)
+{
+    const stats_late_t *l = r->late;
+    if (l == NULL) {
+        return cJSON_AddNullToObject(o, "late") != NULL;
+    }
+    cJSON *x = cJSON_AddObjectToObject(o, "late");
+    uint64_t blocked_us = 0;
+    int32_t who = stats_late_culprit(s, l, &blocked_us);
+    double total = (double)l->total_us;
+    return x && add_num(x, "resumes", (double)l->resumes) && add_num(x, "count", (double)l->count) &&
+        add_num(x, "total_us", total) && add_num(x, "max_us", (double)l->max_us) &&
+        add_num(x, "mean_us", l->resumes ? total / (double)l->resumes : 0.0) &&
+        (who == STATS_LATE_NONE ? cJSON_AddNullToObject(x, "blocked_by") != NULL
+                                : cJSON_AddStringToObject(x, "blocked_by", stats_late_who_name(s, who)) != NULL) &&
+        add_num(x, "blocked_us", (double)blocked_us) &&
+        add_num(x, "blocked_share", total > 0 ? (double)blocked_us / total : 0.0) &&
+        add_num(x, "outside_us", (double)l->outside_us) &&
+        add_num(x, "outside_share", total > 0 ? (double)l->outside_us / total : 0.0) &&
+        add_num(x, "unknown_us", (double)(l->unknown_us + l->other_us)) &&
+        add_num(x, "p50_us", (double)r->late_pct[0]) && add_num(x, "p95_us", (double)r->late_pct[1]) &&
+        add_num(x, "p99_us", (double)r->late_pct[2]);
+}
+
+/* p50, p95, p99 of the row's slice lengths. */
+static int add_pcts(cJSON *o, const stats_row_t *r)
+{
+    return add_num(o, "p50_us", (double)r->slice_pct[0]) && add_num(o, "p95_us", (double)r->slice_pct[1]) &&
+        add_num(o, "p99_us", (double)r->slice_pct[2]);
 }
 
 /* A figure that is negative when not known: null then. */
@@ -39,7 +74,7 @@ cJSON *report_json_device(const stats_t *s)
     cJSON *o = cJSON_CreateObject();
     if (!o || !cJSON_AddStringToObject(o, "platform", d->platform) || !add_num(o, "version", d->version) ||
         !add_num(o, "tick_hz", d->tick_hz) || !add_num(o, "tick_bits", d->tick_bits) ||
-        !add_num(o, "period_ticks", d->period_ticks) ||
+        !add_num(o, "period_ticks", d->period_ticks) || !add_num(o, "late_unit", d->late_unit) ||
         !add_num(o, "ring_bytes", d->ring_bytes) || !add_num(o, "boot_ticks", d->boot_ticks) ||
         !add_num(o, "drain_us", d->drain_us) || !add_num(o, "dropped_total", d->dropped_total) ||
         !add_or_null(o, "event_cost_ns", stats_event_cost_ns(s)) || !add_or_null(o, "overhead", stats_overhead(s)) ||
@@ -78,7 +113,7 @@ static int json_task(cJSON *o, const stats_t *s, const stats_row_t *r)
     return cJSON_AddStringToObject(o, "name", r->name) &&
            cJSON_AddStringToObject(o, "kind", r->inst ? "instance" : kinds[r->kind]) &&
            add_num(o, "instances", (double)r->instances) && add_figures(o, r, s->elapsed_us) &&
-           (!r->inst || add_num(o, "id", r->inst->id));
+           add_late(o, s, r) && (!r->inst || add_num(o, "id", r->inst->id));
 }
 
 /* One row of "instances". */
@@ -90,7 +125,8 @@ static int json_instance(cJSON *o, const stats_t *s, const stats_row_t *r)
            cJSON_AddStringToObject(o, "label", in->label) && add_num(o, "parent", in->parent) &&
            (r->parent_name ? cJSON_AddStringToObject(o, "parent_name", r->parent_name)
                            : cJSON_AddNullToObject(o, "parent_name")) &&
-           cJSON_AddStringToObject(o, "end", stats_end_name(s, in)) && add_figures(o, r, s->elapsed_us);
+           cJSON_AddStringToObject(o, "end", stats_end_name(s, in)) && add_figures(o, r, s->elapsed_us) &&
+           add_late(o, s, r);
 }
 
 /* The rows by name (by_instance 0) or by instance, sorted, as an array of objects. */

@@ -200,22 +200,28 @@ static int table_print(FILE *out, table_t *t, const glyphs_t *g)
     return 0;
 }
 
-static void fill_row(table_t *t, size_t r, const stats_t *s, const stats_row_t *row, int by_instance, const glyphs_t *g)
+/* The row's first cell: its name, and for an instance its id and label. */
+static void fill_name(table_t *t, size_t r, const stats_row_t *row, int by_instance)
 {
-    const char *lb = row->lower_bound ? g->ge : "";
-    size_t c = 0;
     if (by_instance && row->inst && row->inst->name >= 0 && row->inst->id != 0) {
         const stats_instance_t *in = row->inst;
         if (in->label[0]) {
-            snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32 " [%s]", row->name, in->id, in->label);
+            snprintf(cell(t, r, 0), CELL_MAX, "%s #%" PRIu32 " [%s]", row->name, in->id, in->label);
         } else {
-            snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32, row->name, in->id);
+            snprintf(cell(t, r, 0), CELL_MAX, "%s #%" PRIu32, row->name, in->id);
         }
     } else if (by_instance && row->inst && row->inst->label[0]) {
-        snprintf(cell(t, r, c++), CELL_MAX, "%s [%s]", row->name, row->inst->label);
+        snprintf(cell(t, r, 0), CELL_MAX, "%s [%s]", row->name, row->inst->label);
     } else {
-        snprintf(cell(t, r, c++), CELL_MAX, "%s", row->name);
+        snprintf(cell(t, r, 0), CELL_MAX, "%s", row->name);
     }
+}
+
+static void fill_row(table_t *t, size_t r, const stats_t *s, const stats_row_t *row, int by_instance, const glyphs_t *g)
+{
+    const char *lb = row->lower_bound ? g->ge : "";
+    size_t c = 1;
+    fill_name(t, r, row, by_instance);
     if (!by_instance) {
         snprintf(cell(t, r, c++), CELL_MAX, "%" PRIu64, row->instances);
     }
@@ -235,6 +241,129 @@ static void fill_row(table_t *t, size_t r, const stats_t *s, const stats_row_t *
             snprintf(cell(t, r, c++), CELL_MAX, "%s #%" PRIu32, row->parent_name ? row->parent_name : "task", in->parent);
         }
     }
+}
+
+/* A share of a row's waiting time, in percent. */
+static void fmt_part(char *out, size_t size, uint64_t us, uint64_t total)
+{
+    snprintf(out, size, "%.1f", total ? 100.0 * (double)us / (double)total : 0.0);
+}
+
+/* The lateness table (docs/usage.md, "Lateness"): per row with resumes whose lateness is known,
+ * how many came late, how late at most and on average, and whose slices took the waiting. */
+static int print_late(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
+    const glyphs_t *g)
+{
+    static const char *head[] = {"name", "resumes", "late", "late max ms", "late mean ms", "blocked by", "%",
+        "outside %"};
+    if (s->device.late_unit == 0) {
+        fprintf(out, "lateness: %s\n", s->device.have_hello ? "not reported by this device (its HELLO has no "
+            "late_unit): unknown, not zero" : "unknown (no HELLO seen)");
+        return 0;
+    }
+    table_t t;
+    memset(&t, 0, sizeof t);
+    t.ncols = 8;
+    t.rule_before = SIZE_MAX;
+    for (size_t c = 0; c < t.ncols; c++) {
+        t.head[c] = c == 0 && by_instance ? "task" : head[c];
+        t.left[c] = c == 0 || c == 5;
+    }
+    int rc = -1;
+    t.at = calloc((n + 1) * COLS_MAX, sizeof *t.at);
+    if (!t.at) {
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const stats_late_t *l = rows[i].late;
+        if (l == NULL || l->resumes == 0) {
+            continue;
+        }
+        uint64_t blocked = 0;
+        int32_t who = stats_late_culprit(s, l, &blocked);
+        fill_name(&t, k, &rows[i], by_instance);
+        snprintf(cell(&t, k, 1), CELL_MAX, "%" PRIu64, l->resumes);
+        snprintf(cell(&t, k, 2), CELL_MAX, "%" PRIu64, l->count);
+        fmt_ms(cell(&t, k, 3), CELL_MAX, "", l->max_us);
+        fmt_ms(cell(&t, k, 4), CELL_MAX, "", (l->total_us + l->resumes / 2) / l->resumes);
+        snprintf(cell(&t, k, 5), CELL_MAX, "%s", who == STATS_LATE_NONE ? "-" : stats_late_who_name(s, who));
+        if (who == STATS_LATE_NONE) {
+            snprintf(cell(&t, k, 6), CELL_MAX, "-");
+        } else {
+            fmt_part(cell(&t, k, 6), CELL_MAX, blocked, l->total_us);
+        }
+        if (l->total_us == 0) {
+            snprintf(cell(&t, k, 7), CELL_MAX, "-");
+        } else {
+            fmt_part(cell(&t, k, 7), CELL_MAX, l->outside_us, l->total_us);
+        }
+        k++;
+    }
+    t.nrows = k;
+    cell_close(&t);
+    if (t.failed) {
+        goto out;
+    }
+    fprintf(out, "lateness (how long after it was due each task ran, to the device's %" PRIu32 "-tick unit; "
+        "blocked by: whose slices took most of that wait):\n", s->device.late_unit);
+    rc = k ? table_print(out, &t, g) : 0;
+out:
+    free(t.at);
+    free(t.text);
+    return rc;
+}
+
+/* The percentiles table (docs/usage.md, "Percentiles"): p50, p95, p99 of each row's slice lengths
+ * and of its resumes' lateness ("-" when the device does not report it). */
+static int print_pcts(FILE *out, const stats_row_t *rows, size_t n, int by_instance, const glyphs_t *g)
+{
+    static const char *head[] = {"name", "slice p50 ms", "p95 ms", "p99 ms", "late p50 ms", "p95 ms", "p99 ms"};
+    table_t t;
+    memset(&t, 0, sizeof t);
+    t.ncols = 7;
+    t.rule_before = SIZE_MAX;
+    for (size_t c = 0; c < t.ncols; c++) {
+        t.head[c] = c == 0 && by_instance ? "task" : head[c];
+        t.left[c] = c == 0;
+    }
+    int rc = -1;
+    t.at = calloc((n + 1) * COLS_MAX, sizeof *t.at);
+    if (!t.at) {
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const stats_row_t *r = &rows[i];
+        if (r->f.count == 0 && !(r->late && r->late->resumes)) {
+            continue;
+        }
+        fill_name(&t, k, r, by_instance);
+        for (unsigned p = 0; p < STATS_PCTS; p++) {
+            if (r->f.count) {
+                fmt_ms(cell(&t, k, 1 + p), CELL_MAX, "", r->slice_pct[p]);
+            } else {
+                snprintf(cell(&t, k, 1 + p), CELL_MAX, "-");
+            }
+            if (r->late && r->late->resumes) {
+                fmt_ms(cell(&t, k, 4 + p), CELL_MAX, "", r->late_pct[p]);
+            } else {
+                snprintf(cell(&t, k, 4 + p), CELL_MAX, "-");
+            }
+        }
+        k++;
+    }
+    t.nrows = k;
+    cell_close(&t);
+    if (t.failed) {
+        goto out;
+    }
+    fprintf(out, "percentiles (log buckets: within 6.25 %% of the value, and within the row's min and max):\n");
+    rc = k ? table_print(out, &t, g) : 0;
+out:
+    free(t.at);
+    free(t.text);
+    return rc;
 }
 
 static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
@@ -327,7 +456,8 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
     }
 
     print_header(out, s, o);
-    if (table_print(out, &t, g) < 0) {
+    if (table_print(out, &t, g) < 0 || print_late(out, s, rows, n, by_instance, g) < 0 ||
+        print_pcts(out, rows, n, by_instance, g) < 0) {
         goto out;
     }
     print_footer(out, s, g, any_lower);

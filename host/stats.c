@@ -109,6 +109,12 @@ void stats_clear(stats_t *s)
     /* the rows used go back to zero, as calloc gave them; the others never left it */
     for (size_t i = 0; i < s->inst_used; i++) {
         label_drop(&s->inst[i]);
+        stats_late_drop(&s->inst[i].late);
+        stats_hist_drop(&s->inst[i].slices);
+    }
+    for (size_t i = 0; i < s->n_names; i++) {
+        stats_late_drop(&s->names[i].late);
+        stats_hist_drop(&s->names[i].slices);
     }
     memset(s->names, 0, s->n_names * sizeof *s->names);
     memset(s->inst, 0, s->inst_used * sizeof *s->inst);
@@ -138,6 +144,12 @@ void stats_free(stats_t *s)
 {
     for (size_t i = 0; s->inst != NULL && i < s->inst_used; i++) {
         label_drop(&s->inst[i]);
+        stats_late_drop(&s->inst[i].late);
+        stats_hist_drop(&s->inst[i].slices);
+    }
+    for (size_t i = 0; s->names != NULL && i < s->n_names; i++) {
+        stats_late_drop(&s->names[i].late);
+        stats_hist_drop(&s->names[i].slices);
     }
     free(s->names);
     free(s->name_table);
@@ -243,14 +255,19 @@ static void instance_fold(stats_t *s, int32_t idx)
     int lower = stats_instance_lower_bound(s, in);
     if (in->name >= 0) {
         s->names[in->name].lower_bound |= (uint8_t)lower;
+        stats_hist_merge(&s->names[in->name].slices, &in->slices);
     } else {
         stats_name_t *u = &s->names[stats_special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
         figures_merge(&u->f, &in->f);
+        stats_late_merge(&u->late, &in->late);
+        stats_hist_merge(&u->slices, &in->slices);
         u->instances++;
         u->lower_bound |= (uint8_t)lower;
     }
     table_remove(s, in->key);
     label_drop(in);
+    stats_late_drop(&in->late);
+    stats_hist_drop(&in->slices);
     in->in_use = 0;
     in->key = STATS_KEY_NONE;
     s->folded_instances++;
@@ -438,13 +455,18 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         s->names[row].instances++;
         in->name = row;
         stats_dirty(s, in);
+        /* and its lateness so far (the name row takes lateness at once, not in batches) */
+        stats_late_merge(&s->names[row].late, &in->late);
     } else if (in->name != row) {
         /* renamed (not done by the device): the old row keeps what it counted, the new one counts
          * from here on, and so do the instance's own figures */
         stats_instance_sync(s, in);
+        stats_hist_merge(&s->names[in->name].slices, &in->slices);
+        stats_hist_drop(&in->slices);
         s->names[row].instances++;
         in->name = row;
         in->f = in->synced = figures_empty;
+        stats_late_drop(&in->late);
     }
     char shown[STATS_TEXT_MAX];
     escape_bytes(shown, sizeof shown, label, label_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : label_len, 0);
@@ -517,6 +539,8 @@ void stats_reset(stats_t *s)
         s->names[i].f = figures_empty;
         s->names[i].instances = 0;
         s->names[i].lower_bound = 0;
+        stats_late_drop(&s->names[i].late);
+        stats_hist_drop(&s->names[i].slices);
     }
     s->fin_head = s->fin_len = 0;
     for (size_t i = 0; i < s->inst_used; i++) {
@@ -525,6 +549,8 @@ void stats_reset(stats_t *s)
             continue;
         }
         int current = (in->epoch == s->epoch && in->end == STATS_END_LIVE) || (int32_t)i == s->past_cap;
+        stats_late_drop(&in->late);
+        stats_hist_drop(&in->slices);
         if (!current && !pinned(s, in)) {
             table_remove(s, in->key);
             label_drop(in);

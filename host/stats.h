@@ -42,6 +42,83 @@ typedef struct stats_figures {
     uint64_t errors;   /* instances that ended by an exception or a cancellation */
 } stats_figures_t;
 
+/* A distribution of microseconds (slice lengths, lateness) in log buckets, for percentiles
+ * (stats_hist.c; docs/usage.md, "Percentiles"): values under 8 us exactly, above in 8 buckets per
+ * power of two (a bucket's middle is within 1/16, 6.25 %, of any value in it), up to 2^32 us
+ * (71 minutes; longer ones count in the last bucket). Only the buckets from the lowest to the
+ * highest value seen are allocated: 4 bytes each, 8 per power of two the values span. */
+#define STATS_HIST_BUCKETS 240u
+
+typedef struct stats_hist {
+    uint32_t *counts;    /* buckets [lo, lo + len) */
+    uint16_t lo, len;
+} stats_hist_t;
+
+/* The bucket of v microseconds. */
+static inline unsigned stats_hist_bucket(uint64_t v)
+{
+    if (v < 8u) {
+        return (unsigned)v;
+    }
+    if (v >= (1ull << 32)) {
+        return STATS_HIST_BUCKETS - 1u;
+    }
+    unsigned e = 63u - (unsigned)__builtin_clzll(v); /* 3..31 */
+    return 8u + (e - 3u) * 8u + (unsigned)((v >> (e - 3u)) & 7u);
+}
+
+/* Out of line: a bucket outside the range allocated (the range grows; out of memory: not counted). */
+void stats_hist_grow_add(stats_hist_t *h, unsigned bucket);
+
+static inline void stats_hist_add(stats_hist_t *h, uint64_t v)
+{
+    unsigned b = stats_hist_bucket(v);
+    unsigned at = b - h->lo;
+    if (at < h->len) {
+        h->counts[at]++;
+    } else {
+        stats_hist_grow_add(h, b);
+    }
+}
+
+/* The percentiles the views show: p50, p95, p99. */
+#define STATS_PCTS 3u
+extern const double stats_pcts[STATS_PCTS];
+
+/* The q quantile (0 < q <= 1, nearest rank) of the n values in h: its bucket's middle, held within
+ * [min, max] (the row's own extremes, so that a constant slice length shows as itself). */
+uint64_t stats_hist_quantile(const stats_hist_t *h, double q, uint64_t min, uint64_t max);
+uint64_t stats_hist_total(const stats_hist_t *h);
+/* dst takes in src's counts. */
+void stats_hist_merge(stats_hist_t *dst, const stats_hist_t *src);
+void stats_hist_drop(stats_hist_t *h);
+
+/* Lateness (docs/usage.md, "Lateness"): of the resumes whose lateness the device reported, those
+ * that came after the task was due, how late, and who ran meanwhile. A late resume's waiting window
+ * is blamed, part by part, on the name of the task that ran then (blocked by), on no task (the
+ * scheduler, the drain: outside), or on nothing known (before the host's time line, lost frames). */
+#define STATS_BLAME_MAX 32u /* culprit names kept per row; the time of more goes to other_us */
+
+typedef struct stats_blame {
+    int32_t who;         /* a name row, or STATS_WHO_UNNAMED */
+    uint64_t us;
+} stats_blame_t;
+
+#define STATS_WHO_UNNAMED (-1) /* a task whose name had not come yet */
+
+typedef struct stats_late {
+    uint64_t resumes;    /* resumes whose lateness was reported (on time or late) */
+    uint64_t count;      /* of which late */
+    uint64_t total_us;
+    uint64_t max_us;
+    uint64_t outside_us; /* waiting while no task ran */
+    uint64_t unknown_us; /* waiting the host did not see */
+    uint64_t other_us;   /* waiting blamed on names past STATS_BLAME_MAX */
+    stats_blame_t *blame;
+    uint32_t n_blame, cap_blame;
+    stats_hist_t hist;   /* every resume's lateness (on time: 0), for its percentiles */
+} stats_late_t;
+
 typedef enum stats_row_kind {
     STATS_ROW_NAME,     /* a task name the device sent */
     STATS_ROW_OTHER,    /* "(other names)": names beyond STATS_NAME_CAP; "(tasks past the cap)" */
@@ -55,6 +132,9 @@ typedef struct stats_name {
     uint32_t hash;
     uint8_t kind;        /* stats_row_kind_t */
     uint8_t lower_bound; /* a folded instance of this name may have lost slices */
+    stats_late_t late;   /* its instances' (kept up to date at once, not in batches) */
+    stats_hist_t slices; /* the slice lengths of its instances folded away (or renamed); the
+                            live ones' are theirs: stats_rows adds them up */
     char name[STATS_TEXT_MAX]; /* escaped */
 } stats_name_t;
 
@@ -83,6 +163,8 @@ typedef struct stats_instance {
     uint32_t order;         /* placement serial, for the eviction order */
     const char *label;      /* escaped, never NULL: "" for none (the rows own what they point to) */
     stats_figures_t synced; /* what of f its name row holds (count, total_us, slow and errors) */
+    stats_late_t late;      /* its name row holds it too once the instance has a name */
+    stats_hist_t slices;    /* its slice lengths (its name row takes them when it is folded) */
 } stats_instance_t;
 
 /* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
@@ -103,6 +185,7 @@ typedef struct stats_device {
     uint64_t drain_sum_us;  /* drain time between HELLOs of one boot and one link session */
     uint64_t drain_span_us; /* the device time those HELLOs spanned */
     uint32_t event_cost;    /* what an event costs the device, in 1/1024 tick (its last HELLO's); 0: not known */
+    uint32_t late_unit;     /* the unit of its lateness, in ticks (its last HELLO's); 0: it does not report it */
     double event_sum_us;    /* the events between those HELLOs (received and dropped), at that cost */
 } stats_device_t;
 
@@ -219,6 +302,7 @@ static inline void stats_dirty(stats_t *s, stats_instance_t *in)
 static inline void stats_slice(stats_t *s, stats_instance_t *in, uint64_t us)
 {
     stats_figures_add(&in->f, us, s->slow_us);
+    stats_hist_add(&in->slices, us);
     stats_dirty(s, in);
 }
 
@@ -238,6 +322,37 @@ void stats_new_epoch(stats_t *s);
  * seen without its creation being seen. */
 int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in);
 
+/* ---- lateness (stats_late.c) ---- */
+
+/* A resume of in whose lateness the device reported: late_us (0: on time). In its name row too. */
+void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us);
+
+/* us of in's waiting blamed on who (a name row or STATS_WHO_UNNAMED); in its name row too. */
+void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us);
+
+/* us of in's waiting while no task ran (outside = 1), or that the host did not see (outside = 0). */
+void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us);
+
+/* The culprit: the name that took the most of the waiting (among equals, the first in byte order
+ * of their names), its time in *us; STATS_LATE_NONE when nothing was blamed on a task. */
+#define STATS_LATE_NONE (-2)
+int32_t stats_late_culprit(const stats_t *s, const stats_late_t *l, uint64_t *us);
+
+/* Is a row's lateness known: the device reports lateness, or did for some of its resumes? */
+static inline int stats_late_known(const stats_t *s, const stats_late_t *l)
+{
+    return s->device.late_unit != 0 || l->resumes != 0;
+}
+
+/* The name to show for a culprit. */
+const char *stats_late_who_name(const stats_t *s, int32_t who);
+
+/* What src holds, added to dst (a name row taking in an instance that got its name). */
+void stats_late_merge(stats_late_t *dst, const stats_late_t *src);
+
+/* Frees what l holds and empties it. */
+void stats_late_drop(stats_late_t *l);
+
 /* ---- views ---- */
 
 typedef enum stats_sort { STATS_SORT_TOTAL, STATS_SORT_COUNT, STATS_SORT_MAX, STATS_SORT_MEAN, STATS_SORT_NAME } stats_sort_t;
@@ -250,6 +365,11 @@ typedef struct stats_row {
     stats_row_kind_t kind;
     const stats_instance_t *inst;  /* per-instance rows, and unnamed instances in per-name rows */
     const char *parent_name;       /* per-instance rows: the creator's name, or NULL */
+    const stats_late_t *late;      /* lateness: NULL when not known (the device does not report it) */
+    /* p50, p95, p99 (stats_pcts) of its slice lengths and, when late is not NULL, of its
+     * resumes' lateness, in microseconds (docs/usage.md, "Percentiles"); 0 when it has none */
+    uint64_t slice_pct[STATS_PCTS];
+    uint64_t late_pct[STATS_PCTS];
 } stats_row_t;
 
 /* The rows of the table (per name: name rows, plus a row per unnamed instance; per instance: a row

@@ -71,6 +71,15 @@ static int row_compare(const void *a, const void *b)
 
 #define ROW_OWN_NAME 24 /* "task #4294967295" */
 
+/* The row's percentiles: of its slice lengths (h) and its lateness. */
+static void row_pcts(stats_row_t *r, const stats_hist_t *h)
+{
+    for (unsigned i = 0; i < STATS_PCTS; i++) {
+        r->slice_pct[i] = r->f.count ? stats_hist_quantile(h, stats_pcts[i], r->f.min_us, r->f.max_us) : 0;
+        r->late_pct[i] = r->late ? stats_hist_quantile(&r->late->hist, stats_pcts[i], 0, r->late->max_us) : 0;
+    }
+}
+
 static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_row_t *r, char *own)
 {
     memset(r, 0, sizeof *r);
@@ -86,6 +95,8 @@ static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_
         r->name = own;
     }
     r->parent_name = stats_parent_name(s, in);
+    r->late = stats_late_known(s, &in->late) ? &in->late : NULL;
+    row_pcts(r, &in->slices);
 }
 
 stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, size_t *n)
@@ -102,9 +113,12 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
      * and what its instances have that it has not taken in yet (stats_sync) */
     uint8_t *lower = calloc(s->n_names + 1, 1);
     stats_figures_t *sum = malloc((s->n_names + 1) * sizeof *sum);
-    if (!lower || !sum) {
+    /* a name row's slice lengths: those of its instances folded away, and its live ones' */
+    stats_hist_t *hist = by_instance ? NULL : calloc(s->n_names + 1, sizeof *hist);
+    if (!lower || !sum || (!by_instance && !hist)) {
         free(lower);
         free(sum);
+        free(hist);
         free(rows);
         return NULL;
     }
@@ -129,6 +143,9 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
             f->max_us = in->f.max_us > f->max_us ? in->f.max_us : f->max_us;
             f->min_us = in->f.min_us < f->min_us ? in->f.min_us : f->min_us;
         }
+        if (!by_instance && in->name >= 0) {
+            stats_hist_merge(&hist[in->name], &in->slices);
+        }
         if (by_instance || in->name < 0) {
             if (!by_instance && in->f.count == 0 && in->f.errors == 0) {
                 continue;
@@ -150,8 +167,15 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
             r->instances = nm->instances;
             r->kind = (stats_row_kind_t)nm->kind;
             r->lower_bound = nm->lower_bound || lower[i];
+            r->late = stats_late_known(s, &nm->late) ? &nm->late : NULL;
+            stats_hist_merge(&hist[i], &nm->slices);
+            row_pcts(r, &hist[i]);
         }
     }
+    for (size_t i = 0; hist && i < s->n_names; i++) {
+        stats_hist_drop(&hist[i]);
+    }
+    free(hist);
     free(lower);
     free(sum);
     sort_key = sort;

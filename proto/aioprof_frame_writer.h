@@ -156,22 +156,21 @@ AIOPROF_INLINE uint32_t aioprof_fw_encode_exit(uint8_t *rec, unsigned kind, uint
         dt);
 }
 
-/* The lateness of the ENTER just written (w->late_room set), into the open frame's list: a varint
- * below the list so far (the budget has room for it: an ENTER's check counts late_room). */
+/* A lateness of two bytes or more (aioprof_fw_late's rare case). */
+void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late);
+
+/* The lateness of an ENTER (w->late_room set), into the open frame's list: a varint below the list
+ * so far (the budget has room for it: an ENTER's check counts late_room). Before or after the
+ * ENTER's record, in the order of the ENTERs. */
 AIOPROF_INLINE void aioprof_fw_late(aioprof_fw_t *w, uint32_t late)
 {
-    uint8_t *top = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
-    uint32_t n = 1;
-    if (late < 0x80u) {
-        top[-1] = (uint8_t)late;
-    } else {
-        for (uint32_t v = late >> 7; v != 0; v >>= 7) {
-            n++;
-        }
-        aioprof_fw_encode_varint(top - n, 0, late);
+    if (late >= 0x80u) {
+        aioprof_fw_late_long(w, late);
+        return;
     }
-    w->budget = (uint16_t)(w->budget - n);
-    w->late_len = (uint8_t)(w->late_len + n);
+    w->buf[w->head + w->budget + AIOPROF_LATE_HEAD_MAX - 1u] = (uint8_t)late;
+    w->budget = (uint16_t)(w->budget - 1u);
+    w->late_len = (uint8_t)(w->late_len + 1u);
 }
 
 /* Opens a frame for a first record of up to n bytes: skipped bytes, leading 00, code byte, header.

@@ -37,6 +37,7 @@ enum {
     OPT_SLOW,
     OPT_PLATFORM,
     OPT_CLOCK_BACK,
+    OPT_LATE_UNIT,
     OPT_TASKS,
     OPT_REPL,
     OPT_REPL_NO_PASTE,
@@ -63,6 +64,7 @@ static const struct option long_options[] = {
     {"slow", required_argument, NULL, OPT_SLOW},
     {"platform", required_argument, NULL, OPT_PLATFORM},
     {"clock-back", required_argument, NULL, OPT_CLOCK_BACK},
+    {"late-unit", required_argument, NULL, OPT_LATE_UNIT},
     {"repl", no_argument, NULL, OPT_REPL},
     {"repl-no-paste", no_argument, NULL, OPT_REPL_NO_PASTE},
     {"quiet", no_argument, NULL, 'q'},
@@ -114,6 +116,9 @@ static void print_help(void)
            "      --clock-back N     every Nth slice ends with the clock read 1 ms early, as the\n"
            "                         clock of MicroPython's qemu port does now and then: it steps\n"
            "                         back (the truth counts the steps and applies the host's rule)\n"
+           "      --late-unit TICKS  how late each resumed task was, in units of TICKS (default\n"
+           "                         1000: milliseconds, as MicroPython's asyncio keeps due\n"
+           "                         times; 1: microseconds; 0: not reported, an older device)\n"
            "      --ring BYTES       the hook's ring size (default %u, at least 128)\n"
            "      --text N           print() a line of device text every N slices\n"
            "      --hostile-text     every other line carries escape sequences, bells, bad UTF-8\n"
@@ -198,6 +203,7 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
     o->seed = 1;
     o->tick_bits = 30;
     o->ring_bytes = DEFAULT_RING_BYTES;
+    o->late_unit = SIM_LATE_UNIT_DEFAULT;
     o->slow_us = 20000u;
 
     opterr = 0;
@@ -294,6 +300,11 @@ int sim_options_parse(sim_options_t *o, int argc, char **argv)
             break;
         case OPT_PLATFORM:
             o->platform = optarg;
+            break;
+        case OPT_LATE_UNIT:
+            if (sim_options_u64(optarg, 0, 1000000u, &v) != 0)
+                return fail("--late-unit wants a number of ticks from 0 to 1000000, not '%s'", optarg);
+            o->late_unit = (uint32_t)v;
             break;
         case OPT_CLOCK_BACK:
             if (sim_options_u64(optarg, 1, 1000000000u, &v) != 0)

@@ -7,6 +7,9 @@
 
 #include "sim_clock.h"
 
+/* Lateness in milliseconds, as MicroPython's asyncio knows it (its due times are ticks_ms values). */
+#define SIM_LATE_UNIT_DEFAULT 1000u
+
 typedef struct sim_options {
     const char *workload;
     unsigned tasks;        /* the busy workload's number of tasks; 0: its default */
@@ -22,6 +25,7 @@ typedef struct sim_options {
     const char *platform;  /* the HELLO's platform string; NULL: "aioprof-sim WORKLOAD" */
     unsigned clock_back;   /* every this many slices, the end is stamped SIM_CLOCK_BACK_US early; 0: never */
     uint32_t ring_bytes;
+    uint32_t late_unit;    /* the port's late_unit (aioprof.h); 0: lateness not reported */
     unsigned text_every;   /* a print() line every this many slices; 0: none */
     int hostile_text;
     const char *truth_path;

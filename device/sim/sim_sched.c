@@ -45,11 +45,15 @@ int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
     sim_clock_init(&s->clock, opt->clock, opt->start_tick);
     sim_rng_seed(&s->rng, opt->seed);
     sim_rng_seed(&s->text_rng, opt->seed ^ 0x7465787474657874ull);
-    sim_truth_init(&s->truth, opt->slow_us);
+    if (sim_truth_init(&s->truth, opt->slow_us, opt->late_unit) != 0) {
+        fprintf(stderr, "aioprof-sim: out of memory for the truth's time line.\n");
+        return -1;
+    }
 
     s->ring = malloc(opt->ring_bytes);
     if (s->ring == NULL) {
         fprintf(stderr, "aioprof-sim: out of memory for a %u-byte ring.\n", (unsigned)opt->ring_bytes);
+        sim_truth_free(&s->truth);
         return -1;
     }
     if (opt->platform != NULL)
@@ -62,6 +66,7 @@ int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
     s->port.tick_hz = 1000000u;
     s->port.tick_bits = (uint8_t)opt->tick_bits;
     s->port.platform = platform;
+    s->port.late_unit = opt->late_unit;
     if (aioprof_init(&s->prof, &s->port, s->ring, opt->ring_bytes) != 0) {
         fprintf(stderr, "aioprof-sim: the device library refused the port settings.\n");
         goto error_ring;
@@ -79,6 +84,7 @@ error_tasks:
 error_ring:
     free(s->ring);
     s->ring = NULL;
+    sim_truth_free(&s->truth);
     return -1;
 }
 
@@ -223,9 +229,15 @@ static uint64_t hook_reading(sim_t *s, uint64_t now)
     return s->seen;
 }
 
-static void hook_enter(sim_t *s, sim_task_t *t)
+/* due: when t became runnable (run.wake: its sleep's deadline, or when it was created, woken or
+ * cancelled), for a task the scheduler took from its queue; a task resumed inside another's slice
+ * (sim_nest) is on time. Its lateness goes in whole units of the port's late_unit, rounded down,
+ * as a port that counts in microseconds and reports milliseconds would send it. */
+static void hook_enter(sim_t *s, sim_task_t *t, int queued)
 {
     uint64_t now = hook_reading(s, sim_clock_sample(&s->clock));
+    uint64_t unit = s->opt->late_unit;
+    uint64_t late = queued && unit && now > t->run.wake ? (now - t->run.wake) / unit : 0;
     if (s->running != NULL)
         s->running->slice_excl += now - s->running->slice_start;
     t->slice_start = now;
@@ -234,7 +246,10 @@ static void hook_enter(sim_t *s, sim_task_t *t)
     t->active = 1;
     s->running = t;
     s->events++;
-    aioprof_enter(&s->prof, &t->prof);
+    if (sim_truth_resume(&s->truth, t->truth, now, late) != 0)
+        s->oom = 1;
+    sim_truth_turn(&s->truth, now, (long)t->truth);
+    aioprof_enter_late(&s->prof, &t->prof, (uint32_t)late);
 }
 
 /* --clock-back: is this slice's end read early? Every Nth slice, unless a task was created or
@@ -254,6 +269,7 @@ static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
     s->clock_off = exit_reads_early(s, sample);
     uint64_t now = hook_reading(s, sample);
     sim_truth_slice(&s->truth, t->truth, t->slice_excl + (now - t->slice_start));
+    sim_truth_turn(&s->truth, now, t->outer != NULL ? (long)t->outer->truth : -1);
     s->running = t->outer;
     if (s->running != NULL)
         s->running->slice_start = now;
@@ -264,12 +280,12 @@ static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
     s->clock_off = 0;
 }
 
-static void run_slice(sim_t *s, sim_task_t *t)
+static void run_slice(sim_t *s, sim_task_t *t, int queued)
 {
     sim_next_t next = SIM_NEXT_SLEEP;
     unsigned kind;
 
-    hook_enter(s, t);
+    hook_enter(s, t, queued);
     if (t->cancel) {
         sim_work(s, CANCEL_WORK_US);
         kind = AIOPROF_EXIT_CANCEL;
@@ -308,7 +324,7 @@ void sim_nest(sim_t *s, sim_task_t *t)
 {
     if (t == NULL || t->active)
         return;
-    run_slice(s, t);
+    run_slice(s, t, 0);
 }
 
 static sim_task_t *next_ready(const sim_t *s)
@@ -370,7 +386,7 @@ void sim_run(sim_t *s, volatile sig_atomic_t *stop)
             drain(s);
             continue;
         }
-        run_slice(s, t);
+        run_slice(s, t, 1);
         s->slices++;
         if (s->clock.mode == SIM_CLOCK_VIRTUAL)
             sim_clock_advance(&s->clock, SCHED_OVERHEAD_US);

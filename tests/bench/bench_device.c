@@ -113,27 +113,34 @@ int main(int argc, char **argv)
     unsigned long events = argc >= 2 ? strtoul(argv[1], &end, 10) : 0;
     int hook = 1;
     int churn = 0;
+    int late = 0;
     int bad = argc < 2 || end == argv[1] || *end != '\0' || events < 2 || events > 1000000000ul;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--no-hook") == 0) {
             hook = 0;
         } else if (strcmp(argv[i], "--churn") == 0) {
             churn = 1;
+        } else if (strcmp(argv[i], "--late") == 0) {
+            late = 1;
         } else {
             bad = 1;
         }
     }
     if (bad) {
-        fprintf(stderr, "usage: bench_device EVENTS [--no-hook] [--churn] (EVENTS an even number, 2..1000000000)\n");
+        fprintf(stderr, "usage: bench_device EVENTS [--no-hook] [--churn] [--late] (EVENTS an even number, 2..1000000000)\n");
         return 1;
     }
 
+    /* --late: the port reports lateness in milliseconds, and every resume says how late it was
+     * (aioprof_enter_late), 0 to 7 units as the pattern's slice lengths give: every value a byte,
+     * as asyncio's lateness mostly is (docs/protocol.md, "Lateness") */
     const aioprof_port_t port = {
         .ticks = bench_ticks,
         .write = bench_write,
         .tick_hz = 1000000u,
         .tick_bits = 30,
         .platform = "bench x86-64",
+        .late_unit = late ? 1000u : 0u,
     };
     static aioprof_t prof;
     static aioprof_task_t tasks[BENCH_TASKS + 1];
@@ -159,7 +166,11 @@ int main(int argc, char **argv)
             __asm__ volatile("" ::: "memory");
             continue;
         }
-        aioprof_enter(&prof, t);
+        if (late) {
+            aioprof_enter_late(&prof, t, (uint32_t)(s->slice >> 6) & 7u);
+        } else {
+            aioprof_enter(&prof, t);
+        }
         bench_now += s->slice;
         if (s->spawns) {
             aioprof_task_created(&prof, &tasks[BENCH_WORKER], "worker", 6);

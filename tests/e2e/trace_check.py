@@ -16,7 +16,10 @@ Usage: trace_check.py TRACE.json REPORT.json [--truth TRUTH.json] [--past-us N] 
                complete it; then only its own consistency is checked (no report).
 Always: it parses as JSON; on every track the slices come in time order without overlapping;
 a slice's wall span (dur) is its own time plus exactly the time of the slices nested in it; every
-track is named "name #id".
+track is named "name #id". Lateness ("waiting" slices, cat "late": a late resume's window on its
+track): each ends where a slice of its task starts and overlaps none of that task's slices, its
+blocked_us is within its dur; with REPORT.json, per name (and per instance) their count, total
+and maximum are the report's late.count, late.total_us and late.max_us.
 Prints one line per problem and exits 1 if there was any."""
 import bisect
 import json
@@ -62,7 +65,8 @@ def main():
         print(f"{trace_path}: no traceEvents list")
         return 1
 
-    slices = [e for e in events if e.get("ph") == "X"]
+    waits = [e for e in events if e.get("ph") == "X" and e.get("cat") == "late"]
+    slices = [e for e in events if e.get("ph") == "X" and e.get("cat") != "late"]
     names = {}  # (pid, tid) -> last thread_name
     for e in events:
         if "ph" not in e or "name" not in e or "pid" not in e:
@@ -113,6 +117,42 @@ def main():
     if nested_bad > 3:
         fail(f"... {nested_bad} slices whose span is not their time plus their nested slices' time")
 
+    # lateness: each window ends where its task's slice starts, on a named track, and overlaps
+    # none of that task's slices
+    starts = {key: {s["ts"] for s in ts} for key, ts in tracks.items()}
+    late_name = defaultdict(lambda: [0, 0, 0])
+    late_inst = defaultdict(lambda: [0, 0, 0])
+    # where the stream lost something, a window may reach back over the time it lost (the time
+    # line cuts it out) or end at a slice that was not counted: said only of a clean stream
+    clean = True
+    if len(pos) > 1:
+        st = json.load(open(pos[1]))["stream"]
+        clean = not any(st[k] for k in ("crc_errors", "lost_frames", "dropped_events", "malformed", "unmatched"))
+    waiting_problems = []
+    for w in waits:
+        key = (w["pid"], w["tid"])
+        end = w["ts"] + w["dur"]
+        if key not in names:
+            fail(f"waiting {w}: on a track without a name")
+        if end not in starts.get(key, ()):
+            waiting_problems.append(f"waiting {w}: no slice of its task starts where it ends")
+        a = w.get("args", {})
+        if not 0 <= a.get("blocked_us", -1) <= w["dur"]:
+            fail(f"waiting {w}: blocked_us outside [0, dur]")
+        ts = tracks.get(key, [])
+        k = bisect.bisect_right([s["ts"] for s in ts], w["ts"]) - 1
+        if k >= 0 and ts[k]["ts"] + ts[k]["dur"] > w["ts"] and ts[k]["ts"] < end:
+            waiting_problems.append(f"waiting {w}: overlaps its task's slice {ts[k]}")
+        task = names.get(key, "?").rsplit(" #", 1)[0]
+        for row in (late_name[task], late_inst[(w["pid"] - PID_EPOCH0, w["tid"])]):
+            row[0] += 1
+            row[1] += w["dur"]
+            row[2] = max(row[2], w["dur"])
+
+    if clean:
+        for p in waiting_problems:
+            fail(p)
+
     # the counter: one value per second, in order
     counter = [e for e in events if e.get("ph") == "C"]
     cts = [e["ts"] for e in counter]
@@ -158,6 +198,19 @@ def main():
                 got = per_inst.get((r["epoch"], r["id"]), [0, 0, 0])
                 if (got[0], got[1]) != (r["count"], r["total_us"]):
                     fail(f"instance {r['epoch']}/{r['id']}: trace {got[0]}/{got[1]} != report {r['count']}/{r['total_us']}")
+        for t in (tasks.values() if by_name else ()):
+            late = t.get("late")
+            got = late_name.get(t["name"], [0, 0, 0])
+            want = [late["count"], late["total_us"], late["max_us"]] if late else [0, 0, 0]
+            if t.get("kind") == "name" and got != want:
+                fail(f"{t['name']}: waiting count/total/max {got} != report late {want}")
+        if not rep.get("folded_instances"):
+            for r in rep["instances"]:
+                late = r.get("late")
+                got = late_inst.get((r["epoch"], r["id"]), [0, 0, 0])
+                want = [late["count"], late["total_us"], late["max_us"]] if late else [0, 0, 0]
+                if got != want:
+                    fail(f"instance {r['epoch']}/{r['id']}: waiting {got} != report late {want}")
         stream = rep["stream"]
         counted = sum(e["args"]["events"] for e in counter)
         if counted != stream["events"]:
@@ -185,7 +238,8 @@ def main():
     for p in problems:
         print(f"{trace_path}: {p}")
     if not problems:
-        print(f"{trace_path}: {len(slices)} slices on {len(tracks)} tracks, {len(events)} events: consistent")
+        print(f"{trace_path}: {len(slices)} slices and {len(waits)} waiting windows on {len(tracks)} tracks, "
+              f"{len(events)} events: consistent")
     return 1 if problems else 0
 
 

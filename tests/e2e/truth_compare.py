@@ -3,7 +3,10 @@
 
 Modes:
   exact    every name and instance matches the truth: counts, totals, maxima, minima, slow,
-           errors, instances; labels, creators and ends of instances; nothing lower-bound.
+           errors, instances; labels, creators and ends of instances; nothing lower-bound; and
+           lateness: resumes, late ones, their total and maximum, blocked by (the culprit name and
+           its time) and the time no task ran; or, from a device that does not report lateness
+           (the truth's late_unit 0), lateness unknown (null), not zero.
   lower    events were dropped: every figure is at most the truth, the rows below the truth are
            marked lower_bound, and the report says events were dropped.
   damaged  the capture was damaged: damage was counted, no name is above the truth, and the slices
@@ -45,6 +48,30 @@ def fail(problems, msg):
     problems.append(msg)
 
 
+# the report's "late" object against the truth's fields of the same row
+LATE_KEYS = (("resumes", "resumes"), ("count", "late_count"), ("total_us", "late_total_us"),
+             ("max_us", "late_max_us"), ("blocked_by", "blocked_by"), ("blocked_us", "blocked_us"),
+             ("outside_us", "blocked_outside_us"))
+
+
+def check_late(problems, what, late, truth, unit, exact=True):
+    """Lateness of one row: exactly the truth's (exact), or nowhere above it."""
+    if not unit:
+        if late is not None:
+            fail(problems, f"{what}: lateness {late} from a device that does not report it (want null)")
+        return
+    if late is None:
+        fail(problems, f"{what}: lateness unknown, the device reports it")
+        return
+    for k, tk in LATE_KEYS:
+        if exact and late[k] != truth[tk]:
+            fail(problems, f"{what}: late.{k} {late[k]!r} != truth {truth[tk]!r}")
+        elif not exact and k in ("resumes", "count", "total_us", "max_us") and late[k] > truth[tk]:
+            fail(problems, f"{what}: late.{k} {late[k]} above the truth {truth[tk]}")
+    if exact and late["unknown_us"] != 0:
+        fail(problems, f"{what}: late.unknown_us {late['unknown_us']} on a clean capture")
+
+
 def main():
     report_path, truth_path, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     rep = json.load(open(report_path))
@@ -81,6 +108,9 @@ def main():
                     fail(problems, f"{t['name']}: {k} {r[k]} != truth {t[k]}")
             if r["lower_bound"]:
                 fail(problems, f"{t['name']}: marked lower bound on a clean capture")
+            check_late(problems, t["name"], r.get("late"), t, tru.get("late_unit", 0))
+        if rep["device"] and rep["device"].get("late_unit", 0) != tru.get("late_unit", 0):
+            fail(problems, f"device late_unit {rep['device'].get('late_unit')} != truth {tru.get('late_unit', 0)}")
         extra = set(tasks) - {t["name"] for t in tru["tasks"]}
         if extra:
             fail(problems, f"names not in the truth: {sorted(extra)[:5]}")
@@ -106,6 +136,7 @@ def main():
                 fail(problems, f"instance #{t['id']}: parent_name {r['parent_name']!r} != {t['parent_name']!r}")
             if r["end"] != END.get(t["end"], t["end"]):
                 fail(problems, f"instance #{t['id']}: end {r['end']} != truth {t['end']}")
+            check_late(problems, f"instance #{t['id']}", r.get("late"), t, tru.get("late_unit", 0))
         # time adds up: nothing nested is counted twice, nothing is lost
         total = sum(t["total_us"] for t in rep["tasks"]) + rep["outside_us"]
         if total != rep["elapsed_us"]:
@@ -128,6 +159,7 @@ def main():
             for k in ("count", "total_us", "max_us", "slow", "errors"):
                 if r[k] > t[k]:
                     fail(problems, f"{t['name']}: {k} {r[k]} above the truth {t[k]}")
+            check_late(problems, t["name"], r.get("late"), t, tru.get("late_unit", 0), exact=False)
             if (r["count"] < t["count"] or r["total_us"] < t["total_us"]):
                 below += 1
                 if not r["lower_bound"]:
@@ -151,6 +183,7 @@ def main():
             for k in ("count", "total_us", "max_us"):
                 if r[k] > t[k]:
                     fail(problems, f"{name}: {k} {r[k]} above the truth {t[k]}")
+            check_late(problems, name, r.get("late"), t, tru.get("late_unit", 0), exact=False)
         counted = sum(r["count"] for r in rep["tasks"])
         truth = sum(t["count"] for t in tru["tasks"])
         # every lost frame takes at most the slices the fullest frame of the clean capture holds;

@@ -395,6 +395,60 @@ static void test_reset_and_sort(void **state)
     stats_free(&s);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The log-bucket histogram against the exact nearest-rank percentiles of the same values: within
+ * 1/16 of the value (docs/usage.md, "Percentiles"), within [min, max], for spreads from one value
+ * to eight decades; and merging two gives what adding both gives. */
+static void test_hist_percentiles(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    static uint64_t v[N];
+    uint64_t x = 88172645463325252ull;
+    for (unsigned spread = 0; spread <= 26; spread += 2) {
+        stats_hist_t h = {0}, a = {0}, b = {0};
+        uint64_t min = UINT64_MAX, max = 0;
+        for (unsigned i = 0; i < N; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            /* log-uniform over 2^spread from a base of 37 us */
+            v[i] = spread ? 37u + (x % (1ull << (x % (spread + 1u)))) : 80000u;
+            stats_hist_add(&h, v[i]);
+            stats_hist_add(i % 2 ? &a : &b, v[i]);
+            min = v[i] < min ? v[i] : min;
+            max = v[i] > max ? v[i] : max;
+        }
+        assert_int_equal(stats_hist_total(&h), N);
+        stats_hist_merge(&a, &b);
+        qsort(v, N, sizeof *v, cmp_u64);
+        for (unsigned p = 0; p < STATS_PCTS; p++) {
+            uint64_t exact = v[(size_t)(stats_pcts[p] * N + 0.999999) - 1];
+            uint64_t got = stats_hist_quantile(&h, stats_pcts[p], min, max);
+            assert_true(got >= min && got <= max);
+            double err = got > exact ? (double)(got - exact) : (double)(exact - got);
+            if (err > (double)exact / 16.0 + 0.5) {
+                fail_msg("spread 2^%u, p%.0f: %llu, exactly %llu", spread, 100 * stats_pcts[p],
+                    (unsigned long long)got, (unsigned long long)exact);
+            }
+            assert_int_equal(stats_hist_quantile(&a, stats_pcts[p], min, max), got);
+        }
+        stats_hist_drop(&h);
+        stats_hist_drop(&a);
+        stats_hist_drop(&b);
+    }
+    /* beyond 2^32 us: the last bucket, shown within the row's extremes */
+    stats_hist_t big = {0};
+    stats_hist_add(&big, 1ull << 40);
+    assert_int_equal(stats_hist_quantile(&big, 0.5, 1ull << 40, 1ull << 40), 1ull << 40);
+    stats_hist_drop(&big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_live_never_folded),
         cmocka_unit_test(test_past_the_cap),
         cmocka_unit_test(test_reset_and_sort),
+        cmocka_unit_test(test_hist_percentiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
