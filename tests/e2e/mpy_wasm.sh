@@ -67,7 +67,7 @@ for script in "$here"/aio_*.py; do
     # this port's ticks_us counts milliseconds: a slice may look a tick longer or shorter
     python3 "$here/check_report.py" "$out/$name.json" "$out/$name.device" "$out/$name.baseline.txt" 1000 1000 || fail=1
     # each resume's lateness, within what the script bounded (aio_seed: quicker about 80 ms late)
-    python3 "$here/late_check.py" "$out/$name.bin" "$out/$name.device" || fail=1
+    python3 "$here/late_check.py" "$out/$name.bin" "$out/$name.device" "$out/$name.json" || fail=1
 done
 # A board's life (tests/micropython/life.py; life_check.py says what each scenario guarantees).
 # Not here: traceback (this port has no native code emitter, so the Python wrapper's frames stay

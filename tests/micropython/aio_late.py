@@ -65,6 +65,8 @@ async def blocker():
 
 async def main():
     ev = asyncio.Event()
+    truth.blocker("waiter", "setter")
+    truth.blocker("joiner", "blocker")
     for name in ("waiter", "setter"):
         truth.due(name)
     await asyncio.gather(waiter(ev), setter(ev))

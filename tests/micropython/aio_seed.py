@@ -33,6 +33,7 @@ async def quicker():
 async def main():
     truth.due("slow")
     truth.due("quicker")
+    truth.blocker("quicker", "slow")
     await asyncio.gather(slow(), quicker())
     print("seed: done")
     truth.report()

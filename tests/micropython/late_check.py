@@ -4,13 +4,17 @@
 # taken apart with tests/e2e/wire.py (written from docs/protocol.md, independent of the C reader):
 # per task name, the greatest lateness and the sum over its resumes, in milliseconds, must lie
 # within the script's bounds, and every HELLO must say the lateness unit is a millisecond (1000
-# microsecond ticks).
+# microsecond ticks). With aioprof-top's report: its late figures per task (resumes, max_us,
+# total_us) within the same bounds, and the task that kept it waiting the most (blocked_by, with
+# more than half of the time) the one the script named (truth.blocker()).
 #
-# usage: late_check.py CAPTURE DEVICE_LINES.txt
+# usage: late_check.py CAPTURE DEVICE_LINES.txt [REPORT.json]
 #   CAPTURE           the program's stdout (frames and text) with the hook on
 #   DEVICE_LINES.txt  aioprof-top's stderr for it: the device's text as "device: ..." lines
+#   REPORT.json       aioprof-top -r CAPTURE --json
 # Exits 0 when every row the script bounded matches (and says so when the script bounded none),
 # 1 otherwise; says what differed.
+import json
 import os
 import sys
 
@@ -72,10 +76,35 @@ def lateness(data):
     return late, units
 
 
+def check_report(name, want, got, failures):
+    # aioprof-top's figures (microseconds) within the script's bounds (milliseconds)
+    if got is None:
+        failures.append("%s: aioprof-top reports no lateness" % name)
+        print("FAIL " + failures[-1])
+        return
+    text = "%s in the report: %d resumes, late max %d us in [%d, %d] ms, total %d us in [%d, %d] ms" % (
+        name, got["resumes"], got["max_us"], want["late_lo_max"], want["late_hi_max"], got["total_us"],
+        want["late_lo_sum"], want["late_hi_sum"])
+    bad = got["resumes"] != want["late_n"]
+    bad |= not want["late_lo_max"] * 1000 <= got["max_us"] <= want["late_hi_max"] * 1000
+    bad |= not want["late_lo_sum"] * 1000 <= got["total_us"] <= want["late_hi_sum"] * 1000
+    by = want.get("blocked_by")
+    if by is not None:
+        text += ", blocked by %s %.0f %% (want %s, more than half)" % (
+            got["blocked_by"], 100 * got["blocked_share"], by)
+        bad |= got["blocked_by"] != by or not got["blocked_share"] > 0.5
+    print(("FAIL " if bad else "ok   ") + text)
+    if bad:
+        failures.append(text)
+
+
 def main():
     data = open(sys.argv[1], "rb").read()
     device = [l[len("device: "):].rstrip("\n") for l in open(sys.argv[2]) if l.startswith("device: ")]
     failures = []
+    report = {}
+    if len(sys.argv) > 3:
+        report = {t["name"]: t for t in json.load(open(sys.argv[3]))["tasks"]}
     late, units = lateness(data)
     if not units or any(u != LATE_UNIT_MS for u in units):
         failures.append("the HELLOs' late_unit: %s, not all %d" % (units, LATE_UNIT_MS))
@@ -84,7 +113,7 @@ def main():
         if not line.startswith("truth ") or " late_n=" not in line:
             continue
         words = line.split()
-        name, want = words[1], {k: int(v) for k, v in (w.split("=") for w in words[2:])}
+        name, want = words[1], {k: (v if k == "blocked_by" else int(v)) for k, v in (w.split("=") for w in words[2:])}
         got = late.get(name, [])
         checked += 1
         # the units are milliseconds here (checked above)
@@ -97,6 +126,8 @@ def main():
         print(("FAIL " if bad else "ok   ") + text)
         if bad:
             failures.append(text)
+        if len(sys.argv) > 3:
+            check_report(name, want, (report.get(name) or {}).get("late"), failures)
     if not checked:
         print("late_check: the script bounds no task's lateness")
     for f in failures:

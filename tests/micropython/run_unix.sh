@@ -41,7 +41,7 @@ for script in "$here"/aio_*.py; do
         fi
         python3 "$here/check_report.py" "$out/$name.$engine.json" "$out/$name.$engine.device" \
             "$out/$name.baseline.txt" "$allowance" || fail=1
-        python3 "$here/late_check.py" "$cap" "$out/$name.$engine.device" || fail=1
+        python3 "$here/late_check.py" "$cap" "$out/$name.$engine.device" "$out/$name.$engine.json" || fail=1
     done
 done
 [ $fail -eq 0 ] && echo "run_unix: all scripts match with: ${engines[*]}" || echo "run_unix: FAILED (captures in $out)"

@@ -18,7 +18,8 @@
 # of that resume lies within [last end - (that next end or begin + ms), begin - (due() call + ms)],
 # in whole milliseconds of ticks_ms, at least 0. report() gives per row the greatest lower and upper bounds and their sums
 # (late_lo_max, late_hi_max, late_lo_sum, late_hi_sum over late_n resumes), when every resume of
-# the row had a due().
+# the row had a due(); and blocked_by=NAME when the script said which task keeps it waiting the
+# most of that time (blocker()).
 import time
 
 _rows = {}
@@ -26,6 +27,7 @@ _t0 = {}
 _last_end = time.ticks_us()  # the latest end() of any task (at first: before the loop started)
 _ended = []  # (row, ticks) of slices that ended and wait for the next begin()
 _last_end_ms = time.ticks_ms()
+_blockers = {}  # row name: the task name that keeps it waiting the most
 _due = {}  # key: [ticks_ms of the due() call + ms, ms, the next end or begin's + ms or None, after_slice]
 
 
@@ -43,6 +45,11 @@ def _close_ended(now):
     for r, t in _ended:
         r[4] += time.ticks_diff(now, t)
     del _ended[:]
+
+
+def blocker(name, by):
+    # the task named by keeps the row name waiting the most of its late time
+    _blockers[name] = by
 
 
 def due(key, ms=0, after_slice=False):
@@ -123,5 +130,7 @@ def report():
         if late_n and not no_due:
             late = " late_n=%d late_lo_max=%d late_hi_max=%d late_lo_sum=%d late_hi_sum=%d" % (
                 late_n, lo_max, hi_max, lo_sum, hi_sum)
+            if name in _blockers:
+                late += " blocked_by=%s" % _blockers[name]
         print("truth %s count=%d total_us=%d bound_us=%d errors=%d instances=%d%s" % (
             name, n, us, bound, err, inst, late))
