@@ -123,7 +123,7 @@ static inline MP_ALWAYSINLINE void mod_reopen(aioprof_mod_t *m)
  * keeps up leaves the ring empty for the next burst (one slice that creates hundreds of tasks);
  * and at least every half period. A frame holds up to 254 bytes, so this is one write per few
  * dozen events. The time is the tick of the exit just recorded: no clock read. */
-static void coro_after(aioprof_mod_t *m)
+static inline MP_ALWAYSINLINE void coro_after(aioprof_mod_t *m)
 {
     if (m->prof.current != NULL) {
         return;
@@ -139,16 +139,20 @@ static void coro_after(aioprof_mod_t *m)
  * of a task it awaited); the scheduler pops the Task without touching the key and resumes it at
  * once, so here the key still says when this resume was due. It is a ticks_ms value: the
  * difference wraps at MICROPY_PY_TIME_TICKS_PERIOD, as time.ticks_diff's. */
+#define LATE_HALF (MICROPY_PY_TIME_TICKS_PERIOD / 2)
+/* Above this a difference takes the rare path: the half period (32-bit ports), or 2^31 ms where the
+ * period is wider (64-bit ports), so that the common case is one comparison. */
+#define LATE_RARE (LATE_HALF < 0x80000000u ? LATE_HALF : 0x80000000u)
+
 static inline MP_ALWAYSINLINE uint32_t coro_late_from(mp_uint_t now, mp_obj_t key)
 {
-    if (!mp_obj_is_small_int(key)) {
-        return 0;
-    }
     mp_uint_t late = (now - (mp_uint_t)MP_OBJ_SMALL_INT_VALUE(key)) & (MICROPY_PY_TIME_TICKS_PERIOD - 1);
-    if (late >= MICROPY_PY_TIME_TICKS_PERIOD / 2) {
-        return 0; /* due later than now: resumed early (asyncio does not), on time for us */
+    if (late >= LATE_RARE) {
+        /* due later than now (asyncio does not resume early): on time; or 24 days late and more
+         * (64-bit ports), at most what the argument holds */
+        return late >= LATE_HALF ? 0 : late >> 16 >> 16 ? UINT32_MAX : (uint32_t)late;
     }
-    return late >> 16 >> 16 ? UINT32_MAX : (uint32_t)late; /* (64-bit ports: 49 days and more) */
+    return (uint32_t)late;
 }
 
 /* A Task that is not MicroPython's C one (or not laid out as bind() expects): its attribute. */
@@ -159,7 +163,7 @@ static MP_NOINLINE uint32_t coro_late_slow(coro_obj_t *self)
     }
     mp_obj_t dest[2];
     mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
-    return dest[0] == MP_OBJ_NULL ? 0 : coro_late_from(mp_hal_ticks_ms(), dest[0]);
+    return !mp_obj_is_small_int(dest[0]) ? 0 : coro_late_from(mp_hal_ticks_ms(), dest[0]);
 }
 
 static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
@@ -168,12 +172,14 @@ static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
     if (at == NULL) {
         return coro_late_slow(self);
     }
+    /* a small int: bind() saw one there, and the C Task's key never holds anything else */
     mp_uint_t now = mp_hal_ticks_ms();
     return coro_late_from(now, *at);
 }
 
 /* One slice: resume the coroutine with send (throw == MP_OBJ_NULL) or throw, record it. */
-static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
+static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *self, mp_obj_t send, mp_obj_t throw,
+    mp_obj_t *ret)
 {
     aioprof_mod_t *m = self->owner;
     bool gen = mp_obj_is_type(self->coro, &mp_type_gen_instance);
@@ -223,6 +229,12 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
     return kind;
 }
 
+/* The slice for throw() and iteration; send(), every resume of asyncio's, has the body inlined. */
+static MP_NOINLINE mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
+{
+    return coro_step_body(self, send, throw, ret);
+}
+
 static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
 {
     switch (kind) {
@@ -240,7 +252,7 @@ static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_
 static mp_obj_t coro_send(mp_obj_t self_in, mp_obj_t value)
 {
     mp_obj_t ret;
-    mp_vm_return_kind_t kind = coro_step(MP_OBJ_TO_PTR(self_in), value, MP_OBJ_NULL, &ret);
+    mp_vm_return_kind_t kind = coro_step_body(MP_OBJ_TO_PTR(self_in), value, MP_OBJ_NULL, &ret);
     return coro_finish(kind, ret);
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(coro_send_obj, coro_send);
