@@ -113,12 +113,12 @@ def _event_cost(make):
     ticks, diff = time.ticks_us, time.ticks_diff
     scratch = make(lambda data: None)
     wrapped = scratch.wrap(_spin(), "aioprof_cost")
-    # with a Task, as asyncio resumes it: each resume reads when the Task was due, here a second
-    # from now (the key set as a sleep sets it, the Task out of the queue again): the common case,
-    # on time
+    # with a Task, as asyncio resumes it: each resume reads when the Task was due, here now (the
+    # key set as sleep_ms(0) sets it, the Task out of the queue again): the common case, on time or
+    # a few milliseconds late
     task = _core.Task(wrapped)
     q = _core.TaskQueue()
-    q.push(task, time.ticks_add(time.ticks_ms(), 1000))
+    q.push(task)
     q.pop()
     scratch.bind(wrapped, task)
     bare = _spin()
