@@ -6,7 +6,7 @@
 #   "firmware": the user C module _aioprof built into the firmware (C wrapper, lowest cost);
 #   "native":   the dynamic native module _aioprof_native.mpy: the same C wrapper, through the
 #               runtime's table of functions (natmod/aioprof_native.c);
-#   "python":   aioprof_fallback.py and aioprof_frames.py (everything in Python; same bytes).
+#   "python":   aioprof_fallback.py, aioprof_frames.py, aioprof_wrapper.py (all Python; same bytes).
 #
 # How it hooks asyncio: every task is born in asyncio.core.create_task (asyncio.create_task is a
 # second binding of it). Both are replaced by a function that has the engine wrap the coroutine in
