@@ -23,13 +23,16 @@ void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, cons
 {
     /* the lateness scratch is kept for the next stream; the frame's ENTERs and the turns are
      * written before they are read (a megabyte not cleared at every restart) */
-    uint64_t *blame_us = e->blame_us;
-    int32_t *blamed = e->blamed;
-    size_t blame_cap = e->blame_cap;
+    uint64_t *blame_us = e->blame_us, *sums = e->sums;
+    int32_t *blamed = e->blamed, *local = e->local;
+    size_t blame_cap = e->blame_cap, sums_cap = e->sums_cap;
     memset(e, 0, offsetof(events_t, enters));
     e->blame_us = blame_us;
     e->blamed = blamed;
+    e->local = local;
     e->blame_cap = blame_cap;
+    e->sums = sums;
+    e->sums_cap = sums_cap;
     memset(e->line, 0, sizeof *e - offsetof(events_t, line));
     e->stats = stats;
     stats->pinned = events_pinned;

@@ -111,8 +111,11 @@ typedef struct events {
     size_t late_len;
     uint32_t late_count;
     uint64_t *blame_us;     /* a window's time per culprit (name rows, then the EVENTS_WHO_*) */
-    int32_t *blamed;        /* the culprits it touched */
+    int32_t *blamed;        /* the culprits: the frame's prefix sums' numbering, then a window's */
+    int32_t *local;         /* who + 3 -> its number in the prefix sums + 1 (0: none) */
     size_t blame_cap;
+    uint64_t *sums;         /* the frame's prefix sums (events_late.c) */
+    size_t sums_cap;
     events_enter_t enters[EVENTS_FRAME_ENTERS];
     events_turn_t turns[EVENTS_TURNS];
 

@@ -330,6 +330,10 @@ void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us);
 /* us of in's waiting blamed on who (a name row or STATS_WHO_UNNAMED); in its name row too. */
 void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us);
 
+/* A window's culprits at once: who[0 .. n) (those below STATS_WHO_UNNAMED skipped), each with
+ * us_of[who[i]] (us_of may be indexed from -3). */
+void stats_late_blame_window(stats_t *s, stats_instance_t *in, const int32_t *who, size_t n, const uint64_t *us_of);
+
 /* us of in's waiting while no task ran (outside = 1), or that the host did not see (outside = 0). */
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us);
 

@@ -35,25 +35,58 @@ void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us)
     }
 }
 
-/* us more on who in l's list (a new entry while there is room, else other_us). */
-static void blame_add(stats_late_t *l, int32_t who, uint64_t us)
+/* Where who is in l's list: a direct-mapped index of BLAME_INDEX bytes (position + 1, 0 none)
+ * before the entries, in the same block; checked, and searched on a miss. */
+#define BLAME_INDEX 64u
+
+static uint8_t *blame_index(const stats_late_t *l)
 {
-    for (uint32_t i = 0; i < l->n_blame; i++) {
-        if (l->blame[i].who == who) {
-            l->blame[i].us += us;
+    return (uint8_t *)l->blame - BLAME_INDEX;
+}
+
+static void blame_new(stats_late_t *l, int32_t who, uint64_t us);
+
+/* us more on who in l's list (a new entry while there is room, else other_us). */
+static inline __attribute__((always_inline)) void blame_add(stats_late_t *l, int32_t who, uint64_t us)
+{
+    uint32_t slot = (uint32_t)(who + 3) & (BLAME_INDEX - 1u);
+    if (l->n_blame != 0) {
+        uint8_t *index = blame_index(l);
+        uint32_t at = index[slot];
+        if (at != 0 && l->blame[at - 1u].who == who) {
+            l->blame[at - 1u].us += us;
             return;
         }
+        for (uint32_t i = 0; i < l->n_blame; i++) {
+            if (l->blame[i].who == who) {
+                l->blame[i].us += us;
+                index[slot] = (uint8_t)(i + 1u);
+                return;
+            }
+        }
     }
+    blame_new(l, who, us);
+}
+
+/* who's first entry in l's list (grown to hold it). */
+static void blame_new(stats_late_t *l, int32_t who, uint64_t us)
+{
+    uint32_t slot = (uint32_t)(who + 3) & (BLAME_INDEX - 1u);
     if (l->n_blame == l->cap_blame) {
         uint32_t cap = l->cap_blame ? l->cap_blame * 2u : 4u;
-        stats_blame_t *grown = cap <= STATS_BLAME_MAX ? realloc(l->blame, cap * sizeof *grown) : NULL;
-        if (grown == NULL) {
+        char *old = l->blame ? (char *)blame_index(l) : NULL;
+        char *block = cap <= STATS_BLAME_MAX ? realloc(old, BLAME_INDEX + cap * sizeof *l->blame) : NULL;
+        if (block == NULL) {
             l->other_us += us; /* out of room (or memory): counted, not named */
             return;
         }
-        l->blame = grown;
+        if (old == NULL) {
+            memset(block, 0, BLAME_INDEX);
+        }
+        l->blame = (stats_blame_t *)(void *)(block + BLAME_INDEX);
         l->cap_blame = cap;
     }
+    blame_index(l)[slot] = (uint8_t)(l->n_blame + 1u);
     l->blame[l->n_blame++] = (stats_blame_t){.who = who, .us = us};
 }
 
@@ -63,6 +96,20 @@ void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us
     blame_add(&in->late, who, us);
     if (n != NULL) {
         blame_add(n, who, us);
+    }
+}
+
+void stats_late_blame_window(stats_t *s, stats_instance_t *in, const int32_t *who, size_t n, const uint64_t *us_of)
+{
+    stats_late_t *l = &in->late, *nl = name_late(s, in);
+    for (size_t i = 0; i < n; i++) {
+        if (who[i] >= STATS_WHO_UNNAMED) {
+            uint64_t us = us_of[who[i]];
+            blame_add(l, who[i], us);
+            if (nl != NULL) {
+                blame_add(nl, who[i], us);
+            }
+        }
     }
 }
 
@@ -120,6 +167,6 @@ void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
 void stats_late_drop(stats_late_t *l)
 {
     stats_hist_drop(&l->hist);
-    free(l->blame);
+    free(l->blame ? (char *)blame_index(l) : NULL);
     memset(l, 0, sizeof *l);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "aioprof_frame_reader.h"
+#include "aioprof_varint.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -104,11 +105,31 @@ static void fuzz_record(void *user, const aioprof_record_t *r)
         fuzz_mix(&d->hash, r->hello.tick_bits);
         fuzz_mix(&d->hash, r->hello.flags);
         fuzz_mix(&d->hash, r->hello.dropped_total);
+        fuzz_mix(&d->hash, r->hello.late_unit);
         fuzz_mix_bytes(&d->hash, r->hello.platform, r->hello.platform_len);
         break;
     case AIOPROF_REC_DROPPED:
         fuzz_mix(&d->hash, r->count);
         break;
+    case AIOPROF_REC_LATE: {
+        /* its values are whole varints that fill its body, as many as it counts */
+        size_t at = 0;
+        uint32_t values = 0;
+        while (at < r->late_len) {
+            uint32_t v = 0;
+            size_t n = aioprof_varint_get(r->late + at, r->late_len - at, &v);
+            if (n == 0) {
+                fuzz_fail("a LATE record with a damaged value passed on");
+            }
+            at += n;
+            values++;
+            fuzz_mix(&d->hash, v);
+        }
+        if (values != r->count) {
+            fuzz_fail("a LATE record's count is not its values");
+        }
+        break;
+    }
     default:
         fuzz_fail("a record of an unknown kind");
     }

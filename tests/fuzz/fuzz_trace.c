@@ -5,8 +5,8 @@
  * The first three input bytes choose the piece sizes and when the link drops. Checks, besides what
  * the sanitizers catch: the file is one JSON document whose every string is safe to print
  * (host/escape.h: device names and text come through escaped, then JSON-escaped); it holds one
- * "X" event for every slice the pipeline told the observer of, and one instant for every mark and
- * text line. */
+ * "X" event for every slice and late resume (its "waiting" slice) the pipeline told the observer
+ * of, and one instant for every mark and text line. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
 #include <cjson/cJSON.h>
@@ -60,7 +60,19 @@ static void watch_event(void *user, uint64_t at_us)
     w->inner->event(w->x, at_us);
 }
 
-static const pipeline_observer_t watch = {watch_slice, watch_mark, watch_text, watch_event};
+/* A late resume's window: it ends where it began or later, and its culprit took no more of it
+ * than it lasted. */
+static void watch_late(void *user, const pipeline_late_t *l)
+{
+    fuzz_watch_t *w = user;
+    if (l->end_us < l->start_us || l->blocked_us > l->end_us - l->start_us) {
+        abort();
+    }
+    w->slices++; /* a "waiting" slice in the trace */
+    w->inner->late(w->x, l);
+}
+
+static const pipeline_observer_t watch = {watch_slice, watch_mark, watch_text, watch_event, watch_late};
 
 /* Every string under item is safe to print; `allow`: the C0 controls kept on purpose. */
 static void fuzz_walk(const cJSON *item, const char *allow)

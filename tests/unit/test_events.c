@@ -265,6 +265,95 @@ static void test_drain_ticks_converted(void **state)
     free(f.out);
 }
 
+/* A HELLO of a device that reports lateness in late_unit ticks (1 MHz). */
+static void fb_hello_late(fb_t *f, unsigned flags, uint32_t late_unit)
+{
+    uint8_t b[64];
+    size_t n = 0;
+    n += put_varint(b + n, 1);
+    n += put_varint(b + n, 1000000);
+    b[n++] = (uint8_t)f->bits;
+    n += put_varint(b + n, 4096);
+    b[n++] = (uint8_t)flags;
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, 0);
+    b[n++] = 4;
+    memcpy(b + n, "test", 4);
+    n += 4;
+    n += put_varint(b + n, 1000000);
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, late_unit);
+    fb_control(f, AIOPROF_OP_HELLO, b, n);
+}
+
+/* Lateness from hand-made frames (docs/protocol.md, "Lateness"): a frame's LATE values, last ENTER
+ * first, in late_unit ticks; a frame without one is on time; one whose count is not the frame's
+ * ENTERs is ignored (its resumes unknown); the window is blamed on what ran in it, and on "no task"
+ * between slices. */
+static void test_lateness(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_hello_late(&f, AIOPROF_HELLO_FLAG_BOOT, 1000);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "hog", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "victim", NULL);
+    /* hog runs 0..5000, nothing 5000..6000, victim enters at 6000 5 ms late: hog 4000 us of its
+     * window [1000, 6000), no task 1000 us; then hog again, on time */
+    fb_enter(&f, 1, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 5000);
+    fb_enter(&f, 2, 1000);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 100);
+    fb_enter(&f, 1, 10);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    const uint8_t late[] = {0, 5, 0}; /* last ENTER first: hog 0, victim 5, hog 0 */
+    fb_control(&f, AIOPROF_OP_LATE, late, sizeof late);
+    fb_close(&f);
+    /* no LATE: every ENTER on time */
+    fb_open(&f, 7000, 0);
+    fb_enter(&f, 2, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_close(&f);
+    /* a LATE with one value for two ENTERs: ignored */
+    fb_open(&f, 8000, 0);
+    fb_enter(&f, 2, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    fb_enter(&f, 1, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 10);
+    const uint8_t short_list[] = {7};
+    fb_control(&f, AIOPROF_OP_LATE, short_list, sizeof short_list);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 0);
+    const stats_t *s = pipeline_stats(p);
+    size_t n = 0;
+    stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
+    assert_int_equal(n, 2);
+    const stats_late_t *hog = rows[0].late, *victim = rows[1].late;
+    assert_string_equal(rows[1].name, "victim");
+    assert_non_null(hog);
+    assert_non_null(victim);
+    assert_int_equal(hog->resumes, 2);
+    assert_int_equal(hog->count, 0);
+    assert_int_equal(victim->resumes, 2);
+    assert_int_equal(victim->count, 1);
+    assert_int_equal(victim->max_us, 5000);
+    assert_int_equal(victim->total_us, 5000);
+    assert_int_equal(victim->outside_us, 1000);
+    assert_int_equal(victim->unknown_us, 0);
+    uint64_t us = 0;
+    int32_t who = stats_late_culprit(s, victim, &us);
+    assert_string_equal(stats_late_who_name(s, who), "hog");
+    assert_int_equal(us, 4000);
+    /* p50 of its two resumes (0 and 5 ms): 0; p95 and p99: 5 ms, within the bucket's 1/16 */
+    assert_int_equal(rows[1].late_pct[0], 0);
+    assert_true(rows[1].late_pct[2] >= 5000 - 5000 / 16 && rows[1].late_pct[2] <= 5000);
+    free(rows);
+    pipeline_free(p);
+    free(f.out);
+}
+
 /* The hook's whole overhead: its drain time and its events, received and dropped, at the cost per
  * event the device sent (1/1024 tick units; at 2 MHz, 2048 is a microsecond). */
 static void test_event_cost_overhead(void **state)
@@ -1052,6 +1141,7 @@ int main(void)
         cmocka_unit_test(test_dropped_lower_bound),
         cmocka_unit_test(test_reset_epoch),
         cmocka_unit_test(test_late_attach),
+        cmocka_unit_test(test_lateness),
         cmocka_unit_test(test_text_lines),
         cmocka_unit_test(test_link_gap),
         cmocka_unit_test(test_end_before_stop),

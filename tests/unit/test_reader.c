@@ -230,6 +230,31 @@ static void malformed_unknown_and_unsupported(void **state)
     decoded_free(dec);
 }
 
+/* LATE (docs/protocol.md, "Lateness"): read with its values counted; one whose values run past its
+ * body (a varint cut) makes its frame malformed, the records before it passed on. */
+static void late_record(void **state)
+{
+    (void)state;
+    uint8_t out[600];
+    size_t n = 0;
+    /* two enters of id 1, then LATE: 200 (two bytes), 0 */
+    const uint8_t good[] = {0, AIOPROF_FORMAT(32), 0, 0, 0, 0, 0, 0x88, 0x00, 0x88, 0x74, 3, 0xC8, 0x01, 0x00};
+    n += make_frame(good, sizeof good, out + n);
+    /* an enter, then LATE whose one value is a varint cut by the record's end */
+    const uint8_t cut[] = {1, AIOPROF_FORMAT(32), 0, 0, 0, 0, 0, 0x88, 0x74, 1, 0x80};
+    n += make_frame(cut, sizeof cut, out + n);
+    decoded_t *dec = decode_all(out, n);
+    assert_int_equal(dec->reader.stats.malformed, 1);
+    assert_int_equal(count_kind(dec, AIOPROF_REC_LATE), 1);
+    assert_int_equal(count_kind(dec, AIOPROF_REC_ENTER), 3);
+    for (size_t i = 0; i < dec->n; i++) {
+        if (dec->ev[i].kind == AIOPROF_REC_LATE) {
+            assert_int_equal(dec->ev[i].count, 2);
+        }
+    }
+    decoded_free(dec);
+}
+
 static void sequence_gaps_and_boot(void **state)
 {
     (void)state;
@@ -426,6 +451,7 @@ int main(void)
         cmocka_unit_test(truncated_tail_counts_as_damage),
         cmocka_unit_test(text_segments),
         cmocka_unit_test(malformed_unknown_and_unsupported),
+        cmocka_unit_test(late_record),
         cmocka_unit_test(sequence_gaps_and_boot),
         cmocka_unit_test(duplicated_stretch_is_skipped),
         cmocka_unit_test(late_frame_and_wrapped_sequence),
