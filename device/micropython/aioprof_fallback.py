@@ -143,6 +143,9 @@ class Recorder(FrameWriter):
             self._write_dropped()
         self._fw_close()
         self.sent = True
+        # a frame to send: the last drain taken as half a period ago, so that the test between
+        # slices (half a period since the last drain) is one comparison for both reasons
+        self.last_drain = (self.last - self.half) & self.mask
 
     def _frame_room(self, now, n):
         if self.open and self.budget >= n:
@@ -405,8 +408,8 @@ class Recorder(FrameWriter):
             spent = (self.ticks() - start) & mask
             if spent <= mask // 2:
                 self.drain_ticks = (self.drain_ticks + spent) & 0xFFFFFFFF
-        self.last_drain = self.last
         self.due = self.commit != self.tail
+        self.last_drain = (self.last - self.half) & self.mask if self.due else self.last
         self._refresh()
         return total
 
@@ -454,7 +457,7 @@ class Recorder(FrameWriter):
     def _after(self):
         # between slices (no task runs): every complete frame goes out, and at least every half
         # period (the C engines' policy); the time is the last event's, no clock read
-        if self.current is None and (self.due or (self.last - self.last_drain) & self.mask >= self.half):
+        if self.current is None and (self.last - self.last_drain) & self.mask >= self.half:
             self._drain_quietly()
 
     def _drain_quietly(self):

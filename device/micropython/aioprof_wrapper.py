@@ -177,7 +177,7 @@ def _run(R, coro, t, top, auto):
         else:
             t.outer = outer
             R._exit_at(t, 0, now)
-        if auto and outer is None and (R.due or (now - R.last_drain) & mask >= half):
+        if auto and outer is None and (now - R.last_drain) & mask >= half:
             R._drain_quietly()
 """
 
