@@ -6,13 +6,15 @@
 #   "firmware": the user C module _aioprof built into the firmware (C wrapper, lowest cost);
 #   "native":   the dynamic native module _aioprof_native.mpy: the same C wrapper, through the
 #               runtime's table of functions (natmod/aioprof_native.c);
-#   "python":   aioprof_fallback.py and aioprof_frames.py (everything in Python; same bytes).
+#   "python":   aioprof_fallback.py, aioprof_frames.py, aioprof_wrapper.py (all Python; same bytes).
 #
 # How it hooks asyncio: every task is born in asyncio.core.create_task (asyncio.create_task is a
 # second binding of it). Both are replaced by a function that has the engine wrap the coroutine in
 # an object forwarding send/throw/close and recording enter before and exit after (each engine's
 # own: C in the firmware and native ones, a generator in the python one), then calls the original.
 # Task itself is neither replaced nor subclassed (gather/wait_for rely on isinstance(aw, Task)).
+# The Task made for a wrapper is handed to it (bind): at each resume the wrapper reads when the
+# Task was due (its ph_key) and records how late the resume is (docs/micropython.md, Lateness).
 import sys
 
 try:
@@ -52,6 +54,16 @@ def coro_name(coro):
         return r[a + 1 : b]
     name = getattr(coro, "__qualname__", None) or getattr(coro, "__name__", None)
     return name if name else r.split(" ")[0].lstrip("<")
+
+
+def _c_task():
+    # asyncio's Task when it is MicroPython's C one (the C engines then read its key in place)
+    try:
+        import _asyncio
+
+        return _asyncio.Task if _core.Task is _asyncio.Task else None
+    except ImportError:
+        return None
 
 
 def _select(impl):
@@ -101,6 +113,14 @@ def _event_cost(make):
     ticks, diff = time.ticks_us, time.ticks_diff
     scratch = make(lambda data: None)
     wrapped = scratch.wrap(_spin(), "aioprof_cost")
+    # with a Task, as asyncio resumes it: each resume reads when the Task was due, here now (the
+    # key set as sleep_ms(0) sets it, the Task out of the queue again): the common case, on time or
+    # a few milliseconds late
+    task = _core.Task(wrapped)
+    q = _core.TaskQueue()
+    q.push(task)
+    q.pop()
+    scratch.bind(wrapped, task)
     bare = _spin()
     best_wrapped = best_bare = None
     for _ in range(_COST_ROUNDS):
@@ -138,11 +158,14 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
         # the C module writes raw bytes with mp_hal_stdout_tx_strn; the others can not reach it
         write = _stdout_write()
 
+    c_task = _c_task()
+
     def make(out, ring_bytes=ring):
         if kind != "python":
-            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError)
+            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task)
         ticks, bits = _ticks_source()
-        return mod.Recorder(ticks, out, bits, ring_bytes, platform, period_ms * 1000, cancelled=_core.CancelledError)
+        return mod.Recorder(ticks, out, bits, ring_bytes, platform, period_ms * 1000, cancelled=_core.CancelledError,
+                            late_unit=1000)
 
     # what an event costs, in the HELLO's unit (1/1024 of a tick, a microsecond), so that the
     # host's overhead is the hook's whole cost; measured before the hook starts, into its own
@@ -158,6 +181,7 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     # each engine's wrap(coro, name) records the task's creation (its parent: the task running
     # now, none for asyncio.run's main) and returns what asyncio resumes instead of coro
     wrap = s.eng.wrap
+    bind = s.eng.bind
 
     orig = s.orig_create_task
 
@@ -167,7 +191,9 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
         w = wrap(coro, coro_name(coro))
         if name is not None:
             label_coro(w, name)
-        return orig(w)
+        t = orig(w)
+        bind(w, t)  # the Task that resumes w: when each resume was due
+        return t
 
     _state = s
     _core.create_task = create_task

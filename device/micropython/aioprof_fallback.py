@@ -1,7 +1,7 @@
 # aioprof's pure-Python engine, for firmware where neither the C module nor the native .mpy can be
 # loaded: the device library (device/aioprof.c) rewritten in Python, over the frame writer of
-# aioprof_frames.py (proto/aioprof_frame_writer.c), and the wrapper asyncio resumes instead of a
-# task's coroutine (Recorder.wrap). It follows the C code step by step, ring included, so that the
+# aioprof_frames.py (proto/aioprof_frame_writer.c), with the wrapper asyncio resumes instead of a
+# task's coroutine (Recorder.wrap, aioprof_wrapper.py). It follows the C code step by step, ring included, so that the
 # same events on the same clock give the same bytes: the golden vectors of tests/golden/ check that
 # (tests/micropython/golden_fallback.py), through the recorder's enter()/exit() and through the
 # wrapper, which writes an event's common case itself.
@@ -17,6 +17,7 @@ except ImportError:
 
 
 from aioprof_frames import FrameWriter, _varint
+from aioprof_wrapper import Wrapped, _ms_clock
 
 # docs/protocol.md, proto/aioprof_wire.h
 _VERSION = const(1)
@@ -65,6 +66,7 @@ class TaskRec:
         self.id = 0
         self.parent = 0
         self.announced = 0
+        self.atask = None  # the asyncio Task that resumes its wrapper (Recorder.bind), if any
 
 
 class Recorder(FrameWriter):
@@ -118,6 +120,8 @@ class Recorder(FrameWriter):
         self.half = self.period_len >> 1
         self.last_drain = now
         self.due = False
+        # and how late a resume is: the clock asyncio's keys count (ticks_ms) and its difference
+        self.ms, self.ms_diff = _ms_clock()
         self._refresh()
 
     def _refresh(self):
@@ -125,13 +129,11 @@ class Recorder(FrameWriter):
         # an event itself when the open frame has room; every path that changes what this reads
         # calls it before it returns
         self.fast = self.on and not (self.hello_due or self.drop_due or self.stopped)
-        # (the wrapper's own ENTER writes no lateness: with lateness on, every enter takes
-        # _enter_at, through the gate below, until the wrapper learns to write it)
         # and the period an enter's task must have been announced after to take that way (its
         # name went less than _ANNOUNCE_EVERY periods ago; never, when not fast: no task's name
         # went after this period). One comparison, exact while a task's last announcement is
         # less than 2^16 periods old; an older one takes the general path, which compares as C.
-        self.gate = self.period - _ANNOUNCE_EVERY if self.fast and not self.late_room else self.period
+        self.gate = self.period - _ANNOUNCE_EVERY if self.fast else self.period
 
     # ---- the profiler (device/aioprof.c) ----
 
@@ -141,6 +143,9 @@ class Recorder(FrameWriter):
             self._write_dropped()
         self._fw_close()
         self.sent = True
+        # a frame to send: the last drain taken as half a period ago, so that the test between
+        # slices (half a period since the last drain) is one comparison for both reasons
+        self.last_drain = (self.last - self.half) & self.mask
 
     def _frame_room(self, now, n):
         if self.open and self.budget >= n:
@@ -215,7 +220,6 @@ class Recorder(FrameWriter):
         # beginning), in a frame closed at once
         if not self.open and self.tail == self.head:
             self.head = self.tail = self.commit = 0
-            self.late_len = 0
         self._write_pending(now)
         if self.open:
             self._frame_close()
@@ -404,8 +408,8 @@ class Recorder(FrameWriter):
             spent = (self.ticks() - start) & mask
             if spent <= mask // 2:
                 self.drain_ticks = (self.drain_ticks + spent) & 0xFFFFFFFF
-        self.last_drain = self.last
         self.due = self.commit != self.tail
+        self.last_drain = (self.last - self.half) & self.mask if self.due else self.last
         self._refresh()
         return total
 
@@ -436,6 +440,12 @@ class Recorder(FrameWriter):
         t = self.task(name)
         return Wrapped(self, coro, t, t.parent == 0, True)
 
+    def bind(self, w, task):
+        """task: the asyncio Task made for the wrapper w, which resumes it; each resume then says
+        how late it was (the Task's ph_key: when it was due)."""
+        if isinstance(w, Wrapped):
+            w.rec.atask = task
+
     def _ended(self, t, kind, top, auto):
         # a coroutine returned or raised: its last slice ends
         self._exit_at(t, kind, self.ticks() & self.mask)
@@ -447,7 +457,7 @@ class Recorder(FrameWriter):
     def _after(self):
         # between slices (no task runs): every complete frame goes out, and at least every half
         # period (the C engines' policy); the time is the last event's, no clock read
-        if self.current is None and (self.due or (self.last - self.last_drain) & self.mask >= self.half):
+        if self.current is None and (self.last - self.last_drain) & self.mask >= self.half:
             self._drain_quietly()
 
     def _drain_quietly(self):
@@ -456,159 +466,3 @@ class Recorder(FrameWriter):
             self.drain()
         except Exception:
             pass
-
-
-class Wrapped:
-    """What asyncio gets for a task's coroutine (Recorder.wrap): send and throw are those of a
-    generator (_run) that resumes the coroutine and records the slice around it; close and repr
-    are the coroutine's own."""
-
-    def __init__(self, rec, coro, t, top, auto):
-        g = _run(rec, coro, t, top, auto)
-        # to its first yield: a throw before the first send (a task cancelled before it ran)
-        # reaches the coroutine as a slice
-        g.send(None)
-        self.send = g.send
-        self.throw = g.throw
-        self.coro = coro
-        self.rec = t
-        self.recorder = rec
-
-    def close(self):
-        return self.coro.close()
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self.send(None)
-
-    def __repr__(self):
-        return repr(self.coro)
-
-
-# The generator behind a Wrapped: one loop turn per resume, that is per slice. An event's common
-# case (nothing owed before it, its task's name sent less than _ANNOUNCE_EVERY periods ago, room in
-# the open frame) is written here, byte for byte as Recorder._enter_at/_exit_at would write it;
-# anything else goes to them. top: the task was created outside any task (its end may be the
-# program's); auto: drain between slices and stop at top's end (off for the golden vectors, which
-# script both).
-#
-# Compiled at import as machine code where the port can (@micropython.native): then an exception
-# of the task passes through it without a traceback line, and a resume costs a third of the
-# bytecode's. Native code has no bare `raise`; bytecode re-raises bare, which adds no line. A
-# port without a native emitter (the WebAssembly one) gets the bytecode, and one more line in a
-# task's tracebacks.
-_RUN_SRC = """
-@NATIVE
-def _run(R, coro, t, top, auto):
-    send = coro.send
-    ticks = R.ticks
-    mask = R.mask
-    half = R.half
-    buf = R.buf
-    r = None
-    while True:
-        try:
-            v = yield r
-            exc = None
-        except GeneratorExit:
-            return
-        except BaseException as e:
-            v = None
-            exc = e
-        now = ticks() & mask
-        outer = R.current
-        if t.announced > R.gate and R.budget >= 11:
-            head = R.head
-            start = head
-            dt = (now - R.last) & mask
-            i = t.id
-            tag = 0x80 | (i << 3) if i <= 15 else 0x80
-            rest = dt >> 2
-            if rest == 0:
-                buf[head] = tag | dt
-                head += 1
-            else:
-                buf[head] = tag | (dt & 3) | 4
-                head += 1
-                while rest >= 0x80:
-                    buf[head] = (rest & 0x7F) | 0x80
-                    head += 1
-                    rest >>= 7
-                buf[head] = rest
-                head += 1
-            if i > 15:
-                while i >= 0x80:
-                    buf[head] = (i & 0x7F) | 0x80
-                    head += 1
-                    i >>= 7
-                buf[head] = i
-                head += 1
-            R.head = head
-            R.budget -= head - start
-            R.last = now
-            R.current = t
-        else:
-            R._enter_at(t, now)
-        try:
-            if exc is None:
-                r = send(v)
-            else:
-                r = coro.throw(exc)
-        except StopIteration as e:
-            t.outer = outer
-            R._ended(t, 1, top, auto)
-            return e.value
-        except BaseException as e:
-            t.outer = outer
-            R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
-            RERAISE
-        now = ticks() & mask
-        if R.fast and R.budget >= 6:
-            head = R.head
-            start = head
-            dt = (now - R.last) & mask
-            rest = dt >> 5
-            if rest == 0:
-                buf[head] = dt
-                head += 1
-            else:
-                buf[head] = (dt & 31) | 32
-                head += 1
-                while rest >= 0x80:
-                    buf[head] = (rest & 0x7F) | 0x80
-                    head += 1
-                    rest >>= 7
-                buf[head] = rest
-                head += 1
-            R.head = head
-            R.budget -= head - start
-            R.last = now
-            R.current = outer
-        else:
-            t.outer = outer
-            R._exit_at(t, 0, now)
-        if auto and outer is None and (R.due or (now - R.last_drain) & mask >= half):
-            R._drain_quietly()
-"""
-
-def _exec(src):
-    try:
-        # named, so that the lines bytecode leaves in tracebacks say where they are from
-        src = compile(src, "aioprof_fallback.py", "exec")
-    except NameError:  # a port without compile(): exec takes the text
-        pass
-    exec(src, globals())
-
-
-def _compile():
-    try:
-        _exec(_RUN_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
-    except Exception:
-        # CPython, no native emitter ("invalid micropython decorator"), or no room for native
-        # code: bytecode
-        _exec(_RUN_SRC.replace("@NATIVE", "").replace("RERAISE", "raise"))
-
-
-_compile()

@@ -70,6 +70,20 @@ def _crc_cobs_py(buf, start, end, out):
 _crc_cobs = _crc_cobs_py
 
 
+def _late_move_py(buf, start, n, at):
+    """A frame's lateness list buf[start:start + n] moved down to buf[at:] (at <= start) when one
+    of its values is not 0: returns n, or 0 when every value was 0 (nothing moved). Machine code
+    where the port has viper (_VIPER_SRC): this runs at every frame's close."""
+    lst = buf[start : start + n]
+    if not any(lst):
+        return 0
+    buf[at : at + n] = lst
+    return n
+
+
+_late_move = _late_move_py
+
+
 def _varint(out, v):
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
@@ -95,31 +109,39 @@ class FrameWriter:
         self.crc_out = array("i", (0, 0))
         # lateness (aioprof_fw_t.late_room, late_len): 5 when every ENTER carries its lateness,
         # in a list built from the top of the open frame's space down, _LATE_HEAD bytes above
-        # head + budget; closing the frame writes it as a LATE record
+        # head + budget; closing the frame writes it as a LATE record. The list ends at late_top,
+        # so its length (C's late_len) is late_top - (head + budget + _LATE_HEAD), and an ENTER's
+        # lateness takes from the budget only (the wrapper writes it so: one attribute less)
         self.late_room = 0
-        self.late_len = 0
+        self.late_top = _LATE_HEAD
 
     def _room(self):
         used = self.head - self.tail if self.head >= self.tail else self.size - (self.tail - self.head)
         return self.size - 1 - used
 
-    def _late_reserve(self):
-        return _LATE_HEAD if self.late_room else 0
+    def _late_len(self):
+        # while a frame is open
+        return self.late_top - self.head - self.budget - _LATE_HEAD
+
+    # (what a frame keeps back for its LATE record's head, C's aioprof_fw_late_reserve, is
+    # written out in place: a method call costs more than the test)
 
     def _skip(self, n):
-        n += self._late_reserve()
+        if self.late_room:
+            n += _LATE_HEAD
         to_end = self.size - self.head
         return to_end if to_end < _OPEN_COST + n + 1 else 0
 
     def _fits_new(self, n):
-        return self._room() >= self._skip(n) + _OPEN_COST + n + self._late_reserve() + _CLOSE_COST
+        reserve = _LATE_HEAD if self.late_room else 0
+        return self._room() >= self._skip(n) + _OPEN_COST + n + reserve + _CLOSE_COST
 
     def _raw(self, b):
         self.buf[self.head] = b
         self.head = 0 if self.head + 1 == self.size else self.head + 1
 
     def _rebudget(self):
-        if self.late_len:
+        if self.late_room and self._late_len():
             return  # the lateness list stays where it is: the budget no longer grows
         room = self._room()
         left = _BODY_MAX - 2 - (self.head - self.frame_pos - 1)
@@ -129,8 +151,9 @@ class FrameWriter:
             left = room
         if left > to_end:
             left = to_end
-        reserve = self._late_reserve()
+        reserve = _LATE_HEAD if self.late_room else 0
         self.budget = left - reserve if left > reserve else 0
+        self.late_top = self.head + self.budget + _LATE_HEAD
 
     def _late(self, v):
         # the lateness of the ENTER just written: a varint below the list so far
@@ -140,21 +163,24 @@ class FrameWriter:
         n = len(b)
         self.buf[top - n : top] = b
         self.budget -= n
-        self.late_len += n
 
     def _late_record(self):
         # the LATE record at head, the list moved down after its head; none when every ENTER of
         # the frame was on time
-        n = self.late_len
-        self.late_len = 0
-        start = self.head + self.budget + _LATE_HEAD
-        lst = bytes(self.buf[start : start + n])
-        if not any(lst):
+        n = self._late_len()
+        buf = self.buf
+        head = self.head
+        at = head + (2 if n < 0x80 else 3)  # after the record's tag and length (a varint)
+        if not _late_move(buf, head + self.budget + _LATE_HEAD, n, at):
             return
-        h = bytearray((_LATE_TAG,))
-        _varint(h, n)
-        self._put(h)
-        self._put(lst)
+        buf[head] = _LATE_TAG
+        if n < 0x80:
+            buf[head + 1] = n
+        else:
+            buf[head + 1] = (n & 0x7F) | 0x80
+            buf[head + 2] = n >> 7
+        self.budget -= at + n - head
+        self.head = at + n
 
     def _put(self, data):
         # body bytes into the open frame: the budget keeps them before the ring's end
@@ -184,15 +210,24 @@ class FrameWriter:
         self.frame_pos = self.head
         self._raw(0)  # the first code byte, known at close
         self.open = True
-        self.late_len = 0
+        self.late_top = self.head + _LATE_HEAD  # no list (the budget is 0 while no frame is open)
         self._rebudget()
+        # the header, written in place (no object made: this is every frame's path)
         base = self.last
-        h = bytearray((self.seq, self.format, base & 0xFF, (base >> 8) & 0xFF, (base >> 16) & 0xFF, base >> 24))
-        _varint(h, running)
-        self._put(h)
+        buf = self.buf
+        head = self.head
+        buf[head] = self.seq
+        buf[head + 1] = self.format
+        buf[head + 2] = base & 0xFF
+        buf[head + 3] = (base >> 8) & 0xFF
+        buf[head + 4] = (base >> 16) & 0xFF
+        buf[head + 5] = base >> 24
+        self.head = head + 6
+        self.budget -= 6
+        self._put_varint(running)
 
     def _fw_close(self):
-        if self.late_len:
+        if self.late_room and self.late_top != self.head + self.budget + _LATE_HEAD:  # a list
             self._late_record()
         buf = self.buf
         out = self.crc_out
@@ -242,7 +277,8 @@ class FrameWriter:
 
 
 # A frame's CRC and COBS (Recorder._fw_close) as viper machine code, where the port has it: a
-# frame of 254 bytes costs as much as a few events instead of a few hundred.
+# frame of 254 bytes costs as much as a few events instead of a few hundred. And the move of its
+# lateness list, for the same reason.
 _VIPER_SRC = """
 _CRC16 = array("H", _CRC)
 
@@ -268,6 +304,23 @@ def _crc_cobs(buf, start: int, end: int, out) -> int:
     o[0] = crc
     o[1] = code
     return code_at
+
+
+@micropython.viper
+def _late_move(buf, start: int, n: int, at: int) -> int:
+    b = ptr8(buf)
+    i = 0
+    while i < n:
+        if b[start + i]:
+            break
+        i += 1
+    if i == n:
+        return 0
+    i = 0
+    while i < n:
+        b[at + i] = b[start + i]
+        i += 1
+    return n
 """
 
 

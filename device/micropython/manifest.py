@@ -6,3 +6,4 @@
 module("aioprof.py")
 module("aioprof_fallback.py")
 module("aioprof_frames.py")
+module("aioprof_wrapper.py")

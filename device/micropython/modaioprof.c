@@ -8,6 +8,10 @@
  * complete or half a period passed (coro_after), and from a drain task in aioprof.py when the
  * application is idle. Nothing is written while a slice runs.
  *
+ * Lateness: aioprof.py hands each wrapper the asyncio Task that resumes it (Profiler.bind), and at
+ * every resume the wrapper reads when that Task was due (its ph_key, see coro_late) and passes how
+ * long ago that was to aioprof_enter_late, in milliseconds (the port's late_unit: 1000 ticks).
+ *
  * No state outside the heap: the Profiler lives as long as aioprof.py (or a Coro) refers to it, so a
  * soft reset, which empties the heap and re-imports aioprof.py, leaves the module as at boot.
  *
@@ -19,6 +23,7 @@
 #include "py/mphal.h"
 #include "py/objgenerator.h"
 #include "py/runtime.h"
+#include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
 #include "aioprof.h"
 
@@ -31,6 +36,7 @@ typedef struct aioprof_mod {
     uint8_t *ring;
     mp_obj_t write;         /* None: mp_hal_stdout_tx_strn */
     mp_obj_t cancelled;     /* asyncio.CancelledError */
+    mp_obj_t c_task;        /* asyncio's Task type when it is the C one (_asyncio.Task), else NULL */
     uint32_t half_period_us;
     uint32_t last_drain_us; /* in the library's ticks (microseconds, 32 bits) */
     bool running;
@@ -43,9 +49,23 @@ typedef struct coro_obj {
     aioprof_mod_t *owner;
     mp_obj_t name;          /* keeps the bytes of task.name alive */
     mp_obj_t label;
+    mp_obj_t due_task;      /* the asyncio Task that resumes this one (bind), or MP_OBJ_NULL */
+    const mp_obj_t *due_at; /* where that Task keeps ph_key when it is the C one, else NULL */
     aioprof_task_t task;
     bool done;              /* the coroutine returned or raised: later throws are not run time */
 } coro_obj_t;
+
+/* How MicroPython's C Task (extmod/modasyncio.c) lays out its fields after its pairing-heap node.
+ * Not a header of theirs: bind() reads a Task through it only after checking, on that Task, that
+ * the coroutine and the key sit where it says (else the key is read as an attribute). */
+typedef struct c_task_view {
+    mp_obj_base_t base;
+    void *heap_links[3];
+    mp_obj_t coro;
+    mp_obj_t data;
+    mp_obj_t state;
+    mp_obj_t ph_key;
+} c_task_view_t;
 
 /* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
  * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
@@ -92,7 +112,7 @@ static size_t mod_drain(aioprof_mod_t *m)
 
 /* The hook was closed where the program might have ended (a top-level task's end), and it goes
  * on: it records again, in the same run. */
-static inline void mod_reopen(aioprof_mod_t *m)
+static inline MP_ALWAYSINLINE void mod_reopen(aioprof_mod_t *m)
 {
     if (m->prof.pending & AIOPROF_PENDING_STOPPED) {
         aioprof_reopen(&m->prof);
@@ -103,7 +123,7 @@ static inline void mod_reopen(aioprof_mod_t *m)
  * keeps up leaves the ring empty for the next burst (one slice that creates hundreds of tasks);
  * and at least every half period. A frame holds up to 254 bytes, so this is one write per few
  * dozen events. The time is the tick of the exit just recorded: no clock read. */
-static void coro_after(aioprof_mod_t *m)
+static inline MP_ALWAYSINLINE void coro_after(aioprof_mod_t *m)
 {
     if (m->prof.current != NULL) {
         return;
@@ -113,8 +133,53 @@ static void coro_after(aioprof_mod_t *m)
     }
 }
 
+/* How long the task waited since it was due, in milliseconds (0: on time, or not known).
+ * asyncio keeps on a queued Task the ticks_ms at which it is due (ph_key): its sleep's deadline,
+ * or when it was made runnable (created, cancelled, woken by an event, a lock, a stream or the end
+ * of a task it awaited); the scheduler pops the Task without touching the key and resumes it at
+ * once, so here the key still says when this resume was due. It is a ticks_ms value: the
+ * difference wraps at MICROPY_PY_TIME_TICKS_PERIOD, as time.ticks_diff's. */
+#define LATE_HALF (MICROPY_PY_TIME_TICKS_PERIOD / 2)
+/* Above this a difference takes the rare path: the half period (32-bit ports), or 2^31 ms where the
+ * period is wider (64-bit ports), so that the common case is one comparison. */
+#define LATE_RARE (LATE_HALF < 0x80000000u ? LATE_HALF : 0x80000000u)
+
+static inline MP_ALWAYSINLINE uint32_t coro_late_from(mp_uint_t now, mp_obj_t key)
+{
+    mp_uint_t late = (now - (mp_uint_t)MP_OBJ_SMALL_INT_VALUE(key)) & (MICROPY_PY_TIME_TICKS_PERIOD - 1);
+    if (late >= LATE_RARE) {
+        /* due later than now (asyncio does not resume early): on time; or 24 days late and more
+         * (64-bit ports), at most what the argument holds */
+        return late >= LATE_HALF ? 0 : late >> 16 >> 16 ? UINT32_MAX : (uint32_t)late;
+    }
+    return (uint32_t)late;
+}
+
+/* A Task that is not MicroPython's C one (or not laid out as bind() expects): its attribute. */
+static MP_NOINLINE uint32_t coro_late_slow(coro_obj_t *self)
+{
+    if (self->due_task == MP_OBJ_NULL) {
+        return 0;
+    }
+    mp_obj_t dest[2];
+    mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
+    return !mp_obj_is_small_int(dest[0]) ? 0 : coro_late_from(mp_hal_ticks_ms(), dest[0]);
+}
+
+static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
+{
+    const mp_obj_t *at = self->due_at;
+    if (at == NULL) {
+        return coro_late_slow(self);
+    }
+    /* a small int: bind() saw one there, and the C Task's key never holds anything else */
+    mp_uint_t now = mp_hal_ticks_ms();
+    return coro_late_from(now, *at);
+}
+
 /* One slice: resume the coroutine with send (throw == MP_OBJ_NULL) or throw, record it. */
-static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
+static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *self, mp_obj_t send, mp_obj_t throw,
+    mp_obj_t *ret)
 {
     aioprof_mod_t *m = self->owner;
     bool gen = mp_obj_is_type(self->coro, &mp_type_gen_instance);
@@ -127,7 +192,7 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
     }
     mp_vm_return_kind_t kind;
     mod_reopen(m);
-    aioprof_enter(&m->prof, &self->task);
+    aioprof_enter_late(&m->prof, &self->task, coro_late(self));
     nlr_buf_t nlr;
     if (nlr_push(&nlr) == 0) {
         if (gen) {
@@ -164,7 +229,13 @@ static mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t t
     return kind;
 }
 
-static mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
+/* The slice for throw() and iteration; send(), every resume of asyncio's, has the body inlined. */
+static MP_NOINLINE mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
+{
+    return coro_step_body(self, send, throw, ret);
+}
+
+static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
 {
     switch (kind) {
     case MP_VM_RETURN_YIELD:
@@ -181,7 +252,7 @@ static mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
 static mp_obj_t coro_send(mp_obj_t self_in, mp_obj_t value)
 {
     mp_obj_t ret;
-    mp_vm_return_kind_t kind = coro_step(MP_OBJ_TO_PTR(self_in), value, MP_OBJ_NULL, &ret);
+    mp_vm_return_kind_t kind = coro_step_body(MP_OBJ_TO_PTR(self_in), value, MP_OBJ_NULL, &ret);
     return coro_finish(kind, ret);
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(coro_send_obj, coro_send);
@@ -257,6 +328,8 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     w->owner = m;
     w->name = name;
     w->label = mp_const_none;
+    w->due_task = MP_OBJ_NULL;
+    w->due_at = NULL;
     w->done = false;
     memset(&w->task, 0, sizeof w->task);
     if (m->running) {
@@ -287,6 +360,32 @@ static mp_obj_t prof_label(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t text)
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_3(prof_label_obj, prof_label);
+
+/* bind(wrapper, task): the asyncio Task that was made for this wrapper and resumes it; each
+ * resume then says how late it was. The C Task's key is read in place when this Task has the
+ * layout c_task_view_t expects (its coroutine is the wrapper, its key the attribute's value and
+ * no other field holds that same small int); any other Task through its attribute. */
+static mp_obj_t prof_bind(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t task)
+{
+    aioprof_mod_t *m = mod_self(self_in);
+    if (!mp_obj_is_type(wrapper, &aioprof_coro_type)) {
+        return mp_const_none;
+    }
+    coro_obj_t *w = MP_OBJ_TO_PTR(wrapper);
+    w->due_task = task;
+    w->due_at = NULL;
+    if (m->c_task != MP_OBJ_NULL && MP_OBJ_FROM_PTR(mp_obj_get_type(task)) == m->c_task) {
+        const c_task_view_t *v = MP_OBJ_TO_PTR(task);
+        mp_obj_t dest[2];
+        mp_load_method_maybe(task, MP_QSTR_ph_key, dest);
+        if (v->coro == wrapper && mp_obj_is_small_int(dest[0]) && v->ph_key == dest[0] && v->data != dest[0] &&
+            v->state != dest[0]) {
+            w->due_at = &v->ph_key;
+        }
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_bind_obj, prof_bind);
 
 static mp_obj_t prof_drain(mp_obj_t self_in)
 {
@@ -347,6 +446,7 @@ static const mp_rom_map_elem_t prof_locals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_wrap), MP_ROM_PTR(&prof_wrap_obj) },
     { MP_ROM_QSTR(MP_QSTR_set_event_cost), MP_ROM_PTR(&prof_set_event_cost_obj) },
     { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&prof_label_obj) },
+    { MP_ROM_QSTR(MP_QSTR_bind), MP_ROM_PTR(&prof_bind_obj) },
     { MP_ROM_QSTR(MP_QSTR_drain), MP_ROM_PTR(&prof_drain_obj) },
     { MP_ROM_QSTR(MP_QSTR_flush), MP_ROM_PTR(&prof_flush_obj) },
     { MP_ROM_QSTR(MP_QSTR_pending), MP_ROM_PTR(&prof_pending_obj) },
@@ -361,11 +461,11 @@ MP_DEFINE_CONST_OBJ_TYPE(
     locals_dict, &prof_locals
     );
 
-/* start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler. Each call makes a new
- * one; aioprof.py keeps one at a time. */
+/* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
+ * asyncio's Task type when it is the C one (_asyncio.Task), else None. Each call makes a new one;
+ * aioprof.py keeps one at a time. */
 static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
 {
-    (void)n_args;
     mp_int_t ring = mp_obj_get_int(args[1]);
     mp_int_t period_ms = mp_obj_get_int(args[2]);
     if (ring < 128 || ring > 65535 || period_ms < 10 || period_ms > 60000) {
@@ -378,6 +478,9 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     m->ring = m_new(uint8_t, (size_t)ring);
     m->write = args[0];
     m->cancelled = args[4];
+    if (n_args > 5 && args[5] != mp_const_none) {
+        m->c_task = args[5];
+    }
     len = len < AIOPROF_PLATFORM_MAX ? len : AIOPROF_PLATFORM_MAX;
     memcpy(m->platform, platform, len);
     m->port.ticks = mod_ticks;
@@ -387,6 +490,7 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     m->port.tick_bits = 32;
     m->port.platform = m->platform;
     m->port.period_ticks = (uint32_t)period_ms * 1000u;
+    m->port.late_unit = 1000; /* lateness in milliseconds: asyncio's keys are ticks_ms values */
     m->half_period_us = (uint32_t)period_ms * 500u;
     if (aioprof_init(&m->prof, &m->port, m->ring, (uint32_t)ring) != 0) {
         mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
@@ -395,7 +499,7 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     m->running = true;
     return MP_OBJ_FROM_PTR(m);
 }
-static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 5, aioprof_start);
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 6, aioprof_start);
 
 static const mp_rom_map_elem_t aioprof_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR__aioprof) },

@@ -14,7 +14,7 @@
 #       counts is the cost of the switches alone.
 #
 # The timed runs write their frames to /dev/null. Needs aioprof.py (and aioprof_fallback.py,
-# aioprof_frames.py, _aioprof_native.mpy) on sys.path, e.g. through MICROPYPATH.
+# aioprof_frames.py, aioprof_wrapper.py, _aioprof_native.mpy) on sys.path, e.g. through MICROPYPATH.
 import sys
 import time
 import asyncio

@@ -3,7 +3,8 @@
 # (@micropython/micropython-webassembly-pyscript, the version pinned in
 # tests/micropython/package-lock.json) under Node.js. Runs the golden vectors through the
 # fallback, then every asyncio test script without the hook and with it; aioprof-top reads each
-# capture and check_report.py compares its report with what the script measured itself. Then the
+# capture and check_report.py compares its report with what the script measured itself, and
+# late_check.py the lateness of each resume with the bounds the script gave it. Then the
 # scenarios of a board's life (tests/micropython/life.py) with the Python engine.
 #
 # Skips (exit 0) only when node or npm is missing and CI is not set.
@@ -65,6 +66,8 @@ for script in "$here"/aio_*.py; do
     fi
     # this port's ticks_us counts milliseconds: a slice may look a tick longer or shorter
     python3 "$here/check_report.py" "$out/$name.json" "$out/$name.device" "$out/$name.baseline.txt" 1000 1000 || fail=1
+    # each resume's lateness, within what the script bounded (aio_seed: quicker about 80 ms late)
+    python3 "$here/late_check.py" "$out/$name.bin" "$out/$name.device" "$out/$name.json" || fail=1
 done
 # A board's life (tests/micropython/life.py; life_check.py says what each scenario guarantees).
 # Not here: traceback (this port has no native code emitter, so the Python wrapper's frames stay

@@ -1,4 +1,6 @@
 # The original aioprof example: a task that blocks 80 ms per slice and one that blocks 1 ms.
+# quicker's 2 ms sleeps end while slow blocks: it comes back late by about 80 ms, kept waiting by
+# slow (truth.due() says when each resume is due).
 import asyncio
 import time
 import truth
@@ -10,6 +12,7 @@ async def slow():
         truth.begin("slow")
         time.sleep_ms(80)
         truth.end("slow", "slow")
+        truth.due("slow", 10)
         await asyncio.sleep_ms(10)
     truth.begin("slow")
     truth.end("slow", "slow")
@@ -21,12 +24,16 @@ async def quicker():
         truth.begin("quicker")
         time.sleep_ms(1)
         truth.end("quicker", "quicker")
+        truth.due("quicker", 2)
         await asyncio.sleep_ms(2)
     truth.begin("quicker")
     truth.end("quicker", "quicker")
 
 
 async def main():
+    truth.due("slow")
+    truth.due("quicker")
+    truth.blocker("quicker", "slow")
     await asyncio.gather(slow(), quicker())
     print("seed: done")
     truth.report()

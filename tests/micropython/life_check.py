@@ -119,8 +119,11 @@ def host_report(top, stdout_path, tick_us, baseline, slice_us, c):
 
 def ends_with_stop(top, out_path, frames, c):
     """The program ended (disable(), sys.atexit, or its main task's end): the last record sent is
-    the HELLO that says the hook stopped, and aioprof-top does not say the input ended before it."""
-    last = frames[-1][1][-1] if frames and frames[-1][1] else None
+    the HELLO that says the hook stopped, and aioprof-top does not say the input ended before it.
+    (A LATE record ends a frame in which an ENTER was late: it lists the lateness of the frame's
+    ENTERs, so it is not a record after the HELLO.)"""
+    recs = [r for r in frames[-1][1] if r[3] is None or r[0] & 0x0F != wire.OP_LATE] if frames else []
+    last = recs[-1] if recs else None
     stop = last is not None and last[3] is not None and last[0] & 0x0F == OP_HELLO and hello_flags(last[3]) & 2
     c.ok(bool(stop), "the last record is the HELLO that says the hook stopped")
     p = subprocess.run([top, "-r", out_path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)

@@ -151,7 +151,7 @@ def truth_sums(lines):
     for line in lines:
         if line.startswith("truth "):
             words = line.split()
-            row = {k: int(v) for k, v in (w.split("=") for w in words[2:])}
+            row = {k: int(v) for k, v in (w.split("=") for w in words[2:]) if k != "blocked_by"}
             s = sums.setdefault(words[1], {"count": 0, "total_us": 0, "errors": 0, "instances": 0})
             for k in s:
                 s[k] += row[k]

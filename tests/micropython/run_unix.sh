@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the asyncio test scripts of this directory in MicroPython's unix port, without the hook and
 # with each engine asked for, and checks aioprof-top's report of every capture against what the
-# script measured itself (check_report.py).
+# script measured itself (check_report.py), and the lateness the engine sent with each resume
+# against the bounds the script gave it (late_check.py).
 #
 # usage: run_unix.sh MICROPYTHON AIOPROF_TOP [ENGINE...]
 #   MICROPYTHON  a unix-port binary; for "firmware" one built with
@@ -40,6 +41,7 @@ for script in "$here"/aio_*.py; do
         fi
         python3 "$here/check_report.py" "$out/$name.$engine.json" "$out/$name.$engine.device" \
             "$out/$name.baseline.txt" "$allowance" || fail=1
+        python3 "$here/late_check.py" "$cap" "$out/$name.$engine.device" "$out/$name.$engine.json" || fail=1
     done
 done
 [ $fail -eq 0 ] && echo "run_unix: all scripts match with: ${engines[*]}" || echo "run_unix: FAILED (captures in $out)"

@@ -53,6 +53,7 @@ async function main() {
     put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof.py"));
     put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof_fallback.py"));
     put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof_frames.py"));
+    put(mp, "/aioprof", path.join(repo, "device/micropython/aioprof_wrapper.py"));
     put(mp, "/aioprof", path.join(here, "truth.py"));
     let ok = true;
     try {

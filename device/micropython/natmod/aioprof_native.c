@@ -1,11 +1,14 @@
 /* _aioprof_native: the aioprof hook as a dynamic native module (.mpy), for boards whose firmware
  * can not be rebuilt. The same shape as the C module (modaioprof.c), through MicroPython's table of
  * runtime functions (py/dynruntime.h) instead of the runtime itself:
- *   start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler
- *   Profiler.wrap(coro, name) -> Coro     .label(coro, text)     .drain() -> int    .flush()
+ *   start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler
+ *   Profiler.wrap(coro, name) -> Coro     .bind(coro, task)      .label(coro, text)
+ *   Profiler.drain() -> int               .flush()
  *   Profiler.pending() -> int             .close([until_next])   .stop()   .set_event_cost(cost)
  * aioprof.py wraps each new task's coroutine in a Coro; asyncio resumes it through Coro.send and
- * Coro.throw, each resume one slice recorded by the device library (device/aioprof.c) around it.
+ * Coro.throw, each resume one slice recorded by the device library (device/aioprof.c) around it,
+ * with how late it was: the Task made for the Coro is handed to it (bind), whose key says when
+ * the resume was due (native_late; modaioprof.c's coro_late says more).
  *
  * What the table decides:
  * - the coroutine is resumed through its yield_from entry (the one native code's `yield from`
@@ -13,9 +16,11 @@
  *   throw() (mp_resume refuses to throw into a just-started generator);
  * - exceptions are caught with the table's nlr_push, as native code catches them;
  * - ticks: the C function behind time.ticks_us (30-bit ticks), called directly when it is the
- *   usual builtin, else through a Python call; there is no mp_hal_ticks_us;
+ *   usual builtin, else through a Python call; there is no mp_hal_ticks_us; the same for
+ *   time.ticks_ms, for lateness;
  * - output: the write callable (sys.stdout.buffer.write by default); no mp_hal_stdout_tx_strn. */
 #include "py/dynruntime.h"
+#include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
 #include "aioprof.h"
 
@@ -44,8 +49,11 @@ typedef struct native_prof {
     uint8_t *ring;
     mp_obj_t ticks_us;
     mp_obj_t (*ticks_fun)(void); /* the C function behind ticks_us, or NULL */
+    mp_obj_t ticks_ms;
+    mp_obj_t (*ms_fun)(void);    /* the C function behind ticks_ms, or NULL */
     mp_obj_t write;
     mp_obj_t cancelled;          /* asyncio.CancelledError */
+    mp_obj_t c_task;             /* asyncio's Task type when it is the C one, else NULL */
     uint32_t half_period_us;
     uint32_t last_drain;         /* the library's tick of the last drain */
     bool running;
@@ -58,18 +66,64 @@ typedef struct native_coro {
     native_prof_t *owner;
     mp_obj_t name;  /* keeps the bytes of the name alive */
     mp_obj_t label;
+    mp_obj_t due_task;      /* the asyncio Task that resumes this one (bind), or MP_OBJ_NULL */
+    const mp_obj_t *due_at; /* where that Task keeps ph_key when it is the C one, else NULL */
     aioprof_task_t task;
     bool done;      /* the coroutine returned or raised: later throws are not run time */
 } native_coro_t;
 
+/* MicroPython's C Task (extmod/modasyncio.c) as modaioprof.c reads it: its fields after its
+ * pairing-heap node, trusted for a Task only once bind() found them where this says. */
+typedef struct c_task_view {
+    mp_obj_base_t base;
+    void *heap_links[3];
+    mp_obj_t coro;
+    mp_obj_t data;
+    mp_obj_t state;
+    mp_obj_t ph_key;
+} c_task_view_t;
+
 mp_obj_full_type_t native_prof_type;
 mp_obj_full_type_t native_coro_type;
+
+/* A clock of the time module: its C function, or a Python call when it is not the builtin. */
+static mp_obj_t native_call0(mp_obj_t (*fun)(void), mp_obj_t f)
+{
+    return fun != NULL ? fun() : mp_call_function_n_kw(f, 0, 0, NULL);
+}
 
 static uint32_t native_ticks(void *user)
 {
     native_prof_t *p = user;
-    mp_obj_t t = p->ticks_fun != NULL ? p->ticks_fun() : mp_call_function_n_kw(p->ticks_us, 0, 0, NULL);
+    mp_obj_t t = native_call0(p->ticks_fun, p->ticks_us);
     return mp_obj_is_small_int(t) ? (uint32_t)MP_OBJ_SMALL_INT_VALUE(t) : (uint32_t)mp_obj_get_int_truncated(t);
+}
+
+/* How long the task waited since it was due, in milliseconds (0: on time, or not known): the key
+ * the Task holds while queued (ph_key, a ticks_ms value: its sleep's deadline, or when it was made
+ * runnable), which the scheduler leaves as it is when it resumes us (modaioprof.c, coro_late). */
+static uint32_t native_late(native_prof_t *p, native_coro_t *self)
+{
+    mp_obj_t key;
+    if (self->due_at != NULL) {
+        key = *self->due_at;
+    } else if (self->due_task != MP_OBJ_NULL) {
+        mp_obj_t dest[2];
+        mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
+        key = dest[0];
+    } else {
+        return 0;
+    }
+    mp_obj_t now = native_call0(p->ms_fun, p->ticks_ms);
+    if (!mp_obj_is_small_int(key) || !mp_obj_is_small_int(now)) {
+        return 0;
+    }
+    mp_uint_t late = ((mp_uint_t)MP_OBJ_SMALL_INT_VALUE(now) - (mp_uint_t)MP_OBJ_SMALL_INT_VALUE(key)) &
+        (MICROPY_PY_TIME_TICKS_PERIOD - 1);
+    if (late >= MICROPY_PY_TIME_TICKS_PERIOD / 2) {
+        return 0; /* due later than now: on time */
+    }
+    return late > UINT32_MAX ? UINT32_MAX : (uint32_t)late;
 }
 
 static size_t native_write(void *user, const uint8_t *data, size_t len)
@@ -166,7 +220,7 @@ static int native_step(native_coro_t *self, mp_obj_t send, mp_obj_t throw, mp_ob
         return native_resume(self, send, throw, ret);
     }
     native_reopen(p);
-    aioprof_enter(&p->prof, &self->task);
+    aioprof_enter_late(&p->prof, &self->task, native_late(p, self));
     int step = native_resume(self, send, throw, ret);
     unsigned kind = AIOPROF_EXIT_YIELD;
     if (step != STEP_YIELD) {
@@ -269,6 +323,8 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     w->owner = p;
     w->name = name;
     w->label = mp_const_none;
+    w->due_task = MP_OBJ_NULL;
+    w->due_at = NULL;
     w->done = false;
     memset(&w->task, 0, sizeof w->task);
     if (p->running) {
@@ -299,6 +355,32 @@ static mp_obj_t prof_label(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t text)
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_3(prof_label_obj, prof_label);
+
+/* bind(wrapper, task): the asyncio Task made for this wrapper, which resumes it; each resume then
+ * says how late it was. A C Task's key is read in place once this Task shows the layout
+ * c_task_view_t expects (its coroutine the wrapper, its key the attribute's value and in no other
+ * field); any other Task through its attribute. */
+static mp_obj_t prof_bind(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t task)
+{
+    native_prof_t *p = native_self(self_in);
+    if (mp_obj_get_type(wrapper) != (mp_obj_type_t *)&native_coro_type) {
+        return mp_const_none;
+    }
+    native_coro_t *w = MP_OBJ_TO_PTR(wrapper);
+    w->due_task = task;
+    w->due_at = NULL;
+    if (p->c_task != MP_OBJ_NULL && MP_OBJ_FROM_PTR(mp_obj_get_type(task)) == p->c_task) {
+        const c_task_view_t *v = MP_OBJ_TO_PTR(task);
+        mp_obj_t dest[2];
+        mp_load_method_maybe(task, MP_QSTR_ph_key, dest);
+        if (v->coro == wrapper && mp_obj_is_small_int(dest[0]) && v->ph_key == dest[0] && v->data != dest[0] &&
+            v->state != dest[0]) {
+            w->due_at = &v->ph_key;
+        }
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_bind_obj, prof_bind);
 
 /* Sends what is ready; nothing while a task's slice runs. */
 static mp_obj_t prof_drain(mp_obj_t self_in)
@@ -371,13 +453,13 @@ static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
 
-mp_map_elem_t prof_locals_table[8];
+mp_map_elem_t prof_locals_table[9];
 static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
 
-/* start(write, ring_bytes, period_ms, platform, cancelled_error) -> Profiler */
+/* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
+ * asyncio's Task type when it is the C one (_asyncio.Task), else None. */
 static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
 {
-    (void)n_args;
     mp_int_t ring = mp_obj_get_int(args[1]);
     mp_int_t period_ms = mp_obj_get_int(args[2]);
     if (ring < 128 || ring > 65535 || period_ms < 10 || period_ms > 60000) {
@@ -391,8 +473,15 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
     if (mp_obj_get_type(p->ticks_us) == &mp_type_fun_builtin_0) {
         p->ticks_fun = ((const mp_obj_fun_builtin_fixed_t *)MP_OBJ_TO_PTR(p->ticks_us))->fun._0;
     }
+    p->ticks_ms = mp_load_attr(time, MP_QSTR_ticks_ms);
+    if (mp_obj_get_type(p->ticks_ms) == &mp_type_fun_builtin_0) {
+        p->ms_fun = ((const mp_obj_fun_builtin_fixed_t *)MP_OBJ_TO_PTR(p->ticks_ms))->fun._0;
+    }
     p->write = args[0];
     p->cancelled = args[4];
+    if (n_args > 5 && args[5] != mp_const_none) {
+        p->c_task = args[5];
+    }
     size_t len;
     const char *platform = mp_obj_str_get_data(args[3], &len);
     len = len < AIOPROF_PLATFORM_MAX ? len : AIOPROF_PLATFORM_MAX;
@@ -404,6 +493,7 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
     p->port.tick_bits = 30; /* time.ticks_us() wraps at 2^30 */
     p->port.platform = p->platform;
     p->port.period_ticks = (uint32_t)period_ms * 1000u;
+    p->port.late_unit = 1000; /* lateness in milliseconds: asyncio's keys are ticks_ms values */
     p->half_period_us = (uint32_t)period_ms * 500u;
     if (aioprof_init(&p->prof, &p->port, p->ring, (uint32_t)ring) != 0) {
         mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
@@ -412,7 +502,7 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
     p->running = true;
     return MP_OBJ_FROM_PTR(p);
 }
-static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(native_start_obj, 5, 5, native_start);
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(native_start_obj, 5, 6, native_start);
 
 static void native_method(mp_map_elem_t *elem, qstr name, const void *fun)
 {
@@ -445,6 +535,7 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
     native_method(&prof_locals_table[5], MP_QSTR_close, &prof_close_obj);
     native_method(&prof_locals_table[6], MP_QSTR_stop, &prof_stop_obj);
     native_method(&prof_locals_table[7], MP_QSTR_set_event_cost, &prof_set_event_cost_obj);
+    native_method(&prof_locals_table[8], MP_QSTR_bind, &prof_bind_obj);
     MP_OBJ_TYPE_SET_SLOT(&native_prof_type, locals_dict, (void *)&prof_locals, 0);
 
     mp_store_global(MP_QSTR_start, MP_OBJ_FROM_PTR(&native_start_obj));

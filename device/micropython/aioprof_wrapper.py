@@ -1,0 +1,202 @@
+# The wrapper of aioprof's pure-Python engine (aioprof_fallback.py): the object asyncio resumes
+# instead of a task's coroutine (Wrapped, made by Recorder.wrap), whose generator resumes the
+# coroutine and records each slice around it, reading when the task was due from its asyncio Task
+# (Recorder.bind) and writing an event's common case into the recorder's open frame itself, byte
+# for byte as the recorder would (tests/micropython/golden_fallback.py checks it against the golden
+# vectors). Compiled to machine code at import where the port can.
+#
+# Runs under MicroPython and CPython (the tests run it under both).
+
+
+def _ms_clock():
+    # the clock asyncio's due times count (ticks_ms), and its difference
+    import time
+
+    if hasattr(time, "ticks_ms"):
+        return time.ticks_ms, time.ticks_diff
+    # CPython, for tests of the logic only
+    return (lambda: int(time.monotonic() * 1000)), (lambda a, b: a - b)
+
+
+class Wrapped:
+    """What asyncio gets for a task's coroutine (Recorder.wrap): send and throw are those of a
+    generator (_run) that resumes the coroutine and records the slice around it; close and repr
+    are the coroutine's own."""
+
+    def __init__(self, rec, coro, t, top, auto):
+        g = _run(rec, coro, t, top, auto)
+        # to its first yield: a throw before the first send (a task cancelled before it ran)
+        # reaches the coroutine as a slice
+        g.send(None)
+        self.send = g.send
+        self.throw = g.throw
+        self.coro = coro
+        self.rec = t
+        self.recorder = rec
+
+    def close(self):
+        return self.coro.close()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def __repr__(self):
+        return repr(self.coro)
+
+
+# The generator behind a Wrapped: one loop turn per resume, that is per slice. An event's common
+# case (nothing owed before it, on time, its task's name sent less than _ANNOUNCE_EVERY periods
+# ago, room in the open frame) is written here, byte for byte as Recorder._enter_at/_exit_at would
+# write it; anything else goes to them. On time: the task's asyncio Task (t.atask, from bind) was
+# due (its ph_key, a ticks_ms value: its sleep's deadline, or when it was made runnable) no earlier
+# than this millisecond; the scheduler leaves the key as it is when it resumes the task. top: the
+# task was created outside any task (its end may be the program's); auto: drain between slices and
+# stop at top's end (off for the golden vectors, which script both).
+#
+# Compiled at import as machine code where the port can (@micropython.native): then an exception
+# of the task passes through it without a traceback line, and a resume costs a third of the
+# bytecode's. Native code has no bare `raise`; bytecode re-raises bare, which adds no line. A
+# port without a native emitter (the WebAssembly one) gets the bytecode, and one more line in a
+# task's tracebacks.
+_RUN_SRC = """
+@NATIVE
+def _run(R, coro, t, top, auto):
+    send = coro.send
+    ticks = R.ticks
+    mask = R.mask
+    half = R.half
+    buf = R.buf
+    ms = R.ms
+    ms_diff = R.ms_diff
+    lr = R.late_room
+    need = 11 + lr  # an ENTER's room: its record, its lateness
+    a = None  # the task's asyncio Task, once bound
+    r = None
+    while True:
+        try:
+            v = yield r
+            exc = None
+        except GeneratorExit:
+            return
+        except BaseException as e:
+            v = None
+            exc = e
+        now = ticks() & mask
+        late = 0
+        if a is None:
+            a = t.atask
+        if a is not None:
+            # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
+            late = ms() - a.ph_key
+        outer = R.current
+        budget = R.budget
+        if 0 <= late < 0x80 and t.announced > R.gate and budget >= need:
+            head = R.head
+            start = head
+            dt = (now - R.last) & mask
+            i = t.id
+            tag = 0x80 | (i << 3) if i <= 15 else 0x80
+            rest = dt >> 2
+            if rest == 0:
+                buf[head] = tag | dt
+                head += 1
+            else:
+                buf[head] = tag | (dt & 3) | 4
+                head += 1
+                while rest >= 0x80:
+                    buf[head] = (rest & 0x7F) | 0x80
+                    head += 1
+                    rest >>= 7
+                buf[head] = rest
+                head += 1
+            if i > 15:
+                while i >= 0x80:
+                    buf[head] = (i & 0x7F) | 0x80
+                    head += 1
+                    i >>= 7
+                buf[head] = i
+                head += 1
+            b = budget - (head - start)
+            if lr:
+                # its lateness, one byte below the open frame's list (FrameWriter._late), which
+                # starts 3 bytes above head + budget
+                buf[head + b + 2] = late
+                b -= 1
+            R.head = head
+            R.budget = b
+            R.last = now
+            R.current = t
+        else:
+            if late < 0 or late >= 0x80:
+                # the clock wrapped since the key, or late by 128 ms or more
+                late = ms_diff(ms(), a.ph_key)
+                if late < 0:
+                    late = 0
+                elif late > 0xFFFFFFFF:
+                    late = 0xFFFFFFFF
+            R._enter_at(t, now, late)
+        try:
+            if exc is None:
+                r = send(v)
+            else:
+                r = coro.throw(exc)
+        except StopIteration as e:
+            t.outer = outer
+            R._ended(t, 1, top, auto)
+            return e.value
+        except BaseException as e:
+            t.outer = outer
+            R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
+            RERAISE
+        now = ticks() & mask
+        budget = R.budget
+        if R.fast and budget >= 6:
+            head = R.head
+            start = head
+            dt = (now - R.last) & mask
+            rest = dt >> 5
+            if rest == 0:
+                buf[head] = dt
+                head += 1
+            else:
+                buf[head] = (dt & 31) | 32
+                head += 1
+                while rest >= 0x80:
+                    buf[head] = (rest & 0x7F) | 0x80
+                    head += 1
+                    rest >>= 7
+                buf[head] = rest
+                head += 1
+            R.head = head
+            R.budget = budget - (head - start)
+            R.last = now
+            R.current = outer
+        else:
+            t.outer = outer
+            R._exit_at(t, 0, now)
+        if auto and outer is None and (now - R.last_drain) & mask >= half:
+            R._drain_quietly()
+"""
+
+def _exec(src):
+    try:
+        # named, so that the lines bytecode leaves in tracebacks say where they are from
+        src = compile(src, "aioprof_wrapper.py", "exec")
+    except NameError:  # a port without compile(): exec takes the text
+        pass
+    exec(src, globals())
+
+
+def _compile():
+    try:
+        _exec(_RUN_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
+    except Exception:
+        # CPython, no native emitter ("invalid micropython decorator"), or no room for native
+        # code: bytecode
+        _exec(_RUN_SRC.replace("@NATIVE", "").replace("RERAISE", "raise"))
+
+
+_compile()
