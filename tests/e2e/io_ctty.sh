@@ -57,7 +57,7 @@ while True:
 PY
     IO_PIDS+=($!)
     local i
-    for ((i = 0; i < 300; i++)); do
+    for ((i = 0; i < 1200; i++)); do
         [ -s "$WORK/$name.path" ] && return 0
         sleep 0.1
     done
@@ -68,7 +68,7 @@ PY
 shell_start first
 ln -s "$(cat "$WORK/first.path")" "$WORK/ttyS"
 rc=0
-timeout 60 "$TOP" "$WORK/ttyS" --report --duration 5 > "$WORK/first.out" 2> "$WORK/first.err" < /dev/null || rc=$?
+timeout 180 "$TOP" "$WORK/ttyS" --report --duration 5 > "$WORK/first.out" 2> "$WORK/first.err" < /dev/null || rc=$?
 [ "$rc" = 1 ] || fail "a session's terminal was opened (exit $rc): $(cat "$WORK/first.err")"
 grep -q "$WORK/ttyS is the controlling terminal of a session (python3, session [0-9]*): reading it would take" \
     "$WORK/first.err" || fail "the refusal said: $(cat "$WORK/first.err")"
@@ -79,20 +79,20 @@ grep -q "$WORK/ttyS is the controlling terminal of a session (python3, session [
 "$SIM" -w busy --events 3000 -q -o "$WORK/raw.bin"
 pty_start "$WORK/ttyDEV" "$WORK/raw.bin"
 ln -s "$(readlink "$WORK/ttyDEV")" "$WORK/ttyFAKE"
-timeout --foreground 120 "$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.aiop" > "$WORK/session.out" 2> "$WORK/session.err" \
+timeout --foreground 300 "$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.aiop" > "$WORK/session.out" 2> "$WORK/session.err" \
     < /dev/null &
 top=$!
 IO_PIDS+=("$top")
-wait_for_text "$WORK/session.err" "opened $WORK/ttyFAKE" 60 || fail "aioprof-top did not open the board"
+wait_for_text "$WORK/session.err" "opened $WORK/ttyFAKE" 180 || fail "aioprof-top did not open the board"
 pty_stop "$WORK/ttyDEV"
-wait_for_text "$WORK/session.err" "ttyFAKE went away" 60 || fail "the unplug was not seen: $(cat "$WORK/session.err")"
+wait_for_text "$WORK/session.err" "ttyFAKE went away" 180 || fail "the unplug was not seen: $(cat "$WORK/session.err")"
 shell_start second
 ln -sfn "$(cat "$WORK/second.path")" "$WORK/ttyFAKE"
-wait_for_text "$WORK/session.err" "ttyFAKE is back, but as the controlling terminal of a session" 60 \
+wait_for_text "$WORK/session.err" "ttyFAKE is back, but as the controlling terminal of a session" 180 \
     || fail "the shell's terminal was not refused: $(grep -v '^device:' "$WORK/session.err")"
 # the user types a password; the shell, not aioprof-top, gets it
 echo "hunter2-typed-password" > "$WORK/second.keys"
-wait_for_text "$WORK/second.typed" "hunter2-typed-password" 60 || fail "the shell did not get its keystrokes"
+wait_for_text "$WORK/second.typed" "hunter2-typed-password" 180 || fail "the shell did not get its keystrokes"
 kill -INT "$top"
 rc=0
 wait "$top" || rc=$?
@@ -105,15 +105,15 @@ grep -aq "hunter2" "$WORK/session.err" "$WORK/session.out" "$WORK/session.aiop" 
 #    took the pty between the check and the open): let go of at once, said; nothing typed is read
 shell_start third late
 ln -s "$(cat "$WORK/third.path")" "$WORK/ttyLATE"
-timeout --foreground 120 "$TOP" -v "$WORK/ttyLATE" --report > "$WORK/late.out" 2> "$WORK/late.err" < /dev/null &
+timeout --foreground 300 "$TOP" -v "$WORK/ttyLATE" --report > "$WORK/late.out" 2> "$WORK/late.err" < /dev/null &
 top=$!
 IO_PIDS+=("$top")
-wait_for_text "$WORK/late.err" "opened $WORK/ttyLATE" 60 || fail "aioprof-top did not open the pty"
+wait_for_text "$WORK/late.err" "opened $WORK/ttyLATE" 180 || fail "aioprof-top did not open the pty"
 touch "$WORK/third.go"
-wait_for_text "$WORK/late.err" "ttyLATE became the controlling terminal of a session \(python3, session [0-9]*\): let go" 60 \
+wait_for_text "$WORK/late.err" "ttyLATE became the controlling terminal of a session \(python3, session [0-9]*\): let go" 180 \
     || fail "the new session's terminal was kept: $(cat "$WORK/late.err")"
 echo "hunter3-typed-password" > "$WORK/third.keys"
-wait_for_text "$WORK/third.typed" "hunter3-typed-password" 60 || fail "the late shell did not get its keystrokes"
+wait_for_text "$WORK/third.typed" "hunter3-typed-password" 180 || fail "the late shell did not get its keystrokes"
 kill -INT "$top"
 wait "$top" || fail "aioprof-top failed: $(cat "$WORK/late.err")"
 grep -aq "hunter3" "$WORK/late.err" "$WORK/late.out" && fail "the late shell's keystrokes reached aioprof-top"
