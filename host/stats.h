@@ -105,6 +105,8 @@ typedef struct stats_blame {
 } stats_blame_t;
 
 #define STATS_WHO_UNNAMED (-1) /* a task whose name had not come yet */
+#define STATS_WHO_OUTSIDE (-2) /* no task ran (the scheduler, the drain, idle) */
+#define STATS_WHO_UNKNOWN (-3) /* what ran is not known (lost frames, dropped events) */
 
 typedef struct stats_late {
     uint64_t resumes;    /* resumes whose lateness was reported (on time or late) */
@@ -327,12 +329,10 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in);
 /* A resume of in whose lateness the device reported: late_us (0: on time). In its name row too. */
 void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us);
 
-/* us of in's waiting blamed on who (a name row or STATS_WHO_UNNAMED); in its name row too. */
-void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us);
-
-/* A window's culprits at once: who[0 .. n) (those below STATS_WHO_UNNAMED skipped), each with
- * us_of[who[i]] (us_of may be indexed from -3). */
-void stats_late_blame_window(stats_t *s, stats_instance_t *in, const int32_t *who, size_t n, const uint64_t *us_of);
+/* A window's time: us[i] of it (0: none) blamed on who[i], a name row or STATS_WHO_UNNAMED, or
+ * spent while no task ran (STATS_WHO_OUTSIDE) or unseen (STATS_WHO_UNKNOWN); in its name row too.
+ * Culprits new to a row are listed in the order given. */
+void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint64_t *us, size_t n);
 
 /* us of in's waiting while no task ran (outside = 1), or that the host did not see (outside = 0). */
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us);

@@ -90,25 +90,22 @@ static void blame_new(stats_late_t *l, int32_t who, uint64_t us)
     l->blame[l->n_blame++] = (stats_blame_t){.who = who, .us = us};
 }
 
-void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us)
-{
-    stats_late_t *n = name_late(s, in);
-    blame_add(&in->late, who, us);
-    if (n != NULL) {
-        blame_add(n, who, us);
-    }
-}
-
-void stats_late_blame_window(stats_t *s, stats_instance_t *in, const int32_t *who, size_t n, const uint64_t *us_of)
+void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint64_t *us, size_t n)
 {
     stats_late_t *l = &in->late, *nl = name_late(s, in);
     for (size_t i = 0; i < n; i++) {
-        if (who[i] >= STATS_WHO_UNNAMED) {
-            uint64_t us = us_of[who[i]];
-            blame_add(l, who[i], us);
+        uint64_t t = us[i];
+        if (t == 0) {
+            continue;
+        }
+        int32_t w = who[i];
+        if (w >= STATS_WHO_UNNAMED) {
+            blame_add(l, w, t);
             if (nl != NULL) {
-                blame_add(nl, who[i], us);
+                blame_add(nl, w, t);
             }
+        } else {
+            stats_late_gap(s, in, w == STATS_WHO_OUTSIDE, t);
         }
     }
 }
