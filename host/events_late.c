@@ -73,22 +73,22 @@ static size_t window_walk(events_t *e, uint64_t turn, uint64_t from, uint64_t un
     return n;
 }
 
-/* The window [from, until)'s time per culprit, who[i] with us[i] (0: none), to the rows of in
- * (and its name), and to an observer with the window's own culprit. */
-static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, const uint64_t *us, size_t n,
-    uint64_t from, uint64_t until)
+/* The window [from, until)'s time: us[i] on who[i] (named culprits, 0: none), outside_us while no
+ * task ran, unknown_us unseen; to the rows of in (and its name), and to an observer with the
+ * window's own culprit. */
+static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
+    const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us, uint64_t from, uint64_t until)
 {
     stats_t *s = e->stats;
-    stats_late_window(s, in, who, us, n);
+    stats_late_window(s, in, who, slot, us, n, outside_us, unknown_us);
     if (!e->obs || !e->obs->late) {
         return;
     }
     int32_t top = STATS_LATE_NONE;
     uint64_t top_us = 0;
     for (size_t i = 0; i < n; i++) {
-        if (who[i] >= STATS_WHO_UNNAMED && us[i] != 0 &&
-            (top == STATS_LATE_NONE || us[i] > top_us ||
-                (us[i] == top_us && strcmp(stats_late_who_name(s, who[i]), stats_late_who_name(s, top)) < 0))) {
+        if (us[i] != 0 && (top == STATS_LATE_NONE || us[i] > top_us ||
+                              (us[i] == top_us && strcmp(stats_late_who_name(s, who[i]), stats_late_who_name(s, top)) < 0))) {
             top = who[i];
             top_us = us[i];
         }
@@ -103,18 +103,25 @@ static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, 
     e->obs->late(e->obs_user, &l);
 }
 
-/* The window walked (window_walk), its culprits' time moved from the scratch into a list in the
- * order they were touched, and flushed. */
+/* The window walked (window_walk): its named culprits' time moved from the scratch into a list
+ * in the order they were touched, its gaps summed, and flushed. */
 static void window_walk_flush(events_t *e, stats_instance_t *in, uint64_t turn, uint64_t from, uint64_t until)
 {
-    size_t n = window_walk(e, turn, from, until);
+    size_t n = window_walk(e, turn, from, until), named = 0;
     uint64_t *us = e->blame_us + e->blame_cap;
+    uint64_t gap[2] = {0, 0}; /* unknown, outside */
     for (size_t i = 0; i < n; i++) {
-        uint64_t *acc = &e->blame_us[e->blamed[i] + 3];
-        us[i] = *acc;
+        int32_t who = e->blamed[i];
+        uint64_t *acc = &e->blame_us[who + 3];
+        if (who < STATS_WHO_UNNAMED) {
+            gap[who - STATS_WHO_UNKNOWN] += *acc;
+        } else {
+            e->blamed[named] = who;
+            us[named++] = *acc;
+        }
         *acc = 0;
     }
-    window_flush(e, in, e->blamed, us, n, from, until);
+    window_flush(e, in, e->blamed, NULL, us, named, gap[1], gap[0], from, until);
 }
 
 /* The last turn in [lo, hi) that begins at or before t (lo when none does): a window spans tens
@@ -161,7 +168,12 @@ static uint64_t *window_sums_build(events_t *e, uint64_t k0, uint64_t k1, const 
 {
     const events_turn_t *restrict turns = e->turns;
     int32_t *restrict local = e->local;
-    size_t names = 0;
+    /* no task and unknown first, always: a window's gaps are its first two culprits */
+    e->blamed[0] = EVENTS_WHO_UNKNOWN;
+    e->blamed[1] = EVENTS_WHO_OUTSIDE;
+    local[EVENTS_WHO_UNKNOWN + 3] = 1;
+    local[EVENTS_WHO_OUTSIDE + 3] = 2;
+    size_t names = 2;
     for (uint64_t k = k0; k < k1; k++) {
         size_t at = (size_t)(turns[k & (EVENTS_TURNS - 1u)].who + 3);
         if (local[at] == 0) {
@@ -173,7 +185,7 @@ static uint64_t *window_sums_build(events_t *e, uint64_t k0, uint64_t k1, const 
     size_t span = (size_t)(k1 - k0 + 1u);
     size_t index_cells = (span + 1u) / 2u; /* a uint32_t per turn */
     size_t snap_cells = 2u * n * names;
-    if (names == 0 || snap_cells > EVENTS_SUMS_MAX) {
+    if (snap_cells > EVENTS_SUMS_MAX) {
         return NULL;
     }
     size_t cells = index_cells + snap_cells + names;
@@ -298,6 +310,11 @@ void events_late_frame(events_t *e, int ok)
     size_t names = 0;
     const uint64_t *snaps = window_sums_build(e, k0, k1, late_us, first, n, &names);
     uint64_t *us = e->blame_us + e->blame_cap;
+    /* the culprits' slots in the rows' indexes (stats_late_slot) */
+    uint8_t *slots = (uint8_t *)(void *)(e->blamed + e->blame_cap);
+    for (size_t c = 2; c < names; c++) {
+        slots[c] = stats_late_slot(s, e->blamed[c]);
+    }
     for (uint32_t i = 0; i < n; i++) {
         events_enter_t *en = &e->enters[i];
         if (late_us[i] == 0 || en->turn < oldest) {
@@ -307,10 +324,7 @@ void events_late_frame(events_t *e, int ok)
         uint64_t from = late_us[i] < until ? until - late_us[i] : 0;
         if (snaps != NULL) {
             uint64_t unknown = window_sums(e, snaps, names, k0, en->turn, from, first[i], us);
-            if (unknown != 0) {
-                stats_late_gap(s, en->in, 0, unknown);
-            }
-            window_flush(e, en->in, e->blamed, us, names, from, until);
+            window_flush(e, en->in, e->blamed + 2, slots + 2, us + 2, names - 2, us[1], us[0] + unknown, from, until);
         } else {
             window_sums_clear(e, names);
             names = 0;
