@@ -253,6 +253,47 @@ static uint64_t window_sums(const events_t *e, const uint64_t *snaps, size_t nam
     return 0;
 }
 
+/* The first turn of each of the frame's windows (win[0 .. n_win), ENTERs in time order, from[i]
+ * where window i begins): first[i] = turn_at(e, oldest, its ENTER's turn, from[i]). The windows
+ * sorted by from, one search finds the first one's and the others' follow by stepping forward:
+ * the turns are in time order, and a window never begins after its ENTER. Past WINDOWS_SORTED
+ * windows (a frame's worth, not sorted in place), each is searched. */
+#define WINDOWS_SORTED 64u
+
+static void windows_first(const events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
+    const uint64_t *from, uint64_t *first)
+{
+    const events_turn_t *turns = e->turns;
+    if (n_win > WINDOWS_SORTED) {
+        for (uint32_t j = 0; j < n_win; j++) {
+            first[win[j]] = turn_at(e, oldest, e->enters[win[j]].turn, from[win[j]]);
+        }
+        return;
+    }
+    uint32_t order[WINDOWS_SORTED];
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t i = win[j], at = j;
+        for (; at > 0 && from[order[at - 1u]] > from[i]; at--) {
+            order[at] = order[at - 1u];
+        }
+        order[at] = i;
+    }
+    uint64_t k = turn_at(e, oldest, e->enters[order[0]].turn, from[order[0]]);
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t i = order[j];
+        uint64_t end = e->enters[i].turn;
+        if (k >= end) {
+            /* a window that ends where it begins (at time 0), or an ENTER at the oldest turn */
+            first[i] = turn_at(e, oldest, end, from[i]);
+            continue;
+        }
+        while (k + 1u < end && turns[(k + 1u) & (EVENTS_TURNS - 1u)].at <= from[i]) {
+            k++;
+        }
+        first[i] = k;
+    }
+}
+
 void events_late_record(events_t *e, const aioprof_record_t *r)
 {
     e->late = r->late;
@@ -283,9 +324,9 @@ void events_late_frame(events_t *e, int ok)
         }
     }
     /* the frame's late windows: [from, until) before each late ENTER; the turns they span */
-    uint64_t late_us[EVENTS_FRAME_ENTERS], first[EVENTS_FRAME_ENTERS];
+    uint64_t late_us[EVENTS_FRAME_ENTERS], first[EVENTS_FRAME_ENTERS], from[EVENTS_FRAME_ENTERS];
+    uint32_t win[EVENTS_FRAME_ENTERS], n_win = 0;
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
-    uint64_t k0 = UINT64_MAX, k1 = 0;
     for (uint32_t i = 0; i < n; i++) {
         events_enter_t *en = &e->enters[i];
         stats_instance_t *in = en->in;
@@ -297,15 +338,19 @@ void events_late_frame(events_t *e, int ok)
         stats_late_resume(s, in, late_us[i]);
         if (late_us[i] != 0 && en->turn >= oldest) {
             uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
-            uint64_t from = late_us[i] < until ? until - late_us[i] : 0;
-            uint64_t k = turn_at(e, oldest, en->turn, from);
-            first[i] = k;
-            k0 = k < k0 ? k : k0;
-            k1 = en->turn > k1 ? en->turn : k1;
+            from[i] = late_us[i] < until ? until - late_us[i] : 0;
+            win[n_win++] = i;
         }
     }
-    if (k0 == UINT64_MAX || !blame_room(e)) {
+    if (n_win == 0 || !blame_room(e)) {
         return;
+    }
+    windows_first(e, oldest, win, n_win, from, first);
+    uint64_t k0 = UINT64_MAX, k1 = 0;
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t i = win[j];
+        k0 = first[i] < k0 ? first[i] : k0;
+        k1 = e->enters[i].turn > k1 ? e->enters[i].turn : k1;
     }
     size_t names = 0;
     const uint64_t *snaps = window_sums_build(e, k0, k1, late_us, first, n, &names);
@@ -321,14 +366,14 @@ void events_late_frame(events_t *e, int ok)
             continue;
         }
         uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
-        uint64_t from = late_us[i] < until ? until - late_us[i] : 0;
         if (snaps != NULL) {
-            uint64_t unknown = window_sums(e, snaps, names, k0, en->turn, from, first[i], us);
-            window_flush(e, en->in, e->blamed + 2, slots + 2, us + 2, names - 2, us[1], us[0] + unknown, from, until);
+            uint64_t unknown = window_sums(e, snaps, names, k0, en->turn, from[i], first[i], us);
+            window_flush(e, en->in, e->blamed + 2, slots + 2, us + 2, names - 2, us[1], us[0] + unknown, from[i],
+                until);
         } else {
             window_sums_clear(e, names);
             names = 0;
-            window_walk_flush(e, en->in, en->turn, from, until);
+            window_walk_flush(e, en->in, en->turn, from[i], until);
         }
     }
     window_sums_clear(e, names);
