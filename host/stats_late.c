@@ -6,18 +6,13 @@
 
 #include "stats_private.h"
 
-static void late_add(stats_late_t *l, uint64_t late_us)
+static inline __attribute__((always_inline)) void late_add(stats_late_t *l, uint64_t late_us)
 {
     stats_hist_add(&l->hist, late_us);
     l->resumes++;
-    if (late_us == 0) {
-        return;
-    }
-    l->count++;
+    l->count += late_us != 0;
     l->total_us += late_us;
-    if (late_us > l->max_us) {
-        l->max_us = late_us;
-    }
+    l->max_us = late_us > l->max_us ? late_us : l->max_us;
 }
 
 /* The name row that holds in's lateness too, or NULL while in has no name. */
