@@ -2,7 +2,8 @@
  * turn per event, kept by the events loop while the device reports lateness) and, at the end of
  * each frame, its ENTERs' lateness from its LATE record: each late resume's waiting window, the
  * `late` before its ENTER, laid on the turns and blamed on the names that ran, on no task, or on
- * what the host did not see. Work per late resume: the turns its window spans. */
+ * what the host did not see. Work per frame: the turns its windows span, once; per late resume:
+ * the culprits of the frame, for its window and its two rows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +40,9 @@ static int blame_room(events_t *e)
     return 1;
 }
 
-/* A window's time per culprit is gathered in the scratch (window_walk or window_sums), then
- * handed to the rows (window_flush). */
+/* A window's time per culprit comes from the frame's running sums (window_sums) or, when they
+ * cannot be kept, from a walk back over its turns (window_walk), and goes to the rows
+ * (window_flush). */
 
 /* The window [from, until) (until: the time of turn `turn`, the resume's ENTER), walked back over
  * the turns before it. Returns the culprits it touched (in e->blamed). */
