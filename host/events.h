@@ -33,8 +33,8 @@
  * frame's ENTERs, which its LATE record (at its end) gives a lateness each. */
 #define EVENTS_TURNS (1u << 16)        /* turns kept: a window reaching further back is partly unknown */
 #define EVENTS_FRAME_ENTERS AIOPROF_BODY_MAX /* an ENTER takes at least one byte of a body */
-#define EVENTS_WHO_OUTSIDE (-2)        /* no task ran (the scheduler, the drain, idle) */
-#define EVENTS_WHO_UNKNOWN (-3)        /* what ran is not known (lost frames, dropped events) */
+#define EVENTS_WHO_OUTSIDE STATS_WHO_OUTSIDE /* no task ran (the scheduler, the drain, idle) */
+#define EVENTS_WHO_UNKNOWN STATS_WHO_UNKNOWN /* what ran is not known (lost frames, dropped events) */
 
 /* From `at` on, `who` ran: a name row, STATS_WHO_UNNAMED, or EVENTS_WHO_*. */
 typedef struct events_turn {

@@ -259,7 +259,7 @@ static void instance_fold(stats_t *s, int32_t idx)
     } else {
         stats_name_t *u = &s->names[stats_special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
         figures_merge(&u->f, &in->f);
-        stats_late_merge(&u->late, &in->late);
+        stats_late_merge(s, &u->late, &in->late);
         stats_hist_merge(&u->slices, &in->slices);
         u->instances++;
         u->lower_bound |= (uint8_t)lower;
@@ -456,7 +456,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         in->name = row;
         stats_dirty(s, in);
         /* and its lateness so far (the name row takes lateness at once, not in batches) */
-        stats_late_merge(&s->names[row].late, &in->late);
+        stats_late_merge(s, &s->names[row].late, &in->late);
     } else if (in->name != row) {
         /* renamed (not done by the device): the old row keeps what it counted, the new one counts
          * from here on, and so do the instance's own figures */

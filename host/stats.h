@@ -105,6 +105,8 @@ typedef struct stats_blame {
 } stats_blame_t;
 
 #define STATS_WHO_UNNAMED (-1) /* a task whose name had not come yet */
+#define STATS_WHO_OUTSIDE (-2) /* no task ran (the scheduler, the drain, idle) */
+#define STATS_WHO_UNKNOWN (-3) /* what ran is not known (lost frames, dropped events) */
 
 typedef struct stats_late {
     uint64_t resumes;    /* resumes whose lateness was reported (on time or late) */
@@ -132,6 +134,7 @@ typedef struct stats_name {
     uint32_t hash;
     uint8_t kind;        /* stats_row_kind_t */
     uint8_t lower_bound; /* a folded instance of this name may have lost slices */
+    uint8_t late_slot;   /* its culprit slot + 1 (stats_late_slot); 0: none yet */
     stats_late_t late;   /* its instances' (kept up to date at once, not in batches) */
     stats_hist_t slices; /* the slice lengths of its instances folded away (or renamed); the
                             live ones' are theirs: stats_rows adds them up */
@@ -227,6 +230,8 @@ typedef struct stats {
     size_t fin_head, fin_len;
     uint32_t next_order;
     int32_t past_cap;    /* the instance row of "(tasks past the cap)" (id 0), -1 until needed */
+    uint32_t late_slots; /* culprit slots given (stats_late_slot) */
+    uint8_t late_unnamed_slot; /* STATS_WHO_UNNAMED's slot + 1; 0: none yet */
     stats_instance_t **dirty; /* rows whose name row has not taken in their latest figures */
     size_t n_dirty;
     /* Whether an instance has a slice open (the running stack is the events stage's): such a row
@@ -328,12 +333,19 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in);
 /* A resume of in whose lateness the device reported: late_us (0: on time). In its name row too. */
 void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us);
 
-/* us of in's waiting blamed on who (a name row or STATS_WHO_UNNAMED); in its name row too. */
-void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us);
+/* A culprit's slot (a name row or STATS_WHO_UNNAMED): the first STATS_LATE_SLOTS culprits blamed
+ * get one, in that order, for good (until stats_clear); a row finds a culprit that has one at
+ * once (its index), the others by a search. STATS_LATE_NO_SLOT when they are all given. */
+#define STATS_LATE_SLOTS 63u
+#define STATS_LATE_NO_SLOT 63u /* never set in an index */
+uint8_t stats_late_slot(stats_t *s, int32_t who);
 
-/* A window's culprits at once: who[0 .. n) (those below STATS_WHO_UNNAMED skipped), each with
- * us_of[who[i]] (us_of may be indexed from -3). */
-void stats_late_blame_window(stats_t *s, stats_instance_t *in, const int32_t *who, size_t n, const uint64_t *us_of);
+/* A window's time: us[i] of it (0: none) blamed on who[i], a name row or STATS_WHO_UNNAMED (each
+ * at most once), slot[i] its stats_late_slot (slot may be NULL); outside_us while no task ran,
+ * unknown_us unseen. In the rows of in and of its name. Culprits new to a row are listed in the
+ * order given. */
+void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
+    const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us);
 
 /* us of in's waiting while no task ran (outside = 1), or that the host did not see (outside = 0). */
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us);
@@ -353,7 +365,7 @@ static inline int stats_late_known(const stats_t *s, const stats_late_t *l)
 const char *stats_late_who_name(const stats_t *s, int32_t who);
 
 /* What src holds, added to dst (a name row taking in an instance that got its name). */
-void stats_late_merge(stats_late_t *dst, const stats_late_t *src);
+void stats_late_merge(stats_t *s, stats_late_t *dst, const stats_late_t *src);
 
 /* Frees what l holds and empties it. */
 void stats_late_drop(stats_late_t *l);

@@ -6,18 +6,13 @@
 
 #include "stats_private.h"
 
-static void late_add(stats_late_t *l, uint64_t late_us)
+static inline __attribute__((always_inline)) void late_add(stats_late_t *l, uint64_t late_us)
 {
     stats_hist_add(&l->hist, late_us);
     l->resumes++;
-    if (late_us == 0) {
-        return;
-    }
-    l->count++;
+    l->count += late_us != 0;
     l->total_us += late_us;
-    if (late_us > l->max_us) {
-        l->max_us = late_us;
-    }
+    l->max_us = late_us > l->max_us ? late_us : l->max_us;
 }
 
 /* The name row that holds in's lateness too, or NULL while in has no name. */
@@ -35,43 +30,31 @@ void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us)
     }
 }
 
-/* Where who is in l's list: a direct-mapped index of BLAME_INDEX bytes (position + 1, 0 none)
- * before the entries, in the same block; checked, and searched on a miss. */
-#define BLAME_INDEX 64u
+uint8_t stats_late_slot(stats_t *s, int32_t who)
+{
+    uint8_t *slot = who >= 0 ? &s->names[who].late_slot : &s->late_unnamed_slot;
+    if (*slot == 0) {
+        if (s->late_slots == STATS_LATE_SLOTS) {
+            return STATS_LATE_NO_SLOT;
+        }
+        *slot = (uint8_t)++s->late_slots;
+    }
+    return (uint8_t)(*slot - 1u);
+}
+
+/* Where a culprit with a slot is in l's list: an index of BLAME_INDEX bytes (position + 1, 0
+ * none; the last, STATS_LATE_NO_SLOT's, always 0) before the entries, in the same block. The
+ * others are searched for. */
+#define BLAME_INDEX (STATS_LATE_SLOTS + 1u)
 
 static uint8_t *blame_index(const stats_late_t *l)
 {
     return (uint8_t *)l->blame - BLAME_INDEX;
 }
 
-static void blame_new(stats_late_t *l, int32_t who, uint64_t us);
-
-/* us more on who in l's list (a new entry while there is room, else other_us). */
-static inline __attribute__((always_inline)) void blame_add(stats_late_t *l, int32_t who, uint64_t us)
-{
-    uint32_t slot = (uint32_t)(who + 3) & (BLAME_INDEX - 1u);
-    if (l->n_blame != 0) {
-        uint8_t *index = blame_index(l);
-        uint32_t at = index[slot];
-        if (at != 0 && l->blame[at - 1u].who == who) {
-            l->blame[at - 1u].us += us;
-            return;
-        }
-        for (uint32_t i = 0; i < l->n_blame; i++) {
-            if (l->blame[i].who == who) {
-                l->blame[i].us += us;
-                index[slot] = (uint8_t)(i + 1u);
-                return;
-            }
-        }
-    }
-    blame_new(l, who, us);
-}
-
 /* who's first entry in l's list (grown to hold it). */
-static void blame_new(stats_late_t *l, int32_t who, uint64_t us)
+static void blame_new(stats_late_t *l, int32_t who, uint8_t slot, uint64_t us)
 {
-    uint32_t slot = (uint32_t)(who + 3) & (BLAME_INDEX - 1u);
     if (l->n_blame == l->cap_blame) {
         uint32_t cap = l->cap_blame ? l->cap_blame * 2u : 4u;
         char *old = l->blame ? (char *)blame_index(l) : NULL;
@@ -86,30 +69,78 @@ static void blame_new(stats_late_t *l, int32_t who, uint64_t us)
         l->blame = (stats_blame_t *)(void *)(block + BLAME_INDEX);
         l->cap_blame = cap;
     }
-    blame_index(l)[slot] = (uint8_t)(l->n_blame + 1u);
+    if (slot != STATS_LATE_NO_SLOT) {
+        blame_index(l)[slot] = (uint8_t)(l->n_blame + 1u);
+    }
     l->blame[l->n_blame++] = (stats_blame_t){.who = who, .us = us};
 }
 
-void stats_late_blame(stats_t *s, stats_instance_t *in, int32_t who, uint64_t us)
+/* us more on who (its slot given) in l's list (a new entry while there is room, else other_us). */
+static void blame_add(stats_late_t *l, int32_t who, uint8_t slot, uint64_t us)
 {
-    stats_late_t *n = name_late(s, in);
-    blame_add(&in->late, who, us);
-    if (n != NULL) {
-        blame_add(n, who, us);
+    if (l->n_blame != 0) {
+        if (slot != STATS_LATE_NO_SLOT) {
+            uint32_t at = blame_index(l)[slot];
+            if (at != 0) {
+                l->blame[at - 1u].us += us;
+                return;
+            }
+        } else {
+            for (uint32_t i = 0; i < l->n_blame; i++) {
+                if (l->blame[i].who == who) {
+                    l->blame[i].us += us;
+                    return;
+                }
+            }
+        }
+    }
+    blame_new(l, who, slot, us);
+}
+
+/* A window's culprits to one row: first what goes to culprits it has (through
+ * its index, held in registers), then, in the order given, the others (blame_add): the same list
+ * as one pass in that order, since adding to an entry it has changes neither the list nor its
+ * room, and each culprit comes once. */
+static void late_window_add(stats_t *s, stats_late_t *l, const int32_t *who, const uint8_t *slot, const uint64_t *us,
+    size_t n)
+{
+    int indexed = l->n_blame != 0 && slot != NULL;
+    if (indexed) {
+        stats_blame_t *restrict b = l->blame;
+        const uint8_t *restrict index = blame_index(l);
+        int missed = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t at = index[slot[i]];
+            if (at != 0) {
+                b[at - 1u].us += us[i];
+            } else {
+                missed |= us[i] != 0;
+            }
+        }
+        if (!missed) {
+            return;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (us[i] == 0) {
+            continue;
+        }
+        uint8_t sl = slot != NULL ? slot[i] : stats_late_slot(s, who[i]);
+        if (indexed && sl != STATS_LATE_NO_SLOT && blame_index(l)[sl] != 0) {
+            continue; /* added above */
+        }
+        blame_add(l, who[i], sl, us[i]);
     }
 }
 
-void stats_late_blame_window(stats_t *s, stats_instance_t *in, const int32_t *who, size_t n, const uint64_t *us_of)
+void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
+    const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us)
 {
-    stats_late_t *l = &in->late, *nl = name_late(s, in);
-    for (size_t i = 0; i < n; i++) {
-        if (who[i] >= STATS_WHO_UNNAMED) {
-            uint64_t us = us_of[who[i]];
-            blame_add(l, who[i], us);
-            if (nl != NULL) {
-                blame_add(nl, who[i], us);
-            }
-        }
+    stats_late_gap(s, in, 1, outside_us);
+    stats_late_gap(s, in, 0, unknown_us);
+    late_window_add(s, &in->late, who, slot, us, n);
+    if (in->name >= 0) {
+        late_window_add(s, &s->names[in->name].late, who, slot, us, n);
     }
 }
 
@@ -147,7 +178,7 @@ int32_t stats_late_culprit(const stats_t *s, const stats_late_t *l, uint64_t *us
     return best;
 }
 
-void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
+void stats_late_merge(stats_t *s, stats_late_t *dst, const stats_late_t *src)
 {
     dst->resumes += src->resumes;
     dst->count += src->count;
@@ -159,7 +190,7 @@ void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
     dst->unknown_us += src->unknown_us;
     dst->other_us += src->other_us;
     for (uint32_t i = 0; i < src->n_blame; i++) {
-        blame_add(dst, src->blame[i].who, src->blame[i].us);
+        blame_add(dst, src->blame[i].who, stats_late_slot(s, src->blame[i].who), src->blame[i].us);
     }
     stats_hist_merge(&dst->hist, &src->hist);
 }
