@@ -26,6 +26,7 @@
 #include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
 #include "aioprof.h"
+#include "aioprof_mp_task.h"
 
 #define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
 
@@ -54,18 +55,6 @@ typedef struct coro_obj {
     aioprof_task_t task;
     bool done;              /* the coroutine returned or raised: later throws are not run time */
 } coro_obj_t;
-
-/* How MicroPython's C Task (extmod/modasyncio.c) lays out its fields after its pairing-heap node.
- * Not a header of theirs: bind() reads a Task through it only after checking, on that Task, that
- * the coroutine and the key sit where it says (else the key is read as an attribute). */
-typedef struct c_task_view {
-    mp_obj_base_t base;
-    void *heap_links[3];
-    mp_obj_t coro;
-    mp_obj_t data;
-    mp_obj_t state;
-    mp_obj_t ph_key;
-} c_task_view_t;
 
 /* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
  * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
@@ -373,16 +362,9 @@ static mp_obj_t prof_bind(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t task)
     }
     coro_obj_t *w = MP_OBJ_TO_PTR(wrapper);
     w->due_task = task;
-    w->due_at = NULL;
-    if (m->c_task != MP_OBJ_NULL && MP_OBJ_FROM_PTR(mp_obj_get_type(task)) == m->c_task) {
-        const c_task_view_t *v = MP_OBJ_TO_PTR(task);
-        mp_obj_t dest[2];
-        mp_load_method_maybe(task, MP_QSTR_ph_key, dest);
-        if (v->coro == wrapper && mp_obj_is_small_int(dest[0]) && v->ph_key == dest[0] && v->data != dest[0] &&
-            v->state != dest[0]) {
-            w->due_at = &v->ph_key;
-        }
-    }
+    mp_obj_t key[2];
+    mp_load_method_maybe(task, MP_QSTR_ph_key, key);
+    w->due_at = aioprof_mp_key_at(m->c_task, wrapper, task, key[0]);
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_3(prof_bind_obj, prof_bind);

@@ -23,6 +23,7 @@
 #include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
 #include "aioprof.h"
+#include "../aioprof_mp_task.h"
 
 /* What nlr_push saves differs per port (registers, or a jmp_buf); this holds any of them. */
 typedef struct native_nlr {
@@ -71,17 +72,6 @@ typedef struct native_coro {
     aioprof_task_t task;
     bool done;      /* the coroutine returned or raised: later throws are not run time */
 } native_coro_t;
-
-/* MicroPython's C Task (extmod/modasyncio.c) as modaioprof.c reads it: its fields after its
- * pairing-heap node, trusted for a Task only once bind() found them where this says. */
-typedef struct c_task_view {
-    mp_obj_base_t base;
-    void *heap_links[3];
-    mp_obj_t coro;
-    mp_obj_t data;
-    mp_obj_t state;
-    mp_obj_t ph_key;
-} c_task_view_t;
 
 mp_obj_full_type_t native_prof_type;
 mp_obj_full_type_t native_coro_type;
@@ -368,16 +358,9 @@ static mp_obj_t prof_bind(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t task)
     }
     native_coro_t *w = MP_OBJ_TO_PTR(wrapper);
     w->due_task = task;
-    w->due_at = NULL;
-    if (p->c_task != MP_OBJ_NULL && MP_OBJ_FROM_PTR(mp_obj_get_type(task)) == p->c_task) {
-        const c_task_view_t *v = MP_OBJ_TO_PTR(task);
-        mp_obj_t dest[2];
-        mp_load_method_maybe(task, MP_QSTR_ph_key, dest);
-        if (v->coro == wrapper && mp_obj_is_small_int(dest[0]) && v->ph_key == dest[0] && v->data != dest[0] &&
-            v->state != dest[0]) {
-            w->due_at = &v->ph_key;
-        }
-    }
+    mp_obj_t key[2];
+    mp_load_method_maybe(task, MP_QSTR_ph_key, key);
+    w->due_at = aioprof_mp_key_at(p->c_task, wrapper, task, key[0]);
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_3(prof_bind_obj, prof_bind);
