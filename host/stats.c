@@ -462,7 +462,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         in->name = row;
         stats_dirty(s, in);
         /* and its lateness so far (the name row takes lateness at once, not in batches; its
-         * culprits it sums from its instances' lists at stats_sync) */
+         * culprits it sums from its instances' lists when a view is made: stats_late_sync) */
         stats_late_merge(&s->names[row].late, &in->late);
         if (in->late.n_blame != 0 || in->late.other_us != 0) {
             s->names[row].late_stale = 1;

@@ -137,7 +137,7 @@ typedef struct stats_name {
     uint8_t late_slot;   /* its culprit slot + 1 (stats_late_slot); 0: none yet */
     uint8_t late_stale;  /* its blocked by is to be summed again (stats_late_sync) */
     /* its instances' lateness: resumes, lateness and gaps kept up to date at once; its blocked by
-     * (blame, other_us) summed from folded and its live instances' at stats_sync */
+     * (blame, other_us) summed from folded and its live instances' by stats_late_sync */
     stats_late_t late;
     stats_late_t folded; /* blame and other_us only: those of its instances folded away (or renamed) */
     stats_hist_t slices; /* the slice lengths of its instances folded away (or renamed); the
@@ -298,8 +298,8 @@ static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t s
     f->slow += us > slow_us;
 }
 
-/* Brings the name rows up to date with their instances' latest figures (their blocked by too:
- * stats_late_sync). */
+/* Brings the name rows up to date with their instances' latest figures (their blocked by is
+ * stats_late_sync's, done by stats_rows). */
 void stats_sync(stats_t *s);
 
 /* in's figures changed: its name row takes them in at the next stats_sync. */
@@ -352,8 +352,8 @@ uint8_t stats_late_slot(stats_t *s, int32_t who);
 /* A window's time: us[i] of it (0: none) blamed on who[i], a name row or STATS_WHO_UNNAMED (each
  * at most once), slot[i] its stats_late_slot (slot may be NULL); outside_us while no task ran,
  * unknown_us unseen. In the row of in (outside_us and unknown_us in its name row's too; its name
- * row sums the culprits of its instances at stats_sync). Culprits new to a row are listed in the
- * order given. */
+ * row sums the culprits of its instances in stats_late_sync). Culprits new to a row are listed in
+ * the order given. */
 void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us);
 
@@ -384,7 +384,8 @@ void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src);
 
 /* The name rows' blocked by summed again where it changed: folded and the lists of its live
  * instances, the STATS_BLAME_MAX culprits that took the most kept, the others' time (and the
- * instances' other_us) in other_us. Done by stats_sync. */
+ * instances' other_us) in other_us. Done by stats_rows, when a view is made (not by stats_sync,
+ * which the live table's loop runs at every turn): it costs a pass over the instance rows. */
 void stats_late_sync(stats_t *s);
 
 /* Frees the sums (stats_free, stats_clear). */

@@ -2,7 +2,7 @@
  * late its resumes were and whose slices took its waiting time. Not on the per-event path: the
  * events stage calls in once per late resume (events_late.c), after its frame. A window's culprits
  * go to its instance's row only; a name row sums its instances' lists when a view is made
- * (stats_late_sync, from stats_sync), which halves the work per culprit. */
+ * (stats_late_sync, from stats_rows), which halves the work per culprit. */
 #include <stdlib.h>
 #include <string.h>
 

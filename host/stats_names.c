@@ -44,7 +44,6 @@ void stats_sync(stats_t *s)
         stats_instance_sync(s, s->dirty[i]);
     }
     s->n_dirty = 0;
-    stats_late_sync(s);
 }
 
 /* ---- names ---- */
