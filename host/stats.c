@@ -114,8 +114,10 @@ void stats_clear(stats_t *s)
     }
     for (size_t i = 0; i < s->n_names; i++) {
         stats_late_drop(&s->names[i].late);
+        stats_late_drop(&s->names[i].folded);
         stats_hist_drop(&s->names[i].slices);
     }
+    stats_late_free(s);
     memset(s->names, 0, s->n_names * sizeof *s->names);
     memset(s->inst, 0, s->inst_used * sizeof *s->inst);
     stats_t kept = *s;
@@ -149,8 +151,10 @@ void stats_free(stats_t *s)
     }
     for (size_t i = 0; s->names != NULL && i < s->n_names; i++) {
         stats_late_drop(&s->names[i].late);
+        stats_late_drop(&s->names[i].folded);
         stats_hist_drop(&s->names[i].slices);
     }
+    stats_late_free(s);
     free(s->names);
     free(s->name_table);
     free(s->inst);
@@ -256,10 +260,12 @@ static void instance_fold(stats_t *s, int32_t idx)
     if (in->name >= 0) {
         s->names[in->name].lower_bound |= (uint8_t)lower;
         stats_hist_merge(&s->names[in->name].slices, &in->slices);
+        stats_late_fold(s, &s->names[in->name], &in->late);
     } else {
         stats_name_t *u = &s->names[stats_special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
         figures_merge(&u->f, &in->f);
-        stats_late_merge(s, &u->late, &in->late);
+        stats_late_merge(&u->late, &in->late);
+        stats_late_fold(s, u, &in->late);
         stats_hist_merge(&u->slices, &in->slices);
         u->instances++;
         u->lower_bound |= (uint8_t)lower;
@@ -455,14 +461,20 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         s->names[row].instances++;
         in->name = row;
         stats_dirty(s, in);
-        /* and its lateness so far (the name row takes lateness at once, not in batches) */
-        stats_late_merge(s, &s->names[row].late, &in->late);
+        /* and its lateness so far (the name row takes lateness at once, not in batches; its
+         * culprits it sums from its instances' lists when a view is made: stats_late_sync) */
+        stats_late_merge(&s->names[row].late, &in->late);
+        if (in->late.n_blame != 0 || in->late.other_us != 0) {
+            s->names[row].late_stale = 1;
+            s->late_stale = 1;
+        }
     } else if (in->name != row) {
         /* renamed (not done by the device): the old row keeps what it counted, the new one counts
          * from here on, and so do the instance's own figures */
         stats_instance_sync(s, in);
         stats_hist_merge(&s->names[in->name].slices, &in->slices);
         stats_hist_drop(&in->slices);
+        stats_late_fold(s, &s->names[in->name], &in->late);
         s->names[row].instances++;
         in->name = row;
         in->f = in->synced = figures_empty;
@@ -539,7 +551,9 @@ void stats_reset(stats_t *s)
         s->names[i].f = figures_empty;
         s->names[i].instances = 0;
         s->names[i].lower_bound = 0;
+        s->names[i].late_stale = 0;
         stats_late_drop(&s->names[i].late);
+        stats_late_drop(&s->names[i].folded);
         stats_hist_drop(&s->names[i].slices);
     }
     s->fin_head = s->fin_len = 0;

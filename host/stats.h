@@ -135,7 +135,11 @@ typedef struct stats_name {
     uint8_t kind;        /* stats_row_kind_t */
     uint8_t lower_bound; /* a folded instance of this name may have lost slices */
     uint8_t late_slot;   /* its culprit slot + 1 (stats_late_slot); 0: none yet */
-    stats_late_t late;   /* its instances' (kept up to date at once, not in batches) */
+    uint8_t late_stale;  /* its blocked by is to be summed again (stats_late_sync) */
+    /* its instances' lateness: resumes, lateness and gaps kept up to date at once; its blocked by
+     * (blame, other_us) summed from folded and its live instances' by stats_late_sync */
+    stats_late_t late;
+    stats_late_t folded; /* blame and other_us only: those of its instances folded away (or renamed) */
     stats_hist_t slices; /* the slice lengths of its instances folded away (or renamed); the
                             live ones' are theirs: stats_rows adds them up */
     char name[STATS_TEXT_MAX]; /* escaped */
@@ -232,6 +236,10 @@ typedef struct stats {
     int32_t past_cap;    /* the instance row of "(tasks past the cap)" (id 0), -1 until needed */
     uint32_t late_slots; /* culprit slots given (stats_late_slot) */
     uint8_t late_unnamed_slot; /* STATS_WHO_UNNAMED's slot + 1; 0: none yet */
+    uint8_t late_stale;  /* some name row's late_stale is set */
+    uint64_t *late_sums; /* per culprit (at who + 1), while a name row's blocked by is summed; else 0 */
+    int32_t *late_seen;  /* the culprits with a sum, in the order met */
+    size_t late_sums_cap, n_late_seen;
     stats_instance_t **dirty; /* rows whose name row has not taken in their latest figures */
     size_t n_dirty;
     /* Whether an instance has a slice open (the running stack is the events stage's): such a row
@@ -290,7 +298,8 @@ static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t s
     f->slow += us > slow_us;
 }
 
-/* Brings the name rows up to date with their instances' latest figures. */
+/* Brings the name rows up to date with their instances' latest figures (their blocked by is
+ * stats_late_sync's, done by stats_rows). */
 void stats_sync(stats_t *s);
 
 /* in's figures changed: its name row takes them in at the next stats_sync. */
@@ -342,8 +351,9 @@ uint8_t stats_late_slot(stats_t *s, int32_t who);
 
 /* A window's time: us[i] of it (0: none) blamed on who[i], a name row or STATS_WHO_UNNAMED (each
  * at most once), slot[i] its stats_late_slot (slot may be NULL); outside_us while no task ran,
- * unknown_us unseen. In the rows of in and of its name. Culprits new to a row are listed in the
- * order given. */
+ * unknown_us unseen. In the row of in (outside_us and unknown_us in its name row's too; its name
+ * row sums the culprits of its instances in stats_late_sync). Culprits new to a row are listed in
+ * the order given. */
 void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us);
 
@@ -364,8 +374,22 @@ static inline int stats_late_known(const stats_t *s, const stats_late_t *l)
 /* The name to show for a culprit. */
 const char *stats_late_who_name(const stats_t *s, int32_t who);
 
-/* What src holds, added to dst (a name row taking in an instance that got its name). */
-void stats_late_merge(stats_t *s, stats_late_t *dst, const stats_late_t *src);
+/* What src holds, added to dst (a name row taking in an instance that got its name): all but its
+ * blocked by (blame, other_us), which stats_late_fold takes. */
+void stats_late_merge(stats_late_t *dst, const stats_late_t *src);
+
+/* src's blocked by (blame, other_us) added to nm->folded, an instance folded away or renamed: the
+ * STATS_BLAME_MAX culprits that took the most are kept, the others' time goes to other_us. */
+void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src);
+
+/* The name rows' blocked by summed again where it changed: folded and the lists of its live
+ * instances, the STATS_BLAME_MAX culprits that took the most kept, the others' time (and the
+ * instances' other_us) in other_us. Done by stats_rows, when a view is made (not by stats_sync,
+ * which the live table's loop runs at every turn): it costs a pass over the instance rows. */
+void stats_late_sync(stats_t *s);
+
+/* Frees the sums (stats_free, stats_clear). */
+void stats_late_free(stats_t *s);
 
 /* Frees what l holds and empties it. */
 void stats_late_drop(stats_late_t *l);

@@ -1,6 +1,8 @@
 /* The aggregator's lateness figures (stats.h, "lateness"): per instance row and per name row, how
  * late its resumes were and whose slices took its waiting time. Not on the per-event path: the
- * events stage calls in once per late resume (events_late.c), after its frame. */
+ * events stage calls in once per late resume (events_late.c), after its frame. A window's culprits
+ * go to its instance's row only; a name row sums its instances' lists when a view is made
+ * (stats_late_sync, from stats_rows), which halves the work per culprit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,7 +142,9 @@ void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, con
     stats_late_gap(s, in, 0, unknown_us);
     late_window_add(s, &in->late, who, slot, us, n);
     if (in->name >= 0) {
-        late_window_add(s, &s->names[in->name].late, who, slot, us, n);
+        /* its name row sums its instances' culprits when a view is made (stats_late_sync) */
+        s->names[in->name].late_stale = 1;
+        s->late_stale = 1;
     }
 }
 
@@ -178,7 +182,7 @@ int32_t stats_late_culprit(const stats_t *s, const stats_late_t *l, uint64_t *us
     return best;
 }
 
-void stats_late_merge(stats_t *s, stats_late_t *dst, const stats_late_t *src)
+void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
 {
     dst->resumes += src->resumes;
     dst->count += src->count;
@@ -188,11 +192,157 @@ void stats_late_merge(stats_t *s, stats_late_t *dst, const stats_late_t *src)
     }
     dst->outside_us += src->outside_us;
     dst->unknown_us += src->unknown_us;
-    dst->other_us += src->other_us;
-    for (uint32_t i = 0; i < src->n_blame; i++) {
-        blame_add(dst, src->blame[i].who, stats_late_slot(s, src->blame[i].who), src->blame[i].us);
-    }
     stats_hist_merge(&dst->hist, &src->hist);
+}
+
+/* ---- a name row's blocked by: its instances' culprits summed, the STATS_BLAME_MAX that took the
+ * most kept (docs/usage.md, "Lateness") ---- */
+
+/* Room in the sums for every culprit (a name row or STATS_WHO_UNNAMED, at who + 1): 0, or -1 when
+ * out of memory. The sums are all 0 between uses. */
+static int sums_room(stats_t *s)
+{
+    size_t need = s->n_names + 1;
+    if (need <= s->late_sums_cap) {
+        return 0;
+    }
+    size_t cap = need < 64 ? 64 : need * 2;
+    uint64_t *sums = calloc(cap, sizeof *sums);
+    int32_t *seen = malloc(cap * sizeof *seen);
+    if (!sums || !seen) {
+        free(sums);
+        free(seen);
+        return -1;
+    }
+    free(s->late_sums);
+    free(s->late_seen);
+    s->late_sums = sums;
+    s->late_seen = seen;
+    s->late_sums_cap = cap;
+    return 0;
+}
+
+/* l's culprits added to the sums. */
+static void sums_add(stats_t *s, const stats_late_t *l)
+{
+    for (uint32_t i = 0; i < l->n_blame; i++) {
+        const stats_blame_t *b = &l->blame[i];
+        uint64_t *sum = &s->late_sums[b->who + 1];
+        if (*sum == 0 && b->us != 0) {
+            s->late_seen[s->n_late_seen++] = b->who;
+        }
+        *sum += b->us;
+    }
+}
+
+/* qsort has no context argument in C11: the aggregator whose sums are sorted (one thread) */
+static const stats_t *sums_of;
+
+/* The most time first; among equals, the first in byte order of their names. */
+static int sums_compare(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    uint64_t ux = sums_of->late_sums[x + 1], uy = sums_of->late_sums[y + 1];
+    if (ux != uy) {
+        return ux < uy ? 1 : -1;
+    }
+    int c = strcmp(stats_late_who_name(sums_of, x), stats_late_who_name(sums_of, y));
+    return c != 0 ? c : (x > y) - (x < y);
+}
+
+/* l's list becomes the sums, the STATS_BLAME_MAX culprits that took the most (the others' time in
+ * other_us, with other_us given); the sums are 0 again. */
+static void sums_keep(stats_t *s, stats_late_t *l, uint64_t other_us)
+{
+    size_t n = s->n_late_seen;
+    if (n > STATS_BLAME_MAX) {
+        sums_of = s;
+        qsort(s->late_seen, n, sizeof *s->late_seen, sums_compare);
+    }
+    l->n_blame = 0;
+    l->other_us = other_us;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *sum = &s->late_sums[s->late_seen[i] + 1];
+        if (i < STATS_BLAME_MAX) {
+            blame_new(l, s->late_seen[i], STATS_LATE_NO_SLOT, *sum);
+        } else {
+            l->other_us += *sum;
+        }
+        *sum = 0;
+    }
+    s->n_late_seen = 0;
+}
+
+void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src)
+{
+    if (src->n_blame == 0 && src->other_us == 0) {
+        return;
+    }
+    nm->late_stale = 1;
+    s->late_stale = 1;
+    if (sums_room(s) < 0) {
+        /* out of memory: counted, not named */
+        nm->folded.other_us += src->other_us;
+        for (uint32_t i = 0; i < src->n_blame; i++) {
+            nm->folded.other_us += src->blame[i].us;
+        }
+        return;
+    }
+    sums_add(s, &nm->folded);
+    sums_add(s, src);
+    sums_keep(s, &nm->folded, nm->folded.other_us + src->other_us);
+}
+
+void stats_late_sync(stats_t *s)
+{
+    if (!s->late_stale) {
+        return;
+    }
+    /* the live instances of each name row to be summed, as lists through next[] */
+    int32_t *first = malloc(s->n_names * sizeof *first);
+    int32_t *next = malloc((s->inst_used + 1) * sizeof *next);
+    if (!first || !next || sums_room(s) < 0) {
+        free(first);
+        free(next);
+        return; /* out of memory: the name rows keep the culprits of their last sum */
+    }
+    for (size_t i = 0; i < s->n_names; i++) {
+        first[i] = -1;
+    }
+    for (size_t i = s->inst_used; i-- > 0;) {
+        const stats_instance_t *in = &s->inst[i];
+        if (in->in_use && in->name >= 0 && s->names[in->name].late_stale) {
+            next[i] = first[in->name];
+            first[in->name] = (int32_t)i;
+        }
+    }
+    for (size_t r = 0; r < s->n_names; r++) {
+        stats_name_t *nm = &s->names[r];
+        if (!nm->late_stale) {
+            continue;
+        }
+        uint64_t other_us = nm->folded.other_us;
+        sums_add(s, &nm->folded);
+        for (int32_t i = first[r]; i >= 0; i = next[i]) {
+            sums_add(s, &s->inst[i].late);
+            other_us += s->inst[i].late.other_us;
+        }
+        sums_keep(s, &nm->late, other_us);
+        nm->late_stale = 0;
+    }
+    s->late_stale = 0;
+    free(first);
+    free(next);
+}
+
+void stats_late_free(stats_t *s)
+{
+    free(s->late_sums);
+    free(s->late_seen);
+    s->late_sums = NULL;
+    s->late_seen = NULL;
+    s->late_sums_cap = 0;
+    s->n_late_seen = 0;
 }
 
 void stats_late_drop(stats_late_t *l)

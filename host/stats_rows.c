@@ -1,5 +1,7 @@
 /* The aggregator's views: the rows of a table (per name or per instance), sorted, and the few
- * words and shares the views print. What stats.c keeps, read without changing it. */
+ * words and shares the views print. What stats.c keeps, read without changing it, but for the
+ * name rows' blocked by, which is summed from their instances when a view is made
+ * (stats_late_sync). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,9 @@ static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_
 
 stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, size_t *n)
 {
+    /* the name rows' blocked by, summed where it changed: a figure made for the views, as the
+     * histograms below (views run on one thread, as pipeline_stats' stats_sync) */
+    stats_late_sync((stats_t *)s);
     size_t cap = s->n_names + s->inst_used + 1;
     /* the rows, then the names made up for unnamed instances: sorting moves rows, not names */
     stats_row_t *rows = malloc(cap * (sizeof *rows + ROW_OWN_NAME));

@@ -475,129 +475,6 @@ static void test_hist_percentiles(void **state)
     stats_hist_drop(&big);
 }
 
-/* ---- lateness: a row's culprits against a model of what docs/usage.md says ---- */
-
-typedef struct blame_model {
-    int32_t who[STATS_BLAME_MAX];
-    uint64_t us[STATS_BLAME_MAX];
-    uint32_t n;
-    uint64_t other_us, outside_us, unknown_us;
-} blame_model_t;
-
-/* us more on who: the first STATS_BLAME_MAX culprits a row meets are named, in that order; the
- * time of the others is counted, not named. */
-static void model_add(blame_model_t *m, int32_t who, uint64_t us)
-{
-    for (uint32_t i = 0; i < m->n; i++) {
-        if (m->who[i] == who) {
-            m->us[i] += us;
-            return;
-        }
-    }
-    if (m->n == STATS_BLAME_MAX) {
-        m->other_us += us;
-        return;
-    }
-    m->who[m->n] = who;
-    m->us[m->n++] = us;
-}
-
-static void model_check(const blame_model_t *m, const stats_late_t *l)
-{
-    assert_int_equal(l->n_blame, m->n);
-    for (uint32_t i = 0; i < m->n; i++) {
-        assert_int_equal(l->blame[i].who, m->who[i]);
-        assert_int_equal(l->blame[i].us, m->us[i]);
-    }
-    assert_int_equal(l->other_us, m->other_us);
-    assert_int_equal(l->outside_us, m->outside_us);
-    assert_int_equal(l->unknown_us, m->unknown_us);
-}
-
-/* Windows of random culprits, among more names than there are slots (stats_late_slot) and more
- * than a row keeps, given with their slots or without (a walked window): each row lists what the
- * model lists, in the same order; an instance named late takes its culprits to its name row as
- * the model does. */
-static void test_late_blame(void **state)
-{
-    (void)state;
-    enum { NAMES = 100, WINDOWS = 4000 };
-    stats_t *s = malloc(sizeof *s);
-    assert_non_null(s);
-    assert_int_equal(stats_init(s, 0, 20000), 0);
-    int32_t culprit[NAMES + 1];
-    char name[16];
-    for (int i = 0; i < NAMES; i++) {
-        int32_t idx = stats_instance_get(s, (uint32_t)(1000 + i));
-        snprintf(name, sizeof name, "c%d", i);
-        stats_instance_describe(s, idx, (const uint8_t *)name, strlen(name), NULL, 0, 0, 1);
-        culprit[i] = s->inst[idx].name;
-    }
-    culprit[NAMES] = STATS_WHO_UNNAMED;
-    int32_t victim = stats_instance_get(s, 1), nameless = stats_instance_get(s, 2);
-    stats_instance_describe(s, victim, (const uint8_t *)"victim", 6, NULL, 0, 0, 1);
-    blame_model_t mi = {0}, mn = {0}, mu = {0};
-    uint64_t x = 0x9E3779B97F4A7C15ull;
-    for (int w = 0; w < WINDOWS; w++) {
-        /* a window's culprits: distinct, in a random order, some with no time */
-        int32_t who[NAMES + 1];
-        uint8_t slot[NAMES + 1];
-        uint64_t us[NAMES + 1];
-        size_t n = 0;
-        int narrow = w < WINDOWS / 2; /* first few culprits, then all of them */
-        for (int c = 0; c <= NAMES; c++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            if (x % 8u < (narrow ? (c < 12 ? 5u : 0u) : 2u)) {
-                size_t at = n++;
-                for (; at > 0 && (x >> 20) % 3u == 0; at--) {
-                    who[at] = who[at - 1];
-                    us[at] = us[at - 1];
-                }
-                who[at] = culprit[c];
-                us[at] = (x >> 8) % 4u == 0 ? 0 : (x >> 12) % 1000u;
-            }
-        }
-        for (size_t i = 0; i < n; i++) {
-            slot[i] = stats_late_slot(s, who[i]);
-        }
-        uint64_t outside = (x >> 30) % 50u, unknown = (x >> 40) % 3u;
-        stats_instance_t *in = &s->inst[w % 3 == 2 ? nameless : victim];
-        stats_late_window(s, in, who, w % 5 == 4 ? NULL : slot, us, n, outside, unknown);
-        blame_model_t *m = w % 3 == 2 ? &mu : &mi;
-        for (size_t i = 0; i < n; i++) {
-            if (us[i] != 0) {
-                model_add(m, who[i], us[i]);
-                if (m == &mi) {
-                    model_add(&mn, who[i], us[i]);
-                }
-            }
-        }
-        m->outside_us += outside;
-        m->unknown_us += unknown;
-        if (m == &mi) {
-            mn.outside_us += outside;
-            mn.unknown_us += unknown;
-        }
-    }
-    const stats_name_t *vn = row(s, "victim");
-    model_check(&mi, &s->inst[victim].late);
-    model_check(&mn, &vn->late);
-    model_check(&mu, &s->inst[nameless].late);
-    /* named now: its culprits go to the name row, in its list's order */
-    stats_instance_describe(s, nameless, (const uint8_t *)"victim", 6, NULL, 0, 0, 0);
-    for (uint32_t i = 0; i < mu.n; i++) {
-        model_add(&mn, mu.who[i], mu.us[i]);
-    }
-    mn.other_us += mu.other_us;
-    mn.outside_us += mu.outside_us;
-    mn.unknown_us += mu.unknown_us;
-    model_check(&mn, &vn->late);
-    stats_free(s);
-    free(s);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,7 +484,6 @@ int main(void)
         cmocka_unit_test(test_past_the_cap),
         cmocka_unit_test(test_reset_and_sort),
         cmocka_unit_test(test_hist_percentiles),
-        cmocka_unit_test(test_late_blame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
