@@ -232,9 +232,17 @@ static void rows_late(top_rows_t *r, top_row_t *t, const stats_t *s, const stats
     memcpy(t->late_pct, sr->late_pct, sizeof t->late_pct);
     uint64_t blocked = 0;
     int32_t who = stats_late_culprit(s, l, &blocked);
-    if (who != STATS_LATE_NONE && l->total_us > 0) {
+    if (l->total_us == 0) {
+        return;
+    }
+    /* the one column says what took most of the waiting: a task, or the time outside tasks (the
+     * scheduler, the drain) when that was more; the report gives both */
+    if (who != STATS_LATE_NONE && blocked >= l->outside_us) {
         t->culprit = rows_intern(r, stats_late_who_name(s, who));
         t->culprit_permille = (uint32_t)(blocked * 1000u / l->total_us);
+    } else if (l->outside_us > 0) {
+        t->culprit = rows_intern(r, "(outside tasks)");
+        t->culprit_permille = (uint32_t)(l->outside_us * 1000u / l->total_us);
     }
 }
 

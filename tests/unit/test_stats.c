@@ -356,6 +356,53 @@ static void test_past_the_cap(void **state)
     free(g);
 }
 
+/* The live table's one "blocked by" column names what took most of a row's waiting: a task, or
+ * "(outside tasks)" when the time outside any slice (the scheduler, the drain) took more. */
+static const top_row_t *table_row(top_rows_t *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(top_rows_str(r, r->rows[i].name), name) == 0) {
+            return &r->rows[i];
+        }
+    }
+    fail_msg("no row %s", name);
+    return NULL;
+}
+
+static void test_table_blocked_by(void **state)
+{
+    (void)state;
+    stats_t s;
+    assert_int_equal(stats_init(&s, 0, 20000), 0);
+    int32_t w = stats_instance_get(&s, 1), h = stats_instance_get(&s, 2);
+    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
+    stats_instance_describe(&s, h, (const uint8_t *)"hog", 3, NULL, 0, 0, 1);
+    int32_t who[1] = {s.inst[h].name};
+    uint64_t us[1] = {2000};
+    stats_late_resume(&s, &s.inst[w], 10000);
+    stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 8000, 0);
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
+    const top_row_t *r = table_row(&v->base[0], "waiter");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "(outside tasks)");
+    assert_int_equal(r->culprit_permille, 800);
+    /* then the hog takes most of it: 22 ms of 30 */
+    us[0] = 20000;
+    stats_late_resume(&s, &s.inst[w], 20000);
+    stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 0, 0);
+    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
+    r = table_row(&v->base[0], "waiter");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "hog");
+    assert_int_equal(r->culprit_permille, 733);
+    /* a task never late names nothing */
+    r = table_row(&v->base[0], "hog");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "");
+    top_rows_free(&v->base[0]);
+    free(v);
+    stats_free(&s);
+}
+
 /* The stats API directly: reset keeps the stream counters and the running instances' names. */
 static void test_reset_and_sort(void **state)
 {
@@ -482,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_name_cap),
         cmocka_unit_test(test_live_never_folded),
         cmocka_unit_test(test_past_the_cap),
+        cmocka_unit_test(test_table_blocked_by),
         cmocka_unit_test(test_reset_and_sort),
         cmocka_unit_test(test_hist_percentiles),
     };
