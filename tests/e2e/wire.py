@@ -71,6 +71,26 @@ def frame_body(seg):
 OP_HELLO, OP_TASK_NEW, OP_TASK_INFO, OP_DROPPED, OP_LATE = 0, 1, 2, 3, 4
 
 
+def hello(payload):
+    """A HELLO's fields by name (docs/protocol.md section 3); the optional ones after the platform
+    (period_ticks, event_cost, late_unit) are None when this device's HELLO ends before them."""
+    f, i = {}, 0
+    f["version"], i = varint(payload, i)
+    f["tick_hz"], i = varint(payload, i)
+    f["tick_bits"], i = payload[i], i + 1
+    f["ring_bytes"], i = varint(payload, i)
+    f["flags"], i = payload[i], i + 1
+    for name in ("boot_ticks", "drain_ticks", "dropped_total"):
+        f[name], i = varint(payload, i)
+    n, i = varint(payload, i)
+    f["platform"], i = payload[i:i + n], i + n
+    for name in ("period_ticks", "event_cost", "late_unit"):
+        f[name] = None
+        if i < len(payload):
+            f[name], i = varint(payload, i)
+    return f
+
+
 def late_values(payload):
     """A LATE record's body as the lateness of the frame's ENTERs in their order (the body lists
     them last first), in the HELLO's late_unit. Raises ValueError when it is damaged."""

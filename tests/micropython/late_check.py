@@ -25,25 +25,6 @@ import wire  # noqa: E402
 LATE_UNIT_MS = 1000  # microsecond ticks per millisecond: the unit the engines report in
 
 
-def hello_late_unit(payload):
-    """The HELLO's late_unit (docs/protocol.md section 3, after event_cost), or None without."""
-    i = 0
-    for _ in range(2):  # version, tick_hz
-        _, i = wire.varint(payload, i)
-    i += 1  # tick_bits
-    _, i = wire.varint(payload, i)  # ring_bytes
-    i += 1  # flags
-    for _ in range(3):  # boot_ticks, drain_ticks, dropped_total
-        _, i = wire.varint(payload, i)
-    n, i = wire.varint(payload, i)
-    i += n  # the platform
-    for _ in range(2):  # period_ticks, event_cost
-        if i >= len(payload):
-            return None
-        _, i = wire.varint(payload, i)
-    return wire.varint(payload, i)[0] if i < len(payload) else None
-
-
 def lateness(data):
     """{task name: [lateness of each ENTER, in late_unit]} and the HELLOs' late_units."""
     names, late, units = {}, {}, []
@@ -59,7 +40,7 @@ def lateness(data):
                 continue
             op = tag & 0x0F
             if op == wire.OP_HELLO:
-                units.append(hello_late_unit(payload))
+                units.append(wire.hello(payload)["late_unit"])
             elif op in (wire.OP_TASK_NEW, wire.OP_TASK_INFO):
                 tid, i = wire.varint(payload, 0)
                 _, i = wire.varint(payload, i)

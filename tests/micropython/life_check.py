@@ -38,32 +38,6 @@ def walk(data):
     return frames, bytes(text)
 
 
-def hello_flags(payload):
-    # docs/protocol.md section 3: version, tick_hz (varints), tick_bits (a byte), ring_bytes, flags
-    i = 0
-    for _ in range(2):
-        _, i = wire.varint(payload, i)
-    i += 1
-    _, i = wire.varint(payload, i)
-    return payload[i]
-
-
-def hello_cost(payload):
-    """The HELLO's event_cost (docs/protocol.md section 3, after period_ticks), or None without."""
-    i = 0
-    for _ in range(2):  # version, tick_hz
-        _, i = wire.varint(payload, i)
-    i += 1  # tick_bits
-    _, i = wire.varint(payload, i)  # ring_bytes
-    i += 1  # flags
-    for _ in range(3):  # boot_ticks, drain_ticks, dropped_total
-        _, i = wire.varint(payload, i)
-    n, i = wire.varint(payload, i)
-    i += n  # the platform
-    _, i = wire.varint(payload, i)  # period_ticks
-    return wire.varint(payload, i)[0] if i < len(payload) else None
-
-
 def task_body(payload):
     tid, i = wire.varint(payload, 0)
     parent, i = wire.varint(payload, i)
@@ -80,8 +54,9 @@ def summary(frames):
             if payload is not None:
                 op = tag & 0x0F
                 if op == OP_HELLO:
-                    hellos.append(hello_flags(payload))
-                    costs.append(hello_cost(payload))
+                    h = wire.hello(payload)
+                    hellos.append(h["flags"])
+                    costs.append(h["event_cost"])
                 elif op in (OP_TASK_NEW, OP_TASK_INFO):
                     tid, name, label = task_body(payload)
                     tasks[tid] = (name, label)
@@ -124,7 +99,7 @@ def ends_with_stop(top, out_path, frames, c):
     ENTERs, so it is not a record after the HELLO.)"""
     recs = [r for r in frames[-1][1] if r[3] is None or r[0] & 0x0F != wire.OP_LATE] if frames else []
     last = recs[-1] if recs else None
-    stop = last is not None and last[3] is not None and last[0] & 0x0F == OP_HELLO and hello_flags(last[3]) & 2
+    stop = last is not None and last[3] is not None and last[0] & 0x0F == OP_HELLO and wire.hello(last[3])["flags"] & 2
     c.ok(bool(stop), "the last record is the HELLO that says the hook stopped")
     p = subprocess.run([top, "-r", out_path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     ended = json.loads(p.stdout)["stream"]["ended_before_stop"] if p.returncode == 0 else None
