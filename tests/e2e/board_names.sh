@@ -36,7 +36,7 @@ top_pid=$!
 IO_PIDS+=("$top_pid")
 recorded() { chunks "$WORK/session.aiop" | awk '$1 == 1 {n += $3} END {print n + 0}'; }
 want=$(stat -c %s "$WORK/part.bin")
-for _ in $(seq 300); do [ "$(recorded)" -ge "$want" ] && break; sleep 0.1; done
+for _ in $(seq 1200); do [ "$(recorded)" -ge "$want" ] && break; sleep 0.1; done
 [ "$(recorded)" = "$want" ] || fail "the first plug: recorded $(recorded) of $want bytes: $(cat "$WORK/live.err")"
 
 # the replug: the board comes back on another node (made before the old one goes, so the number
@@ -49,7 +49,7 @@ pty_stop "$WORK/ttyA"
 wait_for_text "$WORK/live.err" "$byid/$name went away" 10 || fail "no word of the unplug: $(cat "$WORK/live.err")"
 ln -s "$node_b" "$byid/$name"
 wait_for_text "$WORK/live.err" "$byid/$name is back" 10 || fail "the renumbered board was not found: $(cat "$WORK/live.err")"
-for _ in $(seq 300); do [ "$(recorded)" -ge $((2 * want)) ] && break; sleep 0.1; done
+for _ in $(seq 1200); do [ "$(recorded)" -ge $((2 * want)) ] && break; sleep 0.1; done
 kill -INT "$top_pid"
 wait "$top_pid" || fail "aioprof-top exited $?: $(cat "$WORK/live.err")"
 [ "$(json "$WORK/live.json" 'j["source"]')" = "$byid/$name @ 115200" ] \

@@ -38,7 +38,7 @@ wait_for_text "$WORK/late2.err" "waiting for" 10 || fail "no word of waiting: $(
 pty_start "$WORK/ttyLATE2" "$WORK/part.bin"
 want=$(stat -c %s "$WORK/part.bin")
 recorded() { chunks "$WORK/late2.aiop" | awk '$1 == 1 {n += $3} END {print n + 0}'; }
-for _ in $(seq 300); do [ "$(recorded)" -ge "$want" ] && break; sleep 0.1; done
+for _ in $(seq 1200); do [ "$(recorded)" -ge "$want" ] && break; sleep 0.1; done
 [ "$(recorded)" = "$want" ] || fail "recorded $(recorded) of $want bytes: $(cat "$WORK/late2.err")"
 kill -INT "$top_pid"
 wait "$top_pid" || fail "aioprof-top exited $?: $(cat "$WORK/late2.err")"
