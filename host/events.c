@@ -21,18 +21,12 @@ static int events_pinned(void *user, const stats_instance_t *in)
 
 void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, const char *line), void *user)
 {
-    /* the lateness scratch is kept for the next stream; the frame's ENTERs and the turns are
-     * written before they are read (a megabyte not cleared at every restart) */
-    uint64_t *blame_us = e->blame_us, *sums = e->sums;
-    int32_t *blamed = e->blamed, *local = e->local;
-    size_t blame_cap = e->blame_cap, sums_cap = e->sums_cap;
+    /* the lateness scratch is kept for the next stream, its numbering undone; the frame's ENTERs
+     * and the turns are written before they are read (a megabyte not cleared at every restart) */
+    events_late_restart(e);
+    events_scratch_t scratch = e->scratch;
     memset(e, 0, offsetof(events_t, enters));
-    e->blame_us = blame_us;
-    e->blamed = blamed;
-    e->local = local;
-    e->blame_cap = blame_cap;
-    e->sums = sums;
-    e->sums_cap = sums_cap;
+    e->scratch = scratch;
     memset(e->line, 0, sizeof *e - offsetof(events_t, line));
     e->stats = stats;
     stats->pinned = events_pinned;

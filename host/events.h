@@ -42,6 +42,23 @@ typedef struct events_turn {
     int32_t who;
 } events_turn_t;
 
+/* The lateness scratch (events_late.c), allocated once and kept for the next stream: a window's
+ * time per culprit while it is walked, and the running sums of each culprit's time with their
+ * checkpoints. */
+#define EVENTS_CK_EVERY 8u   /* turns between checkpoints of the running sums */
+#define EVENTS_CK_MAX 256u   /* culprits the sums number at most: past it, each window walks its turns */
+typedef struct events_scratch {
+    uint64_t *blame_us;     /* a window's time per culprit, at who + 3, then the walk's list's */
+    int32_t *blamed;        /* the culprits a walk touched */
+    int32_t *num;           /* who + 3 -> its number in the running sums + 1 (0: none) */
+    size_t blame_cap;       /* cells of blame_us / 2, of blamed / 2 and of num */
+    uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / EVENTS_CK_EVERY of ck_stride cells),
+                               then the running sums, then a window's time per number */
+    size_t ck_stride;
+    uint64_t *snap;         /* the sums at each of a frame's late ENTERs (snap_cap cells) */
+    size_t snap_cap;
+} events_scratch_t;
+
 typedef struct events_enter {
     stats_instance_t *in; /* NULL: an ENTER whose task got no row */
     uint64_t key;         /* in's key then: a row folded and placed again since is not its */
@@ -110,13 +127,13 @@ typedef struct events {
     const uint8_t *late;    /* the frame's LATE record: its values, count of them; NULL: none */
     size_t late_len;
     uint32_t late_count;
-    uint64_t *blame_us;     /* a window's time per culprit (name rows, then the EVENTS_WHO_*) */
-    int32_t *blamed;        /* the culprits: the frame's prefix sums' numbering, then a window's */
-    int32_t *local;         /* who + 3 -> its number in the prefix sums + 1 (0: none) */
-    size_t blame_cap;
-    uint64_t *sums;         /* the frame's prefix sums (events_late.c) */
-    size_t sums_cap;
+    uint64_t ck_turn;       /* the running sums cover the turns before it (events_late.c) */
+    size_t ck_n;            /* culprits numbered in the sums */
+    int ck_off;             /* too many culprits (or no memory): every window walks its turns */
+    events_scratch_t scratch; /* kept by events_init: its memory is reused, its numbering undone */
     events_enter_t enters[EVENTS_FRAME_ENTERS];
+    int32_t ck_who[EVENTS_CK_MAX]; /* number -> culprit */
+    uint8_t ck_slot[EVENTS_CK_MAX]; /* number -> its slot in the rows' indexes (stats_late_slot) */
     events_turn_t turns[EVENTS_TURNS];
 
     /* device text */

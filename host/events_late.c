@@ -10,47 +10,46 @@
 #include "aioprof_varint.h"
 #include "events_private.h"
 
-/* The scratch of one window: time per culprit, indexed by who + 3 (EVENTS_WHO_UNKNOWN is -3), for
- * every name row there may be. 0 when out of memory. */
+/* The scratch of one window, walked: time per culprit, indexed by who + 3 (EVENTS_WHO_UNKNOWN is
+ * -3), for every name row there may be; and the running sums' numbering. 0 when out of memory. */
 static int blame_room(events_t *e)
 {
+    events_scratch_t *m = &e->scratch;
     size_t need = e->stats->names_cap + 3u;
-    if (need <= e->blame_cap) {
+    if (need <= m->blame_cap) {
         return 1;
     }
-    uint64_t *us = realloc(e->blame_us, 2u * need * sizeof *us);
+    uint64_t *us = realloc(m->blame_us, 2u * need * sizeof *us);
     if (us == NULL) {
         return 0;
     }
-    e->blame_us = us;
-    /* the culprits listed: the prefix sums' numbering, then a window's */
-    int32_t *who = realloc(e->blamed, 2u * need * sizeof *who);
+    m->blame_us = us;
+    int32_t *who = realloc(m->blamed, 2u * need * sizeof *who);
     if (who == NULL) {
         return 0;
     }
-    e->blamed = who;
-    int32_t *local = realloc(e->local, need * sizeof *local);
-    if (local == NULL) {
+    m->blamed = who;
+    int32_t *num = realloc(m->num, need * sizeof *num);
+    if (num == NULL) {
         return 0;
     }
-    e->local = local;
-    memset(e->blame_us + e->blame_cap, 0, (need - e->blame_cap) * sizeof *us);
-    memset(e->local + e->blame_cap, 0, (need - e->blame_cap) * sizeof *local);
-    e->blame_cap = need;
+    m->num = num;
+    memset(m->blame_us + m->blame_cap, 0, (need - m->blame_cap) * sizeof *us);
+    memset(m->num + m->blame_cap, 0, (need - m->blame_cap) * sizeof *num);
+    m->blame_cap = need;
     return 1;
 }
 
-/* A window's time per culprit comes from the frame's running sums (window_sums) or, when they
- * cannot be kept, from a walk back over its turns (window_walk), and goes to the rows
- * (window_flush). */
+/* A window's time per culprit comes from the running sums (ck_window) or, when they cannot be
+ * kept, from a walk back over its turns (window_walk), and goes to the rows (window_flush). */
 
 /* The window [from, until) (until: the time of turn `turn`, the resume's ENTER), walked back over
  * the turns before it. Returns the culprits it touched (in e->blamed). */
 static size_t window_walk(events_t *e, uint64_t turn, uint64_t from, uint64_t until)
 {
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
-    uint64_t *restrict acc = e->blame_us;
-    int32_t *restrict blamed = e->blamed;
+    uint64_t *restrict acc = e->scratch.blame_us;
+    int32_t *restrict blamed = e->scratch.blamed;
     const events_turn_t *restrict turns = e->turns;
     size_t n = 0;
     for (uint64_t k = turn; k-- > oldest && until > from;) {
@@ -110,20 +109,21 @@ static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, 
 static void window_walk_flush(events_t *e, stats_instance_t *in, uint64_t turn, uint64_t from, uint64_t until)
 {
     size_t n = window_walk(e, turn, from, until), named = 0;
-    uint64_t *us = e->blame_us + e->blame_cap;
+    events_scratch_t *m = &e->scratch;
+    uint64_t *us = m->blame_us + m->blame_cap;
     uint64_t gap[2] = {0, 0}; /* unknown, outside */
     for (size_t i = 0; i < n; i++) {
-        int32_t who = e->blamed[i];
-        uint64_t *acc = &e->blame_us[who + 3];
+        int32_t who = m->blamed[i];
+        uint64_t *acc = &m->blame_us[who + 3];
         if (who < STATS_WHO_UNNAMED) {
             gap[who - STATS_WHO_UNKNOWN] += *acc;
         } else {
-            e->blamed[named] = who;
+            m->blamed[named] = who;
             us[named++] = *acc;
         }
         *acc = 0;
     }
-    window_flush(e, in, e->blamed, NULL, us, named, gap[1], gap[0], from, until);
+    window_flush(e, in, m->blamed, NULL, us, named, gap[1], gap[0], from, until);
 }
 
 /* The last turn in [lo, hi) that begins at or before t (lo when none does): a window spans tens
@@ -150,109 +150,200 @@ static uint64_t turn_at(const events_t *e, uint64_t lo, uint64_t hi, uint64_t t)
     }
     return lo;
 }
-/* A frame's windows overlap (busy: each spans sixty events, and forty end in a frame): the time
- * of each culprit is summed once over the turns they span, as a running sum kept only at the
- * turns a window begins or ends in (snapshots), and a window is the difference of two of them with
- * the part of its first turn before it taken off. At most this many cells of snapshots; past it,
- * each window walks. */
-#define EVENTS_SUMS_MAX (1u << 18)
-#define SNAP_NONE UINT32_MAX
+/* ---- the running sums: each culprit's time over the turns since the stream began, numbered in
+ * the order the culprits first ran (no task and unknown first), advanced once per frame and kept
+ * at every EVENTS_CK_EVERY-th turn (a checkpoint). A window's time per culprit is the difference
+ * of the sums at its two ends, each a checkpoint and the few turns between it and the end: the
+ * same work however many turns the window spans (a busy device with 4,000 tasks: 4,000). ---- */
+#define CK_SLOTS (EVENTS_TURNS / EVENTS_CK_EVERY)
 
-/* The snapshots of the running sums over the turns [k0, k1] that the frame's windows (their first
- * turns first[i] and ENTERs' turns, for the late ones) need: e->sums holds, per turn k - k0, the
- * number of its snapshot (SNAP_NONE: none), then the snapshots, names cells each; a snapshot at k
- * is each culprit's time in the turns [k0, k). The culprits are numbered in e->local (who + 3 ->
- * number + 1) and listed in e->blamed[0 .. *names). Returns where the snapshots begin, NULL when
- * they would be too large or out of memory (each window then walks); either way
- * window_sums_clear undoes the numbering. */
-static uint64_t *window_sums_build(events_t *e, uint64_t k0, uint64_t k1, const uint64_t *late_us,
-    const uint64_t *first, uint32_t n, size_t *count)
+/* The running sums (after the checkpoints). */
+static uint64_t *ck_sums(const events_t *e)
 {
+    return e->scratch.ck + (size_t)CK_SLOTS * e->scratch.ck_stride;
+}
+
+/* who numbered in the sums (their cells and the checkpoints grown to hold it): 0 when there are
+ * too many culprits, or no memory. */
+static int ck_number(events_t *e, int32_t who)
+{
+    events_scratch_t *m = &e->scratch;
+    if (e->ck_n == EVENTS_CK_MAX) {
+        return 0;
+    }
+    if (e->ck_n == m->ck_stride) {
+        /* twice the cells per checkpoint: each moved to its new place, the last first */
+        size_t old = m->ck_stride, stride = old ? old * 2u : 16u;
+        uint64_t *ck = realloc(m->ck, ((size_t)CK_SLOTS + 2u) * stride * sizeof *ck);
+        if (ck == NULL) {
+            return 0;
+        }
+        for (size_t j = CK_SLOTS + 2u; j-- > 0;) {
+            memmove(ck + j * stride, ck + j * old, old * sizeof *ck);
+            memset(ck + j * stride + old, 0, (stride - old) * sizeof *ck);
+        }
+        m->ck = ck;
+        m->ck_stride = stride;
+    }
+    m->num[who + 3] = (int32_t)++e->ck_n;
+    e->ck_who[e->ck_n - 1u] = who;
+    return 1;
+}
+
+void events_late_restart(events_t *e)
+{
+    for (size_t c = 0; c < e->ck_n; c++) {
+        e->scratch.num[e->ck_who[c] + 3] = 0;
+    }
+    if (e->scratch.ck != NULL) {
+        memset(ck_sums(e), 0, e->scratch.ck_stride * sizeof *e->scratch.ck);
+    }
+    e->ck_n = 0;
+    e->ck_turn = 0;
+    e->ck_off = 0;
+}
+
+/* The sums taken over every turn that has ended (all but the last), a checkpoint kept at each
+ * EVENTS_CK_EVERY-th, and a snapshot of them at each late window's ENTER (win[0 .. n_win), in
+ * time order) that the sums had not passed: snap[j] for win[j], from j = *snapped on (the
+ * windows before it have none). 0 when they cannot be kept: too many culprits (ck_off), or no
+ * memory. */
+static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped)
+{
+    events_scratch_t *m = &e->scratch;
+    uint64_t end = e->n_turns ? e->n_turns - 1u : 0;
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
+    if (e->ck_off || (e->ck_n == 0 && (!ck_number(e, EVENTS_WHO_UNKNOWN) || !ck_number(e, EVENTS_WHO_OUTSIDE)))) {
+        e->ck_off = 1;
+        return 0;
+    }
+    if (e->ck_turn < oldest) {
+        /* turns gone before they were summed (frames with no late resume are not summed): the
+         * sums go on without them, and only checkpoints from here on (never older) are used */
+        e->ck_turn = oldest;
+    }
     const events_turn_t *restrict turns = e->turns;
-    int32_t *restrict local = e->local;
-    /* no task and unknown first, always: a window's gaps are its first two culprits */
-    e->blamed[0] = EVENTS_WHO_UNKNOWN;
-    e->blamed[1] = EVENTS_WHO_OUTSIDE;
-    local[EVENTS_WHO_UNKNOWN + 3] = 1;
-    local[EVENTS_WHO_OUTSIDE + 3] = 2;
-    size_t names = 2;
-    for (uint64_t k = k0; k < k1; k++) {
-        size_t at = (size_t)(turns[k & (EVENTS_TURNS - 1u)].who + 3);
-        if (local[at] == 0) {
-            e->blamed[names++] = (int32_t)at - 3;
-            local[at] = (int32_t)names;
+    /* the new culprits numbered first: the cells of the sums stay where they are below */
+    for (uint64_t k = e->ck_turn; k < end; k++) {
+        int32_t who = turns[k & (EVENTS_TURNS - 1u)].who;
+        if (m->num[who + 3] == 0 && !ck_number(e, who)) {
+            e->ck_off = 1;
+            return 0;
         }
     }
-    *count = names;
-    size_t span = (size_t)(k1 - k0 + 1u);
-    size_t index_cells = (span + 1u) / 2u; /* a uint32_t per turn */
-    size_t snap_cells = 2u * n * names;
-    if (snap_cells > EVENTS_SUMS_MAX) {
-        return NULL;
-    }
-    size_t cells = index_cells + snap_cells + names;
-    if (cells > e->sums_cap) {
-        uint64_t *grown = realloc(e->sums, cells * sizeof *grown);
-        if (grown == NULL) {
-            return NULL;
+    size_t stride = m->ck_stride, n = e->ck_n;
+    if ((size_t)n_win * stride > m->snap_cap) {
+        uint64_t *snap = realloc(m->snap, (size_t)n_win * stride * sizeof *snap);
+        if (snap == NULL) {
+            return 0;
         }
-        e->sums = grown;
-        e->sums_cap = cells;
+        m->snap = snap;
+        m->snap_cap = (size_t)n_win * stride;
     }
-    uint32_t *restrict snap_of = (uint32_t *)(void *)e->sums;
-    uint64_t *restrict snaps = e->sums + index_cells;
-    memset(snap_of, 0xFF, span * sizeof *snap_of);
-    for (uint32_t i = 0; i < n; i++) {
-        if (late_us[i] != 0 && e->enters[i].turn >= k0) {
-            snap_of[first[i] - k0] = 0;
-            snap_of[e->enters[i].turn - k0] = 0;
-        }
+    uint32_t j = 0;
+    while (j < n_win && e->enters[win[j]].turn < e->ck_turn) {
+        j++;
     }
-    uint64_t *restrict sum = snaps + snap_cells;
-    memset(sum, 0, names * sizeof *sum);
-    uint32_t taken = 0;
-    for (uint64_t k = k0;; k++) {
-        uint32_t *snap = &snap_of[k - k0];
-        if (*snap != SNAP_NONE) {
-            *snap = taken;
-            memcpy(snaps + (size_t)taken++ * names, sum, names * sizeof *sum);
+    *snapped = j;
+    const int32_t *restrict num = m->num;
+    uint64_t *restrict sums = ck_sums(e);
+    for (uint64_t k = e->ck_turn;; k++) {
+        for (; j < n_win && e->enters[win[j]].turn == k; j++) {
+            memcpy(m->snap + (size_t)j * stride, sums, n * sizeof *sums);
         }
-        if (k == k1) {
+        if (k >= end) {
             break;
         }
+        if (k % EVENTS_CK_EVERY == 0) {
+            memcpy(m->ck + (size_t)(k / EVENTS_CK_EVERY % CK_SLOTS) * stride, sums, stride * sizeof *sums);
+        }
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        sum[local[t->who + 3] - 1] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
+        sums[num[t->who + 3] - 1] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
     }
-    return snaps;
+    e->ck_turn = end > e->ck_turn ? end : e->ck_turn;
+    return 1;
 }
 
-/* The numbering of window_sums_build undone (the culprits are in e->blamed[0 .. names)). */
-static void window_sums_clear(events_t *e, size_t names)
+/* Each culprit's time in the turns [a, b) added to acc (subtracted when negate: the arithmetic is
+ * modulo 2^64, and a window's cells end non-negative). */
+static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint64_t *restrict acc)
 {
-    for (size_t c = 0; c < names; c++) {
-        e->local[e->blamed[c] + 3] = 0;
+    const events_turn_t *restrict turns = e->turns;
+    const int32_t *restrict num = e->scratch.num;
+    uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
+    for (uint64_t k = a; k < b; k++) {
+        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+        acc[num[t->who + 3] - 1] += negate ? at - next : next - at;
+        at = next;
     }
 }
 
-/* The window [from, ...) of the resume whose ENTER is turn `turn`, and whose first turn is s, from
- * the snapshots of window_sums_build (the turns from k0 on): each culprit's time in
- * us[0 .. names) (their numbering). Returns the part of the window older than the turns kept
- * (unknown). */
-static uint64_t window_sums(const events_t *e, const uint64_t *snaps, size_t names, uint64_t k0, uint64_t turn,
-    uint64_t from, uint64_t s, uint64_t *restrict us)
+/* Where each culprit's time in the turns before k (k at most ck_turn) is found: the nearest
+ * checkpoint (or the sums themselves, at ck_turn), returned, and the turns between it and k, at
+ * *near (up: the checkpoint is before k, its turns [*near, k) are to be added; else after, and
+ * [k, *near) are to be taken off). NULL when none near k can be used (k within
+ * EVENTS_CK_EVERY turns of the oldest turn kept, and the sums far ahead). */
+static const uint64_t *ck_near(const events_t *e, uint64_t k, uint64_t *near, int *up)
 {
-    const uint32_t *snap_of = (const uint32_t *)(const void *)e->sums;
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
+    uint64_t lo = k - k % EVENTS_CK_EVERY, hi = lo + EVENTS_CK_EVERY;
+    hi = hi < e->ck_turn ? hi : e->ck_turn;
+    int lo_ok = lo >= oldest && lo < e->ck_turn;
+    int hi_ok = hi >= k;
+    if (!lo_ok && !hi_ok) {
+        return NULL;
+    }
+    *up = !hi_ok || (lo_ok && k - lo <= hi - k);
+    *near = *up ? lo : hi;
+    return *near == e->ck_turn
+        ? ck_sums(e)
+        : e->scratch.ck + (size_t)(*near / EVENTS_CK_EVERY % CK_SLOTS) * e->scratch.ck_stride;
+}
+
+/* The window [from, until) of the resume whose ENTER is turn u, and whose first turn is s: each
+ * culprit's time in acc (by number), the sums before u taken from snap_u (NULL: from the
+ * checkpoints). Returns 0 when the sums cannot give it (it is walked), else
+ * 1 with *unknown the part of the window older than the turns kept. */
+static int ck_window(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64_t s, uint64_t from,
+    uint64_t *restrict acc, uint64_t *unknown)
+{
+    size_t n = e->ck_n;
+    if (u - s <= EVENTS_CK_EVERY) {
+        memset(acc, 0, n * sizeof *acc);
+        ck_walk(e, s, u, 0, acc);
+    } else {
+        /* the sums before u less the sums before s: two checkpoints, and the turns between each
+         * and its end */
+        uint64_t near_u = u, near_s;
+        int up_u = 1, up_s;
+        const uint64_t *restrict at_u = snap_u != NULL ? snap_u : ck_near(e, u, &near_u, &up_u);
+        const uint64_t *restrict at_s = ck_near(e, s, &near_s, &up_s);
+        if (at_u == NULL || at_s == NULL) {
+            return 0;
+        }
+        for (size_t c = 0; c < n; c++) {
+            acc[c] = at_u[c] - at_s[c];
+        }
+        if (up_u) {
+            ck_walk(e, near_u, u, 0, acc);
+        } else {
+            ck_walk(e, u, near_u, 1, acc);
+        }
+        if (up_s) {
+            ck_walk(e, near_s, s, 1, acc);
+        } else {
+            ck_walk(e, s, near_s, 0, acc);
+        }
+    }
     const events_turn_t *t = &e->turns[s & (EVENTS_TURNS - 1u)];
-    const uint64_t *restrict lo = snaps + (size_t)snap_of[s - k0] * names;
-    const uint64_t *restrict hi = snaps + (size_t)snap_of[turn - k0] * names;
-    for (size_t c = 0; c < names; c++) {
-        us[c] = hi[c] - lo[c];
-    }
+    *unknown = 0;
     if (from < t->at) {
-        return t->at - from; /* s is the oldest turn kept, and began after from */
+        *unknown = t->at - from; /* s is the oldest turn kept, and began after from */
+    } else {
+        acc[e->scratch.num[t->who + 3] - 1] -= from - t->at; /* the part of turn s before the window */
     }
-    us[e->local[t->who + 3] - 1] -= from - t->at; /* the part of turn s before the window */
-    return 0;
+    return 1;
 }
 
 /* The first turn of each of the frame's windows (win[0 .. n_win), ENTERs in time order, from[i]
@@ -348,48 +439,35 @@ void events_late_frame(events_t *e, int ok)
         return;
     }
     windows_first(e, oldest, win, n_win, from, first);
-    uint64_t k0 = UINT64_MAX, k1 = 0;
+    uint32_t snapped = 0;
+    int sums = ck_advance(e, win, n_win, &snapped);
+    /* the culprits' slots in the rows' indexes (stats_late_slot); a window's time after the sums */
+    for (size_t c = 2; sums && c < e->ck_n; c++) {
+        e->ck_slot[c] = stats_late_slot(s, e->ck_who[c]);
+    }
+    uint64_t *acc = sums ? ck_sums(e) + e->scratch.ck_stride : NULL;
     for (uint32_t j = 0; j < n_win; j++) {
         uint32_t i = win[j];
-        k0 = first[i] < k0 ? first[i] : k0;
-        k1 = e->enters[i].turn > k1 ? e->enters[i].turn : k1;
-    }
-    size_t names = 0;
-    const uint64_t *snaps = window_sums_build(e, k0, k1, late_us, first, n, &names);
-    uint64_t *us = e->blame_us + e->blame_cap;
-    /* the culprits' slots in the rows' indexes (stats_late_slot) */
-    uint8_t *slots = (uint8_t *)(void *)(e->blamed + e->blame_cap);
-    for (size_t c = 2; c < names; c++) {
-        slots[c] = stats_late_slot(s, e->blamed[c]);
-    }
-    for (uint32_t i = 0; i < n; i++) {
         events_enter_t *en = &e->enters[i];
-        if (late_us[i] == 0 || en->turn < oldest) {
-            continue;
-        }
-        uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
-        if (snaps != NULL) {
-            uint64_t unknown = window_sums(e, snaps, names, k0, en->turn, from[i], first[i], us);
-            window_flush(e, en->in, e->blamed + 2, slots + 2, us + 2, names - 2, us[1], us[0] + unknown, from[i],
-                until);
+        uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at, unknown;
+        const uint64_t *snap_u = j >= snapped ? e->scratch.snap + (size_t)j * e->scratch.ck_stride : NULL;
+        if (sums && ck_window(e, en->turn, snap_u, first[i], from[i], acc, &unknown)) {
+            window_flush(e, en->in, e->ck_who + 2, e->ck_slot + 2, acc + 2, e->ck_n - 2u, acc[1], acc[0] + unknown,
+                from[i], until);
         } else {
-            window_sums_clear(e, names);
-            names = 0;
             window_walk_flush(e, en->in, en->turn, from[i], until);
         }
     }
-    window_sums_clear(e, names);
 }
 
 void events_free(events_t *e)
 {
-    free(e->blame_us);
-    free(e->blamed);
-    free(e->local);
-    free(e->sums);
-    e->blame_us = NULL;
-    e->blamed = NULL;
-    e->local = NULL;
-    e->sums = NULL;
-    e->blame_cap = e->sums_cap = 0;
+    events_scratch_t *m = &e->scratch;
+    free(m->blame_us);
+    free(m->blamed);
+    free(m->num);
+    free(m->ck);
+    free(m->snap);
+    memset(m, 0, sizeof *m);
+    e->ck_n = 0;
 }

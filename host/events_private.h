@@ -46,6 +46,8 @@ void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_ta
 /* Who runs now, for a turn: the innermost open slice's name, no task, or unknown. */
 int32_t events_running_who(const events_t *e);
 void events_late_frame(events_t *e, int ok);
+/* The running sums of a stream undone, for the next one (events_init). */
+void events_late_restart(events_t *e);
 
 /* The stream ended: a partial text line is shown (events_text.c). */
 void events_text_finish(events_t *e);

@@ -128,6 +128,28 @@ static inline void fb_hello_cost(fb_t *f, unsigned flags, uint32_t drain, uint32
     fb_control(f, AIOPROF_OP_HELLO, b, n);
 }
 
+/* A HELLO of a device that reports lateness in late_unit ticks (1 MHz). */
+static inline void fb_hello_late(fb_t *f, unsigned flags, uint32_t late_unit)
+{
+    uint8_t b[64];
+    size_t n = 0;
+    n += put_varint(b + n, 1);
+    n += put_varint(b + n, 1000000);
+    b[n++] = (uint8_t)f->bits;
+    n += put_varint(b + n, 4096);
+    b[n++] = (uint8_t)flags;
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, 0);
+    b[n++] = 4;
+    memcpy(b + n, "test", 4);
+    n += 4;
+    n += put_varint(b + n, 1000000);
+    n += put_varint(b + n, 0);
+    n += put_varint(b + n, late_unit);
+    fb_control(f, AIOPROF_OP_HELLO, b, n);
+}
+
 static inline void fb_task(fb_t *f, unsigned op, uint32_t id, uint32_t parent, const char *name, const char *label)
 {
     uint8_t b[256];
@@ -179,7 +201,7 @@ static inline pipeline_t *run(fb_t *f, size_t piece)
     return p;
 }
 
-static const stats_name_t *row(const pipeline_t *p, const char *name)
+static inline const stats_name_t *row(const pipeline_t *p, const char *name)
 {
     const stats_t *s = pipeline_stats(p);
     for (size_t i = 0; i < s->n_names; i++) {

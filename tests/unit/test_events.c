@@ -65,28 +65,6 @@ static void test_drain_ticks_converted(void **state)
     free(f.out);
 }
 
-/* A HELLO of a device that reports lateness in late_unit ticks (1 MHz). */
-static void fb_hello_late(fb_t *f, unsigned flags, uint32_t late_unit)
-{
-    uint8_t b[64];
-    size_t n = 0;
-    n += put_varint(b + n, 1);
-    n += put_varint(b + n, 1000000);
-    b[n++] = (uint8_t)f->bits;
-    n += put_varint(b + n, 4096);
-    b[n++] = (uint8_t)flags;
-    n += put_varint(b + n, 0);
-    n += put_varint(b + n, 0);
-    n += put_varint(b + n, 0);
-    b[n++] = 4;
-    memcpy(b + n, "test", 4);
-    n += 4;
-    n += put_varint(b + n, 1000000);
-    n += put_varint(b + n, 0);
-    n += put_varint(b + n, late_unit);
-    fb_control(f, AIOPROF_OP_HELLO, b, n);
-}
-
 /* Lateness from hand-made frames (docs/protocol.md, "Lateness"): a frame's LATE values, last ENTER
  * first, in late_unit ticks; a frame without one is on time; one whose count is not the frame's
  * ENTERs is ignored (its resumes unknown); the window is blamed on what ran in it, and on "no task"
