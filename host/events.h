@@ -53,7 +53,7 @@ typedef struct events_scratch {
     int32_t *num;           /* who + 3 -> its number in the running sums + 1 (0: none) */
     size_t blame_cap;       /* cells of blame_us / 2, of blamed / 2 and of num */
     uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / EVENTS_CK_EVERY of ck_stride cells),
-                               then the running sums, then a window's time per number */
+                               then the running sums, then a window's two ends */
     size_t ck_stride;
     uint64_t *snap;         /* the sums at each of a frame's late ENTERs (snap_cap cells) */
     size_t snap_cap;

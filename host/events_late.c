@@ -74,24 +74,30 @@ static size_t window_walk(events_t *e, uint64_t turn, uint64_t from, uint64_t un
     return n;
 }
 
-/* The window [from, until)'s time: us[i] on who[i] (named culprits, 0: none), outside_us while no
- * task ran, unknown_us unseen; to the rows of in (and its name), and to an observer with the
- * window's own culprit. */
+/* The window [from, until)'s time: on who[i] (named culprits, 0: none) hi[i] - lo[i], or hi[i]
+ * when lo is NULL; outside_us while no task ran, unknown_us unseen; to the rows of in (and its
+ * name), and to an observer with the window's own culprit. */
 static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
-    const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us, uint64_t from, uint64_t until)
+    const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us, uint64_t from,
+    uint64_t until)
 {
     stats_t *s = e->stats;
-    stats_late_window(s, in, who, slot, us, n, outside_us, unknown_us);
+    if (lo != NULL) {
+        stats_late_window_sums(s, in, who, slot, hi, lo, n, outside_us, unknown_us);
+    } else {
+        stats_late_window(s, in, who, slot, hi, n, outside_us, unknown_us);
+    }
     if (!e->obs || !e->obs->late) {
         return;
     }
     int32_t top = STATS_LATE_NONE;
     uint64_t top_us = 0;
     for (size_t i = 0; i < n; i++) {
-        if (us[i] != 0 && (top == STATS_LATE_NONE || us[i] > top_us ||
-                              (us[i] == top_us && strcmp(stats_late_who_name(s, who[i]), stats_late_who_name(s, top)) < 0))) {
+        uint64_t us = lo != NULL ? hi[i] - lo[i] : hi[i];
+        if (us != 0 && (top == STATS_LATE_NONE || us > top_us ||
+                           (us == top_us && strcmp(stats_late_who_name(s, who[i]), stats_late_who_name(s, top)) < 0))) {
             top = who[i];
-            top_us = us[i];
+            top_us = us;
         }
     }
     pipeline_late_t l = {
@@ -123,7 +129,7 @@ static void window_walk_flush(events_t *e, stats_instance_t *in, uint64_t turn, 
         }
         *acc = 0;
     }
-    window_flush(e, in, m->blamed, NULL, us, named, gap[1], gap[0], from, until);
+    window_flush(e, in, m->blamed, NULL, us, NULL, named, gap[1], gap[0], from, until);
 }
 
 /* The last turn in [lo, hi) that begins at or before t (lo when none does): a window spans tens
@@ -174,11 +180,11 @@ static int ck_number(events_t *e, int32_t who)
     if (e->ck_n == m->ck_stride) {
         /* twice the cells per checkpoint: each moved to its new place, the last first */
         size_t old = m->ck_stride, stride = old ? old * 2u : 16u;
-        uint64_t *ck = realloc(m->ck, ((size_t)CK_SLOTS + 2u) * stride * sizeof *ck);
+        uint64_t *ck = realloc(m->ck, ((size_t)CK_SLOTS + 3u) * stride * sizeof *ck);
         if (ck == NULL) {
             return 0;
         }
-        for (size_t j = CK_SLOTS + 2u; j-- > 0;) {
+        for (size_t j = CK_SLOTS + 3u; j-- > 0;) {
             memmove(ck + j * stride, ck + j * old, old * sizeof *ck);
             memset(ck + j * stride + old, 0, (stride - old) * sizeof *ck);
         }
@@ -301,47 +307,64 @@ static const uint64_t *ck_near(const events_t *e, uint64_t k, uint64_t *near, in
         : e->scratch.ck + (size_t)(*near / EVENTS_CK_EVERY % CK_SLOTS) * e->scratch.ck_stride;
 }
 
-/* The window [from, until) of the resume whose ENTER is turn u, and whose first turn is s: each
- * culprit's time in acc (by number), the sums before u taken from snap_u (NULL: from the
- * checkpoints). Returns 0 when the sums cannot give it (it is walked), else
- * 1 with *unknown the part of the window older than the turns kept. */
-static int ck_window(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64_t s, uint64_t from,
-    uint64_t *restrict acc, uint64_t *unknown)
+/* The running sums at the two ends of the window [from, until) of the resume whose ENTER is turn u,
+ * and whose first turn is s: *hi before u (snap_u, or made in hi_buf), lo (made there) at from
+ * (the part of turn s before the window counted in); each culprit's time in the window is their
+ * difference. A window of a few turns is walked: its time in hi_buf, and *lo NULL. Returns 0 when
+ * the sums cannot give it (it is walked), else 1 with *unknown the part of the window older than
+ * the turns kept. */
+static int ck_ends(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64_t s, uint64_t from,
+    uint64_t *restrict hi_buf, uint64_t *restrict lo_buf, const uint64_t **hi, const uint64_t **lo,
+    uint64_t *unknown)
 {
     size_t n = e->ck_n;
+    uint64_t *fix; /* where the part of turn s before the window goes: taken off, or counted in */
+    int sub;
     if (u - s <= EVENTS_CK_EVERY) {
-        memset(acc, 0, n * sizeof *acc);
-        ck_walk(e, s, u, 0, acc);
+        memset(hi_buf, 0, n * sizeof *hi_buf);
+        ck_walk(e, s, u, 0, hi_buf);
+        *hi = hi_buf;
+        *lo = NULL;
+        fix = hi_buf;
+        sub = 1;
     } else {
-        /* the sums before u less the sums before s: two checkpoints, and the turns between each
-         * and its end */
-        uint64_t near_u = u, near_s;
-        int up_u = 1, up_s;
-        const uint64_t *restrict at_u = snap_u != NULL ? snap_u : ck_near(e, u, &near_u, &up_u);
-        const uint64_t *restrict at_s = ck_near(e, s, &near_s, &up_s);
-        if (at_u == NULL || at_s == NULL) {
+        uint64_t near;
+        int up;
+        if (snap_u == NULL) {
+            const uint64_t *at_u = ck_near(e, u, &near, &up);
+            if (at_u == NULL) {
+                return 0;
+            }
+            memcpy(hi_buf, at_u, n * sizeof *hi_buf);
+            if (up) {
+                ck_walk(e, near, u, 0, hi_buf);
+            } else {
+                ck_walk(e, u, near, 1, hi_buf);
+            }
+            snap_u = hi_buf;
+        }
+        const uint64_t *at_s = ck_near(e, s, &near, &up);
+        if (at_s == NULL) {
             return 0;
         }
-        for (size_t c = 0; c < n; c++) {
-            acc[c] = at_u[c] - at_s[c];
-        }
-        if (up_u) {
-            ck_walk(e, near_u, u, 0, acc);
+        memcpy(lo_buf, at_s, n * sizeof *lo_buf);
+        if (up) {
+            ck_walk(e, near, s, 0, lo_buf);
         } else {
-            ck_walk(e, u, near_u, 1, acc);
+            ck_walk(e, s, near, 1, lo_buf);
         }
-        if (up_s) {
-            ck_walk(e, near_s, s, 1, acc);
-        } else {
-            ck_walk(e, s, near_s, 0, acc);
-        }
+        *hi = snap_u;
+        *lo = lo_buf;
+        fix = lo_buf;
+        sub = 0;
     }
     const events_turn_t *t = &e->turns[s & (EVENTS_TURNS - 1u)];
     *unknown = 0;
     if (from < t->at) {
         *unknown = t->at - from; /* s is the oldest turn kept, and began after from */
     } else {
-        acc[e->scratch.num[t->who + 3] - 1] -= from - t->at; /* the part of turn s before the window */
+        uint64_t *cell = &fix[e->scratch.num[t->who + 3] - 1];
+        *cell = sub ? *cell - (from - t->at) : *cell + (from - t->at);
     }
     return 1;
 }
@@ -445,15 +468,20 @@ void events_late_frame(events_t *e, int ok)
     for (size_t c = 2; sums && c < e->ck_n; c++) {
         e->ck_slot[c] = stats_late_slot(s, e->ck_who[c]);
     }
-    uint64_t *acc = sums ? ck_sums(e) + e->scratch.ck_stride : NULL;
+    uint64_t *hi_buf = sums ? ck_sums(e) + e->scratch.ck_stride : NULL, *lo_buf = hi_buf + e->scratch.ck_stride;
     for (uint32_t j = 0; j < n_win; j++) {
         uint32_t i = win[j];
         events_enter_t *en = &e->enters[i];
         uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at, unknown;
-        const uint64_t *snap_u = j >= snapped ? e->scratch.snap + (size_t)j * e->scratch.ck_stride : NULL;
-        if (sums && ck_window(e, en->turn, snap_u, first[i], from[i], acc, &unknown)) {
-            window_flush(e, en->in, e->ck_who + 2, e->ck_slot + 2, acc + 2, e->ck_n - 2u, acc[1], acc[0] + unknown,
-                from[i], until);
+        const uint64_t *snap_u = j >= snapped ? e->scratch.snap + (size_t)j * e->scratch.ck_stride : NULL, *hi, *lo;
+        if (sums && ck_ends(e, en->turn, snap_u, first[i], from[i], hi_buf, lo_buf, &hi, &lo, &unknown)) {
+            uint64_t gap[2] = {hi[0], hi[1]}; /* unknown, outside */
+            if (lo != NULL) {
+                gap[0] -= lo[0];
+                gap[1] -= lo[1];
+            }
+            window_flush(e, en->in, e->ck_who + 2, e->ck_slot + 2, hi + 2, lo != NULL ? lo + 2 : NULL, e->ck_n - 2u,
+                gap[1], gap[0] + unknown, from[i], until);
         } else {
             window_walk_flush(e, en->in, en->turn, from[i], until);
         }

@@ -264,7 +264,6 @@ static void instance_fold(stats_t *s, int32_t idx)
     } else {
         stats_name_t *u = &s->names[stats_special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
         figures_merge(&u->f, &in->f);
-        stats_late_merge(&u->late, &in->late);
         stats_late_fold(s, u, &in->late);
         stats_hist_merge(&u->slices, &in->slices);
         u->instances++;
@@ -461,13 +460,10 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         s->names[row].instances++;
         in->name = row;
         stats_dirty(s, in);
-        /* and its lateness so far (the name row takes lateness at once, not in batches; its
-         * culprits it sums from its instances' lists when a view is made: stats_late_sync) */
-        stats_late_merge(&s->names[row].late, &in->late);
-        if (in->late.n_blame != 0 || in->late.other_us != 0) {
-            s->names[row].late_stale = 1;
-            s->late_stale = 1;
-        }
+        /* and its lateness so far, summed with its instances' when a view is made
+         * (stats_late_sync) */
+        s->names[row].late_stale = 1;
+        s->late_stale = 1;
     } else if (in->name != row) {
         /* renamed (not done by the device): the old row keeps what it counted, the new one counts
          * from here on, and so do the instance's own figures */

@@ -91,6 +91,8 @@ uint64_t stats_hist_quantile(const stats_hist_t *h, double q, uint64_t min, uint
 uint64_t stats_hist_total(const stats_hist_t *h);
 /* dst takes in src's counts. */
 void stats_hist_merge(stats_hist_t *dst, const stats_hist_t *src);
+/* Every count back to 0 (the range allocated kept). */
+void stats_hist_zero(stats_hist_t *h);
 void stats_hist_drop(stats_hist_t *h);
 
 /* Lateness (docs/usage.md, "Lateness"): of the resumes whose lateness the device reported, those
@@ -136,10 +138,9 @@ typedef struct stats_name {
     uint8_t lower_bound; /* a folded instance of this name may have lost slices */
     uint8_t late_slot;   /* its culprit slot + 1 (stats_late_slot); 0: none yet */
     uint8_t late_stale;  /* its blocked by is to be summed again (stats_late_sync) */
-    /* its instances' lateness: resumes, lateness and gaps kept up to date at once; its blocked by
-     * (blame, other_us) summed from folded and its live instances' by stats_late_sync */
+    /* its instances' lateness, summed from folded and its live instances' by stats_late_sync */
     stats_late_t late;
-    stats_late_t folded; /* blame and other_us only: those of its instances folded away (or renamed) */
+    stats_late_t folded; /* that of its instances folded away (or renamed) */
     stats_hist_t slices; /* the slice lengths of its instances folded away (or renamed); the
                             live ones' are theirs: stats_rows adds them up */
     char name[STATS_TEXT_MAX]; /* escaped */
@@ -339,7 +340,8 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in);
 
 /* ---- lateness (stats_late.c) ---- */
 
-/* A resume of in whose lateness the device reported: late_us (0: on time). In its name row too. */
+/* A resume of in whose lateness the device reported: late_us (0: on time). Its name row sums it
+ * in when a view is made (stats_late_sync). */
 void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us);
 
 /* A culprit's slot (a name row or STATS_WHO_UNNAMED): the first STATS_LATE_SLOTS culprits blamed
@@ -356,6 +358,11 @@ uint8_t stats_late_slot(stats_t *s, int32_t who);
  * the order given. */
 void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us);
+
+/* stats_late_window with the time of culprit i hi[i] - lo[i]: the running sums of each culprit's
+ * time at the window's two ends (events_late.c), taken in the same pass. */
+void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
+    const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us);
 
 /* us of in's waiting while no task ran (outside = 1), or that the host did not see (outside = 0). */
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us);
@@ -374,17 +381,18 @@ static inline int stats_late_known(const stats_t *s, const stats_late_t *l)
 /* The name to show for a culprit. */
 const char *stats_late_who_name(const stats_t *s, int32_t who);
 
-/* What src holds, added to dst (a name row taking in an instance that got its name): all but its
- * blocked by (blame, other_us), which stats_late_fold takes. */
+/* What src holds, added to dst: all but its blocked by (blame, other_us), which stats_late_fold
+ * takes. */
 void stats_late_merge(stats_late_t *dst, const stats_late_t *src);
 
-/* src's blocked by (blame, other_us) added to nm->folded, an instance folded away or renamed: the
- * STATS_BLAME_MAX culprits that took the most are kept, the others' time goes to other_us. */
+/* src added to nm->folded, an instance folded away or renamed: its figures, and its blocked by
+ * (blame, other_us), of which the STATS_BLAME_MAX culprits that took the most are kept, the
+ * others' time going to other_us. */
 void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src);
 
-/* The name rows' blocked by summed again where it changed: folded and the lists of its live
- * instances, the STATS_BLAME_MAX culprits that took the most kept, the others' time (and the
- * instances' other_us) in other_us. Done by stats_rows, when a view is made (not by stats_sync,
+/* The name rows' lateness summed again where it changed: folded and its live instances', their
+ * figures added up, and of their lists the STATS_BLAME_MAX culprits that took the most kept, the
+ * others' time (and the instances' other_us) in other_us. Done by stats_rows, when a view is made (not by stats_sync,
  * which the live table's loop runs at every turn): it costs a pass over the instance rows. */
 void stats_late_sync(stats_t *s);
 

@@ -95,6 +95,13 @@ void stats_hist_merge(stats_hist_t *dst, const stats_hist_t *src)
     }
 }
 
+void stats_hist_zero(stats_hist_t *h)
+{
+    if (h->len) {
+        memset(h->counts, 0, h->len * sizeof *h->counts);
+    }
+}
+
 void stats_hist_drop(stats_hist_t *h)
 {
     free(h->counts);

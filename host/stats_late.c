@@ -17,19 +17,19 @@ static inline __attribute__((always_inline)) void late_add(stats_late_t *l, uint
     l->max_us = late_us > l->max_us ? late_us : l->max_us;
 }
 
-/* The name row that holds in's lateness too, or NULL while in has no name. */
-static stats_late_t *name_late(stats_t *s, const stats_instance_t *in)
+/* in's name row marked to be summed again (stats_late_sync), if it has one. */
+static inline void name_stale(stats_t *s, const stats_instance_t *in)
 {
-    return in->name >= 0 ? &s->names[in->name].late : NULL;
+    if (in->name >= 0) {
+        s->names[in->name].late_stale = 1;
+        s->late_stale = 1;
+    }
 }
 
 void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us)
 {
-    stats_late_t *n = name_late(s, in);
     late_add(&in->late, late_us);
-    if (n != NULL) {
-        late_add(n, late_us);
-    }
+    name_stale(s, in);
 }
 
 uint8_t stats_late_slot(stats_t *s, int32_t who)
@@ -99,12 +99,19 @@ static void blame_add(stats_late_t *l, int32_t who, uint8_t slot, uint64_t us)
     blame_new(l, who, slot, us);
 }
 
+/* Culprit i's time in a window: us[i], or hi[i] - lo[i] (diff: the running sums at its two ends). */
+static inline __attribute__((always_inline)) uint64_t window_us(const uint64_t *restrict hi,
+    const uint64_t *restrict lo, size_t i, int diff)
+{
+    return diff ? hi[i] - lo[i] : hi[i];
+}
+
 /* A window's culprits to one row: first what goes to culprits it has (through
  * its index, held in registers), then, in the order given, the others (blame_add): the same list
  * as one pass in that order, since adding to an entry it has changes neither the list nor its
  * room, and each culprit comes once. */
-static void late_window_add(stats_t *s, stats_late_t *l, const int32_t *who, const uint8_t *slot, const uint64_t *us,
-    size_t n)
+static inline __attribute__((always_inline)) void late_window_add(stats_t *s, stats_late_t *l, const int32_t *who,
+    const uint8_t *slot, const uint64_t *restrict hi, const uint64_t *restrict lo, size_t n, int diff)
 {
     int indexed = l->n_blame != 0 && slot != NULL;
     if (indexed) {
@@ -113,10 +120,11 @@ static void late_window_add(stats_t *s, stats_late_t *l, const int32_t *who, con
         int missed = 0;
         for (size_t i = 0; i < n; i++) {
             uint32_t at = index[slot[i]];
+            uint64_t us = window_us(hi, lo, i, diff);
             if (at != 0) {
-                b[at - 1u].us += us[i];
+                b[at - 1u].us += us;
             } else {
-                missed |= us[i] != 0;
+                missed |= us != 0;
             }
         }
         if (!missed) {
@@ -124,38 +132,44 @@ static void late_window_add(stats_t *s, stats_late_t *l, const int32_t *who, con
         }
     }
     for (size_t i = 0; i < n; i++) {
-        if (us[i] == 0) {
+        uint64_t us = window_us(hi, lo, i, diff);
+        if (us == 0) {
             continue;
         }
         uint8_t sl = slot != NULL ? slot[i] : stats_late_slot(s, who[i]);
         if (indexed && sl != STATS_LATE_NO_SLOT && blame_index(l)[sl] != 0) {
             continue; /* added above */
         }
-        blame_add(l, who[i], sl, us[i]);
+        blame_add(l, who[i], sl, us);
     }
+}
+
+/* The window's gaps to in's row, and its name row marked to be summed again. */
+static void late_window_gaps(stats_t *s, stats_instance_t *in, uint64_t outside_us, uint64_t unknown_us)
+{
+    in->late.outside_us += outside_us;
+    in->late.unknown_us += unknown_us;
+    name_stale(s, in);
 }
 
 void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us)
 {
-    stats_late_gap(s, in, 1, outside_us);
-    stats_late_gap(s, in, 0, unknown_us);
-    late_window_add(s, &in->late, who, slot, us, n);
-    if (in->name >= 0) {
-        /* its name row sums its instances' culprits when a view is made (stats_late_sync) */
-        s->names[in->name].late_stale = 1;
-        s->late_stale = 1;
-    }
+    late_window_gaps(s, in, outside_us, unknown_us);
+    late_window_add(s, &in->late, who, slot, us, NULL, n, 0);
+}
+
+void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
+    const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us)
+{
+    late_window_gaps(s, in, outside_us, unknown_us);
+    late_window_add(s, &in->late, who, slot, hi, lo, n, 1);
 }
 
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us)
 {
-    stats_late_t *n = name_late(s, in);
-    uint64_t *mine = outside ? &in->late.outside_us : &in->late.unknown_us;
-    *mine += us;
-    if (n != NULL) {
-        *(outside ? &n->outside_us : &n->unknown_us) += us;
-    }
+    *(outside ? &in->late.outside_us : &in->late.unknown_us) += us;
+    name_stale(s, in);
 }
 
 const char *stats_late_who_name(const stats_t *s, int32_t who)
@@ -275,11 +289,12 @@ static void sums_keep(stats_t *s, stats_late_t *l, uint64_t other_us)
 
 void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src)
 {
+    nm->late_stale = 1;
+    s->late_stale = 1;
+    stats_late_merge(&nm->folded, src);
     if (src->n_blame == 0 && src->other_us == 0) {
         return;
     }
-    nm->late_stale = 1;
-    s->late_stale = 1;
     if (sums_room(s) < 0) {
         /* out of memory: counted, not named */
         nm->folded.other_us += src->other_us;
@@ -321,13 +336,19 @@ void stats_late_sync(stats_t *s)
         if (!nm->late_stale) {
             continue;
         }
+        /* its figures: those of its instances folded away, and of its live ones */
+        stats_late_t *l = &nm->late;
+        l->resumes = l->count = l->total_us = l->max_us = l->outside_us = l->unknown_us = 0;
+        stats_hist_zero(&l->hist);
+        stats_late_merge(l, &nm->folded);
         uint64_t other_us = nm->folded.other_us;
         sums_add(s, &nm->folded);
         for (int32_t i = first[r]; i >= 0; i = next[i]) {
+            stats_late_merge(l, &s->inst[i].late);
             sums_add(s, &s->inst[i].late);
             other_us += s->inst[i].late.other_us;
         }
-        sums_keep(s, &nm->late, other_us);
+        sums_keep(s, l, other_us);
         nm->late_stale = 0;
     }
     s->late_stale = 0;
