@@ -114,6 +114,7 @@ typedef struct stats_late {
     uint64_t resumes;    /* resumes whose lateness was reported (on time or late) */
     uint64_t count;      /* of which late */
     uint64_t total_us;
+    uint64_t min_us;     /* of every resume (on time: 0), when there are some: its percentiles' floor */
     uint64_t max_us;
     uint64_t outside_us; /* waiting while no task ran */
     uint64_t unknown_us; /* waiting the host did not see */

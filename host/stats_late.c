@@ -11,6 +11,7 @@
 static inline __attribute__((always_inline)) void late_add(stats_late_t *l, uint64_t late_us)
 {
     stats_hist_add(&l->hist, late_us);
+    l->min_us = l->resumes == 0 || late_us < l->min_us ? late_us : l->min_us;
     l->resumes++;
     l->count += late_us != 0;
     l->total_us += late_us;
@@ -198,6 +199,9 @@ int32_t stats_late_culprit(const stats_t *s, const stats_late_t *l, uint64_t *us
 
 void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
 {
+    if (src->resumes != 0 && (dst->resumes == 0 || src->min_us < dst->min_us)) {
+        dst->min_us = src->min_us;
+    }
     dst->resumes += src->resumes;
     dst->count += src->count;
     dst->total_us += src->total_us;
@@ -338,7 +342,7 @@ void stats_late_sync(stats_t *s)
         }
         /* its figures: those of its instances folded away, and of its live ones */
         stats_late_t *l = &nm->late;
-        l->resumes = l->count = l->total_us = l->max_us = l->outside_us = l->unknown_us = 0;
+        l->resumes = l->count = l->total_us = l->min_us = l->max_us = l->outside_us = l->unknown_us = 0;
         stats_hist_zero(&l->hist);
         stats_late_merge(l, &nm->folded);
         uint64_t other_us = nm->folded.other_us;

@@ -78,7 +78,7 @@ static void row_pcts(stats_row_t *r, const stats_hist_t *h)
 {
     for (unsigned i = 0; i < STATS_PCTS; i++) {
         r->slice_pct[i] = r->f.count ? stats_hist_quantile(h, stats_pcts[i], r->f.min_us, r->f.max_us) : 0;
-        r->late_pct[i] = r->late ? stats_hist_quantile(&r->late->hist, stats_pcts[i], 0, r->late->max_us) : 0;
+        r->late_pct[i] = r->late ? stats_hist_quantile(&r->late->hist, stats_pcts[i], r->late->min_us, r->late->max_us) : 0;
     }
 }
 

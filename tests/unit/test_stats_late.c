@@ -300,11 +300,84 @@ static void test_late_fold(void **state)
     free(s);
 }
 
+/* A name row's figures (resumes, late ones, total, min, max, percentiles, gaps) are its instances'
+ * summed when a view is made: the live ones', those folded away past the instance cap, and what a
+ * renamed one counted before (it stays with the old name). Percentiles are held within the row's
+ * own min and max: resumes all 79 to 81 ms late give a p50 in that range, not the bucket's
+ * middle below it. */
+static void test_late_name_figures(void **state)
+{
+    (void)state;
+    enum { VICTIMS = 700, RESUMES = 5 };
+    stats_t *s = malloc(sizeof *s);
+    assert_non_null(s);
+    assert_int_equal(stats_init(s, STATS_INSTANCE_CAP_MIN, 20000), 0);
+    s->device.late_unit = 1;
+    stats_hist_t model = {0};
+    uint64_t resumes = 0, late = 0, total = 0, min = UINT64_MAX, max = 0, outside = 0;
+    uint64_t x = 88172645463325252ull;
+    for (int v = 0; v < VICTIMS; v++) {
+        int32_t idx = stats_instance_get(s, (uint32_t)(1 + v));
+        stats_instance_describe(s, idx, (const uint8_t *)"victim", 6, NULL, 0, 0, 1);
+        for (int r = 0; r < RESUMES; r++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            uint64_t us = 79000 + x % 2001; /* 79 to 81 ms */
+            stats_late_resume(s, &s->inst[idx], us);
+            stats_late_gap(s, &s->inst[idx], 1, 3);
+            stats_hist_add(&model, us);
+            resumes++;
+            late++;
+            total += us;
+            min = us < min ? us : min;
+            max = us > max ? us : max;
+            outside += 3;
+        }
+        if (v % 50 == 49) {
+            /* renamed: what it counted stays with victim, what comes next goes to other */
+            stats_instance_describe(s, idx, (const uint8_t *)"other", 5, NULL, 0, 0, 1);
+            stats_late_resume(s, &s->inst[idx], 0);
+        }
+        stats_instance_end(s, &s->inst[idx], AIOPROF_EXIT_RETURN);
+    }
+    assert_true(s->folded_instances > 0);
+    size_t n;
+    stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
+    assert_non_null(rows);
+    const stats_row_t *victim = NULL, *other = NULL;
+    for (size_t i = 0; i < n; i++) {
+        victim = strcmp(rows[i].name, "victim") == 0 ? &rows[i] : victim;
+        other = strcmp(rows[i].name, "other") == 0 ? &rows[i] : other;
+    }
+    assert_non_null(victim);
+    assert_non_null(victim->late);
+    assert_int_equal(victim->late->resumes, resumes);
+    assert_int_equal(victim->late->count, late);
+    assert_int_equal(victim->late->total_us, total);
+    assert_int_equal(victim->late->min_us, min);
+    assert_int_equal(victim->late->max_us, max);
+    assert_int_equal(victim->late->outside_us, outside);
+    for (unsigned i = 0; i < STATS_PCTS; i++) {
+        assert_int_equal(victim->late_pct[i], stats_hist_quantile(&model, stats_pcts[i], min, max));
+        assert_true(victim->late_pct[i] >= 79000 && victim->late_pct[i] <= 81000);
+    }
+    assert_non_null(other);
+    assert_int_equal(other->late->resumes, VICTIMS / 50);
+    assert_int_equal(other->late->count, 0);
+    assert_int_equal(other->late->max_us, 0);
+    free(rows);
+    stats_hist_drop(&model);
+    stats_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_late_blame),
         cmocka_unit_test(test_late_fold),
+        cmocka_unit_test(test_late_name_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
