@@ -285,12 +285,10 @@ static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint6
     }
 }
 
-/* Where each culprit's time in the turns before k (k at most ck_turn) is found: the nearest
- * checkpoint (or the sums themselves, at ck_turn), returned, and the turns between it and k, at
- * *near (up: the checkpoint is before k, its turns [*near, k) are to be added; else after, and
- * [k, *near) are to be taken off). NULL when none near k can be used (k within
- * EVENTS_CK_EVERY turns of the oldest turn kept, and the sums far ahead). */
-static const uint64_t *ck_near(const events_t *e, uint64_t k, uint64_t *near, int *up)
+/* Each culprit's time in the turns before k (k at most ck_turn), in sums: the nearest checkpoint
+ * (or the sums themselves, at ck_turn) and the turns between it and k. 0 when none near k can be
+ * used (k within EVENTS_CK_EVERY turns of the oldest turn kept, and the sums far ahead). */
+static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
 {
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
     uint64_t lo = k - k % EVENTS_CK_EVERY, hi = lo + EVENTS_CK_EVERY;
@@ -298,13 +296,20 @@ static const uint64_t *ck_near(const events_t *e, uint64_t k, uint64_t *near, in
     int lo_ok = lo >= oldest && lo < e->ck_turn;
     int hi_ok = hi >= k;
     if (!lo_ok && !hi_ok) {
-        return NULL;
+        return 0;
     }
-    *up = !hi_ok || (lo_ok && k - lo <= hi - k);
-    *near = *up ? lo : hi;
-    return *near == e->ck_turn
+    int up = !hi_ok || (lo_ok && k - lo <= hi - k); /* from lo, forward; else from hi, back */
+    uint64_t near = up ? lo : hi;
+    const uint64_t *at = near == e->ck_turn
         ? ck_sums(e)
-        : e->scratch.ck + (size_t)(*near / EVENTS_CK_EVERY % CK_SLOTS) * e->scratch.ck_stride;
+        : e->scratch.ck + (size_t)(near / EVENTS_CK_EVERY % CK_SLOTS) * e->scratch.ck_stride;
+    memcpy(sums, at, e->ck_n * sizeof *sums);
+    if (up) {
+        ck_walk(e, lo, k, 0, sums);
+    } else {
+        ck_walk(e, k, hi, 1, sums);
+    }
+    return 1;
 }
 
 /* The running sums at the two ends of the window [from, until) of the resume whose ENTER is turn u,
@@ -328,30 +333,14 @@ static int ck_ends(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64
         fix = hi_buf;
         sub = 1;
     } else {
-        uint64_t near;
-        int up;
         if (snap_u == NULL) {
-            const uint64_t *at_u = ck_near(e, u, &near, &up);
-            if (at_u == NULL) {
+            if (!ck_at(e, u, hi_buf)) {
                 return 0;
-            }
-            memcpy(hi_buf, at_u, n * sizeof *hi_buf);
-            if (up) {
-                ck_walk(e, near, u, 0, hi_buf);
-            } else {
-                ck_walk(e, u, near, 1, hi_buf);
             }
             snap_u = hi_buf;
         }
-        const uint64_t *at_s = ck_near(e, s, &near, &up);
-        if (at_s == NULL) {
+        if (!ck_at(e, s, lo_buf)) {
             return 0;
-        }
-        memcpy(lo_buf, at_s, n * sizeof *lo_buf);
-        if (up) {
-            ck_walk(e, near, s, 0, lo_buf);
-        } else {
-            ck_walk(e, s, near, 1, lo_buf);
         }
         *hi = snap_u;
         *lo = lo_buf;
