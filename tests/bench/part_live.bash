@@ -52,6 +52,17 @@ live_say() { # LABEL TOP_FILE CAT_FILE
     fi
 }
 
+# live_row TOP CAT SAY ROW GOAL LIMIT: a live figure's line and summary row (its median CPU, and
+# its ratio to cat on the same pace), when it was measured; LIMIT empty: no goal, no verdict.
+live_row() {
+    local top=$1 cat=$2 cpu verdict_text=""
+    [ -s "$top" ] || return 0
+    live_say "$3" "$top" "$cat"
+    cpu=$(fix 2 "$(median_of "$top" 1)")
+    [ -z "$6" ] || verdict_text=$(verdict "$cpu" '<' "$6")
+    summary_row "$4" "$5" "$cpu % ($(fix 1 "$(ratio_of "$top" "$cat" 1)")x cat)" "$verdict_text"
+}
+
 part_live() {
     local busy=$work/live-busy.aiop inst=$work/live-instances.aiop session=$work/instances-${session_seconds}s.aiop
     local cpu ratio t_tui t_rep f
@@ -83,36 +94,16 @@ part_live() {
     done
     say "live table (aioprof-top PTY, drawn in a 120x40 tmux pane), CPU over ${live_seconds} s windows once the table"
     say "shows the device (/proc/PID/schedstat), median of $live_runs rounds interleaved with cat on the same pace:"
-    if [ -s "$tmp/live.top.trickle" ]; then
-        live_say "busy capture, UART trickle ($trickle_rate B/s in $trickle_chunk-byte writes)" "$tmp/live.top.trickle" "$tmp/live.cat.trickle"
-        cpu=$(fix 2 "$(median_of "$tmp/live.top.trickle" 1)")
-        summary_row "live table, CPU at a UART trickle ($trickle_rate B/s, $trickle_chunk-byte writes)" "< 1 %" \
-            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.top.trickle" "$tmp/live.cat.trickle" 1)")x cat)" "$(verdict "$cpu" '<' 1)"
-    fi
-    if [ -s "$tmp/live.top.fast" ]; then
-        live_say "busy capture, 1 MB/s ($fast_chunk-byte writes)" "$tmp/live.top.fast" "$tmp/live.cat.fast"
-        cpu=$(fix 2 "$(median_of "$tmp/live.top.fast" 1)")
-        summary_row "live table, CPU at 1 MB/s (busy)" "< 2 %" \
-            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.top.fast" "$tmp/live.cat.fast" 1)")x cat)" "$(verdict "$cpu" '<' 2)"
-    fi
-    if [ -s "$tmp/live.tl.trickle" ]; then
-        live_say "busy capture, UART trickle, the timeline shown" "$tmp/live.tl.trickle" "$tmp/live.cat.trickle"
-        cpu=$(fix 2 "$(median_of "$tmp/live.tl.trickle" 1)")
-        summary_row "live table, the timeline shown, CPU at a UART trickle" "< 1 %" \
-            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.tl.trickle" "$tmp/live.cat.trickle" 1)")x cat)" "$(verdict "$cpu" '<' 1)"
-    fi
-    if [ -s "$tmp/live.tl.fast" ]; then
-        live_say "busy capture, 1 MB/s, the timeline shown" "$tmp/live.tl.fast" "$tmp/live.cat.fast"
-        cpu=$(fix 2 "$(median_of "$tmp/live.tl.fast" 1)")
-        summary_row "live table, the timeline shown, CPU at 1 MB/s (busy)" "< 2 %" \
-            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.tl.fast" "$tmp/live.cat.fast" 1)")x cat)" "$(verdict "$cpu" '<' 2)"
-    fi
-    if [ -s "$tmp/live.top.inst" ]; then
-        live_say "instances capture, 1 MB/s ($fast_chunk-byte writes)" "$tmp/live.top.inst" "$tmp/live.cat.fast"
-        cpu=$(fix 2 "$(median_of "$tmp/live.top.inst" 1)")
-        summary_row "live table, CPU at 1 MB/s (instances)" "-" \
-            "$cpu % ($(fix 1 "$(ratio_of "$tmp/live.top.inst" "$tmp/live.cat.fast" 1)")x cat)" ""
-    fi
+    live_row "$tmp/live.top.trickle" "$tmp/live.cat.trickle" "busy capture, UART trickle ($trickle_rate B/s in $trickle_chunk-byte writes)" \
+        "live table, CPU at a UART trickle ($trickle_rate B/s, $trickle_chunk-byte writes)" "< 1 %" 1
+    live_row "$tmp/live.top.fast" "$tmp/live.cat.fast" "busy capture, 1 MB/s ($fast_chunk-byte writes)" \
+        "live table, CPU at 1 MB/s (busy)" "< 2 %" 2
+    live_row "$tmp/live.tl.trickle" "$tmp/live.cat.trickle" "busy capture, UART trickle, the timeline shown" \
+        "live table, the timeline shown, CPU at a UART trickle" "< 1 %" 1
+    live_row "$tmp/live.tl.fast" "$tmp/live.cat.fast" "busy capture, 1 MB/s, the timeline shown" \
+        "live table, the timeline shown, CPU at 1 MB/s (busy)" "< 2 %" 2
+    live_row "$tmp/live.top.inst" "$tmp/live.cat.fast" "instances capture, 1 MB/s ($fast_chunk-byte writes)" \
+        "live table, CPU at 1 MB/s (instances)" "-" ""
 
     # the live table replaying flat out, against --report, on the instances workload's long session
     if ! make_capture "$session" -w instances --clock virtual --duration "$session_seconds"; then
