@@ -51,7 +51,7 @@ typedef struct events_scratch {
     uint64_t *blame_us;     /* a window's time per culprit, at who + 3, then the walk's list's */
     int32_t *blamed;        /* the culprits a walk touched */
     int32_t *num;           /* who + 3 -> its number in the running sums + 1 (0: none) */
-    size_t blame_cap;       /* cells of blame_us / 2, of blamed / 2 and of num */
+    size_t blame_cap;       /* cells of blame_us / 2, of blamed and of num */
     uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / EVENTS_CK_EVERY of ck_stride cells),
                                then the running sums, then a window's two ends */
     size_t ck_stride;

@@ -24,7 +24,7 @@ static int blame_room(events_t *e)
         return 0;
     }
     m->blame_us = us;
-    int32_t *who = realloc(m->blamed, 2u * need * sizeof *who);
+    int32_t *who = realloc(m->blamed, need * sizeof *who);
     if (who == NULL) {
         return 0;
     }
@@ -44,7 +44,7 @@ static int blame_room(events_t *e)
  * kept, from a walk back over its turns (window_walk), and goes to the rows (window_flush). */
 
 /* The window [from, until) (until: the time of turn `turn`, the resume's ENTER), walked back over
- * the turns before it. Returns the culprits it touched (in e->blamed). */
+ * the turns before it. Returns the culprits it touched (in e->scratch.blamed). */
 static size_t window_walk(events_t *e, uint64_t turn, uint64_t from, uint64_t until)
 {
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;

@@ -145,12 +145,11 @@ static inline __attribute__((always_inline)) void late_window_add(stats_t *s, st
     }
 }
 
-/* The window's gaps to in's row, and its name row marked to be summed again. */
+/* The window's gaps to in's row (its name row marked to be summed again). */
 static void late_window_gaps(stats_t *s, stats_instance_t *in, uint64_t outside_us, uint64_t unknown_us)
 {
-    in->late.outside_us += outside_us;
-    in->late.unknown_us += unknown_us;
-    name_stale(s, in);
+    stats_late_gap(s, in, 1, outside_us);
+    stats_late_gap(s, in, 0, unknown_us);
 }
 
 void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
