@@ -27,69 +27,17 @@
 #include <unistd.h>
 
 #include "aioprof_frame_reader.h"
-
-/* Reads more after keeping the unread part. A regular file fills the window (or reaches its end);
- * a stream waits up to timeout_ms for what comes. Returns 1 when bytes came or the end was found,
- * 0 when nothing did (timeout, a signal, a read error: see read_errno). */
-int file_more(file_source_t *f, int timeout_ms)
-{
-    if (f->eof || f->read_errno) {
-        return 0;
-    }
-    if (f->pos > 0) {
-        memmove(f->buf, f->buf + f->pos, f->fill - f->pos);
-        f->fill -= f->pos;
-        f->pos = 0;
-    }
-    int progress = 0;
-    while (f->fill < FILE_BUFFER) {
-        if (f->stream) {
-            struct pollfd pfd = {.fd = f->fd, .events = POLLIN};
-            if (poll(&pfd, 1, progress ? 0 : timeout_ms) <= 0) {
-                break; /* nothing (more) for now, or a signal for the caller to see */
-            }
-        }
-        ssize_t n = read(f->fd, f->buf + f->fill, FILE_BUFFER - f->fill);
-        if (n < 0 && errno == EINTR && !f->stream) {
-            continue;
-        }
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
-            break;
-        }
-        if (n < 0) {
-            f->read_errno = errno;
-            break;
-        }
-        if (n == 0) {
-            f->eof = 1;
-            progress = 1;
-            break;
-        }
-        f->fill += (size_t)n;
-        f->total += (uint64_t)n;
-        progress = 1;
-        if (f->stream) {
-            break; /* what came is enough to go on with */
-        }
-    }
-    return progress;
-}
-
-long file_read_error(file_source_t *f)
-{
-    snprintf(f->base.error, sizeof f->base.error, "reading %s failed: %s.", f->shown, strerror(f->read_errno));
-    return SOURCE_ERROR;
-}
+#include "monotonic.h"
 
 /* ---- raw captures ---- */
 
 static long file_read_raw(file_source_t *f, uint8_t *buf, size_t len, int timeout_ms, uint64_t *host_us)
 {
     if (file_avail(f) == 0 && !file_more(f, timeout_ms)) {
-        *host_us = source_monotonic_us() - f->origin_us;
+        *host_us = monotonic_us() - f->origin_us;
         return f->read_errno ? file_read_error(f) : f->eof ? SOURCE_EOF : SOURCE_TIMEOUT;
     }
-    *host_us = source_monotonic_us() - f->origin_us;
+    *host_us = monotonic_us() - f->origin_us;
     size_t n = file_avail(f) < len ? file_avail(f) : len;
     if (n == 0) {
         return SOURCE_EOF;
@@ -144,16 +92,6 @@ static const source_ops_t file_ops = {
 };
 
 /* ---- what a file is ---- */
-
-void file_decided(file_source_t *f, int kind)
-{
-    f->kind = kind;
-    snprintf(f->base.how, sizeof f->base.how, "%s%s", kind == FILE_RAW ? "raw capture" : "recording v1",
-             f->stream ? " (read as it comes)" : "");
-    if (f->verbose && !f->quiet) {
-        fprintf(stderr, "aioprof-top: reading %s as a %s\n", f->shown, f->base.how);
-    }
-}
 
 static int file_decide(file_source_t *f, int timeout_ms, char *err, size_t errlen)
 {
@@ -233,7 +171,7 @@ source_t *source_file_open(const char *path, double speed, int verbose, char *er
     f->base.is_file = 1;
     f->speed = speed;
     f->verbose = verbose;
-    f->origin_us = source_monotonic_us();
+    f->origin_us = monotonic_us();
     /* O_NONBLOCK: a FIFO nobody writes to yet must not hold the open (and Ctrl-C) hostage */
     f->fd = from_stdin ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
                        : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -316,7 +254,7 @@ void source_file_set_speed(source_t *s, double speed)
         return;
     }
     /* the clock goes on from where it is: a new speed does not jump */
-    uint64_t now = source_monotonic_us(), at = file_clock_us(f, now);
+    uint64_t now = monotonic_us(), at = file_clock_us(f, now);
     f->speed = speed;
     if (f->paused) {
         return;
@@ -334,7 +272,7 @@ void source_file_pause(source_t *s, int paused)
     if (f == NULL || !paused == !f->paused) {
         return;
     }
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     if (paused) {
         f->paused_at_us = file_clock_us(f, now);
         f->paused = 1;
@@ -352,7 +290,7 @@ uint64_t source_file_position_us(const source_t *s)
     if (!s->is_file || f->kind != FILE_RECORDING || !f->have_first) {
         return 0;
     }
-    uint64_t at = file_clock_us(f, source_monotonic_us());
+    uint64_t at = file_clock_us(f, monotonic_us());
     return at > f->first_us ? at - f->first_us : 0;
 }
 

@@ -1,5 +1,6 @@
-/* The file back-end's own header (source_file.c reads the file, source_file_replay.c replays
- * recordings from it): the state they share. Nothing else includes it. */
+/* The file back-end's own header (source_file.c opens the file and reads raw captures,
+ * source_file_replay.c replays recordings, both read through source_file_bytes.c):
+ * the state they share. Nothing else includes it. */
 #ifndef AIOPROF_SOURCE_FILE_H
 #define AIOPROF_SOURCE_FILE_H
 
@@ -53,7 +54,7 @@ typedef struct file_source {
     uint8_t *buf;
 } file_source_t;
 
-/* source_file.c: reading */
+/* source_file_bytes.c: the window, read ahead; the kind of file decided */
 int file_more(file_source_t *f, int timeout_ms);
 long file_read_error(file_source_t *f);
 void file_decided(file_source_t *f, int kind);
