@@ -1,9 +1,8 @@
-/* The live table's drawing: the screen's geometry (layout, resize), the primitives every part of
- * the screen draws with (cells cut to fit, segments, attributes by colour class), and the whole
- * screen put together from its parts: header (top_draw_header.c), table (top_draw_table.c) or
- * timeline (top_draw_timeline.c), text
- * pane and footer (top_draw_pane.c), help (top_draw_help.c). ncurses sends only the cells that
- * changed. */
+/* The live table's drawing: the screen's geometry (layout, resize), and the whole screen put
+ * together from its parts: header (top_draw_header.c), table (top_draw_table.c) or timeline
+ * (top_draw_timeline.c), text pane and footer (top_draw_pane.c), help (top_draw_help.c). The
+ * parts draw with top_paint.c's primitives and never call back here. ncurses sends only the
+ * cells that changed. */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
 #endif
@@ -62,90 +61,6 @@ void top_resize(top_view_t *v)
     top_layout(v);
     top_table_move(v, 0);
 }
-
-/* ---- primitives ---- */
-
-attr_t top_attr_class(const top_view_t *v, top_class_t c)
-{
-    if (v->colour) {
-        switch (c) {
-        case TOP_CLASS_ZERO: return A_DIM;
-        case TOP_CLASS_SMALL: return A_NORMAL;
-        case TOP_CLASS_MEDIUM: return COLOR_PAIR(PAIR_MEDIUM);
-        case TOP_CLASS_LARGE: return COLOR_PAIR(PAIR_LARGE) | A_BOLD;
-        case TOP_CLASS_ALERT: return COLOR_PAIR(PAIR_ALERT) | A_BOLD;
-        }
-    }
-    switch (c) {
-    case TOP_CLASS_ZERO: return A_DIM;
-    case TOP_CLASS_LARGE: return A_BOLD;
-    case TOP_CLASS_ALERT: return A_BOLD | A_UNDERLINE;
-    default: return A_NORMAL;
-    }
-}
-
-attr_t top_attr_pair(const top_view_t *v, int pair, attr_t mono)
-{
-    return v->colour ? COLOR_PAIR(pair) : mono;
-}
-
-const char *top_sep(const top_view_t *v)
-{
-    return v->unicode ? " \xC2\xB7 " : " | ";
-}
-
-/* Draws s in [x, x + width) of line y, cut to fit, right-aligned or left-aligned and padded with
- * spaces in the same attribute. Returns x + width. */
-int top_draw_cell(const top_view_t *v, int y, int x, int width, const char *s, int right, attr_t attr)
-{
-    char buf[STATS_TEXT_MAX * 4 + 64];
-    if (width <= 0 || x >= v->width) {
-        return x + (width > 0 ? width : 0);
-    }
-    if (x + width > v->width) {
-        width = v->width - x;
-    }
-    int w = top_format_fit(buf, sizeof buf, s, width, top_cut_mark(v));
-    attrset(attr);
-    move(y, x);
-    if (right) {
-        for (int i = w; i < width; i++) {
-            addch(' ');
-        }
-    }
-    addstr(buf);
-    if (!right) {
-        for (int i = w; i < width; i++) {
-            addch(' ');
-        }
-    }
-    attrset(A_NORMAL);
-    return x + width;
-}
-
-/* Draws s at x as far as the line goes. Returns the x after it. */
-int top_draw_seg(const top_view_t *v, int y, int x, const char *s, attr_t attr)
-{
-    char buf[STATS_TEXT_MAX * 4 + 64];
-    if (x >= v->width) {
-        return x;
-    }
-    int w = top_format_fit(buf, sizeof buf, s, v->width - x, top_cut_mark(v));
-    attrset(attr);
-    mvaddstr(y, x, buf);
-    attrset(A_NORMAL);
-    return x + w;
-}
-
-/* "label N" with N coloured as a count of bad things. */
-int top_draw_counter(const top_view_t *v, int y, int x, const char *label, uint64_t n)
-{
-    char num[32];
-    snprintf(num, sizeof num, "%" PRIu64, n);
-    x = top_draw_seg(v, y, x, label, A_NORMAL);
-    return top_draw_seg(v, y, x, num, n ? top_attr_class(v, TOP_CLASS_ALERT) : A_DIM);
-}
-
 
 /* ---- the whole screen ---- */
 

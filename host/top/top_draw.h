@@ -15,7 +15,7 @@ enum { PAIR_MEDIUM = 1, PAIR_LARGE, PAIR_ALERT, PAIR_THEAD, PAIR_SORTED, PAIR_GO
 void top_layout(top_view_t *v);
 void top_resize(top_view_t *v);
 
-/* top_draw.c: primitives. Every string drawn goes through top_format_fit (cut to its room,
+/* top_paint.c: primitives. Every string drawn goes through top_format_fit (cut to its room,
  * anything a terminal could act on made visible). */
 attr_t top_attr_class(const top_view_t *v, top_class_t c);
 attr_t top_attr_pair(const top_view_t *v, int pair, attr_t mono);

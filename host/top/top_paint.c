@@ -1,0 +1,94 @@
+/* The live table's primitives (top_draw.h): attributes by colour class, and text drawn cut to its
+ * room with anything a terminal could act on made visible (top_format_fit). Every part of the
+ * screen (top_draw_*.c) draws with these and nothing else; they call nothing of the parts. */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "top_draw.h"
+
+attr_t top_attr_class(const top_view_t *v, top_class_t c)
+{
+    if (v->colour) {
+        switch (c) {
+        case TOP_CLASS_ZERO: return A_DIM;
+        case TOP_CLASS_SMALL: return A_NORMAL;
+        case TOP_CLASS_MEDIUM: return COLOR_PAIR(PAIR_MEDIUM);
+        case TOP_CLASS_LARGE: return COLOR_PAIR(PAIR_LARGE) | A_BOLD;
+        case TOP_CLASS_ALERT: return COLOR_PAIR(PAIR_ALERT) | A_BOLD;
+        }
+    }
+    switch (c) {
+    case TOP_CLASS_ZERO: return A_DIM;
+    case TOP_CLASS_LARGE: return A_BOLD;
+    case TOP_CLASS_ALERT: return A_BOLD | A_UNDERLINE;
+    default: return A_NORMAL;
+    }
+}
+
+attr_t top_attr_pair(const top_view_t *v, int pair, attr_t mono)
+{
+    return v->colour ? COLOR_PAIR(pair) : mono;
+}
+
+const char *top_sep(const top_view_t *v)
+{
+    return v->unicode ? " \xC2\xB7 " : " | ";
+}
+
+/* Draws s in [x, x + width) of line y, cut to fit, right-aligned or left-aligned and padded with
+ * spaces in the same attribute. Returns x + width. */
+int top_draw_cell(const top_view_t *v, int y, int x, int width, const char *s, int right, attr_t attr)
+{
+    char buf[STATS_TEXT_MAX * 4 + 64];
+    if (width <= 0 || x >= v->width) {
+        return x + (width > 0 ? width : 0);
+    }
+    if (x + width > v->width) {
+        width = v->width - x;
+    }
+    int w = top_format_fit(buf, sizeof buf, s, width, top_cut_mark(v));
+    attrset(attr);
+    move(y, x);
+    if (right) {
+        for (int i = w; i < width; i++) {
+            addch(' ');
+        }
+    }
+    addstr(buf);
+    if (!right) {
+        for (int i = w; i < width; i++) {
+            addch(' ');
+        }
+    }
+    attrset(A_NORMAL);
+    return x + width;
+}
+
+/* Draws s at x as far as the line goes. Returns the x after it. */
+int top_draw_seg(const top_view_t *v, int y, int x, const char *s, attr_t attr)
+{
+    char buf[STATS_TEXT_MAX * 4 + 64];
+    if (x >= v->width) {
+        return x;
+    }
+    int w = top_format_fit(buf, sizeof buf, s, v->width - x, top_cut_mark(v));
+    attrset(attr);
+    mvaddstr(y, x, buf);
+    attrset(A_NORMAL);
+    return x + w;
+}
+
+/* "label N" with N coloured as a count of bad things. */
+int top_draw_counter(const top_view_t *v, int y, int x, const char *label, uint64_t n)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, n);
+    x = top_draw_seg(v, y, x, label, A_NORMAL);
+    return top_draw_seg(v, y, x, num, n ? top_attr_class(v, TOP_CLASS_ALERT) : A_DIM);
+}
