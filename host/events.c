@@ -1,5 +1,7 @@
-/* The events stage's core (events.h): the time line, the running stack, and a frame's records,
- * read here in one loop (the replay's hot path: docs/building.md, "Benchmarks"). */
+/* The events stage's core (events.h): a frame placed on the time line and its records read in
+ * one loop (the replay's hot path: docs/building.md, "Benchmarks"), the running stack's slices
+ * counted, and the stream's gaps and end. Calls down into events_line.c (the primitives),
+ * events_device.c, events_late.c and events_text.c; none of them calls back. */
 #include <stddef.h>
 #include <string.h>
 
@@ -48,31 +50,6 @@ void events_observe(events_t *e, const pipeline_observer_t *obs, void *user)
     e->obs_user = user;
 }
 
-void events_mark(events_t *e, pipeline_mark_t mark, uint64_t count)
-{
-    if (e->obs && e->obs->mark) {
-        e->obs->mark(e->obs_user, mark, e->now_us, count);
-    }
-}
-
-/* What is known of in's task now, for an observer. */
-void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t)
-{
-    const stats_t *s = e->stats;
-    *t = (pipeline_task_t){
-        .epoch = in->epoch,
-        .id = in->id,
-        .name = in->name >= 0 ? s->names[in->name].name : NULL,
-        .label = in->label,
-        .parent = in->parent,
-    };
-    int32_t parent_row = stats_parent_row(s, in);
-    t->parent_name = parent_row >= 0 ? s->names[parent_row].name : NULL;
-    /* its description (name, label, creator: stats' hash of them) and its creator's name row (a
-     * creator may be named after its child was described) */
-    t->version = (in->described ^ (uint32_t)(parent_row + 1) * 0x9E3779B1u) | 1u;
-}
-
 /* A counted slice that ended at now_us, told to the observer with what is known of its task now. */
 static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us, unsigned kind, uint64_t now_us)
 {
@@ -88,12 +65,6 @@ static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us,
 
 /* ---- the time line ---- */
 
-void events_time_reorigin(events_t *e)
-{
-    e->origin_ticks = e->last_ticks;
-    e->origin_us = e->now_us;
-}
-
 /* Moves time to t (ticks): device time seen, and outside any task when nothing is known to run. */
 static inline void time_advance(events_t *e, uint64_t t)
 {
@@ -108,18 +79,6 @@ static inline void time_advance(events_t *e, uint64_t t)
     }
     e->now_us = us;
     e->last_ticks = t;
-}
-
-/* (The base sits one wrap up the line, so that the clock may step back from it.) */
-void events_time_start(events_t *e, uint32_t base, unsigned bits)
-{
-    e->have_time = 1;
-    e->tick_bits = bits;
-    e->wrap = 1ull << bits;
-    e->half = e->wrap / 2u;
-    e->pos = e->last_ticks = e->wrap + base;
-    events_time_reorigin(e);
-    e->drain_ok = 0;
 }
 
 /* The device's clock went back by `back` ticks from pos: counted. Time stands still until the
@@ -144,43 +103,9 @@ static void time_step_back(events_t *e, uint32_t dt)
 
 /* ---- the running stack ---- */
 
-void events_stack_drop(events_t *e)
-{
-    e->stats->stream.unmatched += e->depth;
-    e->depth = 0;
-}
-
-/* A slice of in starts at now_us; known: its start is seen (it can be counted). */
-static inline void stack_push(events_open_t *o, stats_instance_t *in, uint32_t known, uint64_t now_us)
-{
-    o->in = in;
-    o->known = known;
-    o->acc_us = 0;
-    o->resume_us = o->start_us = now_us;
-}
-
-void events_stack_resync(events_t *e, uint32_t running)
-{
-    events_stack_drop(e);
-    if (running == 0) {
-        e->known_bottom = 1;
-        return;
-    }
-    e->known_bottom = 0; /* the header names the innermost task only */
-    int32_t inst = stats_instance_get(e->stats, running);
-    if (inst >= 0) {
-        stack_push(&e->stack[e->depth++], &e->stats->inst[inst], 0, e->now_us);
-    }
-}
-
 static uint32_t stack_innermost_id(const events_t *e)
 {
     return e->depth ? e->stack[e->depth - 1].in->id : 0u;
-}
-
-int32_t events_running_who(const events_t *e)
-{
-    return e->depth ? e->stack[e->depth - 1].in->name : e->known_bottom ? EVENTS_WHO_OUTSIDE : EVENTS_WHO_UNKNOWN;
 }
 
 /* ---- records ---- */

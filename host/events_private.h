@@ -1,6 +1,10 @@
-/* What the files of the events stage share (events.c: the time line, the running stack, frames
- * and their records; events_device.c: HELLO and DROPPED, device resets; events_text.c: device
- * text lines). Not for other stages: they use events.h. */
+/* What the files of the events stage share. The calls go one way:
+ *   events.c (frames and their records, the stream's gaps and end)
+ *     -> events_device.c (HELLO and DROPPED, device resets), events_late.c (waiting windows),
+ *        events_text.c (device text lines)
+ *     -> events_line.c (the primitives: the time line's origin, the running stack, what an
+ *        observer is told)
+ * Not for other stages: they use events.h. */
 #ifndef AIOPROF_EVENTS_PRIVATE_H
 #define AIOPROF_EVENTS_PRIVATE_H
 
@@ -17,6 +21,8 @@ static inline uint64_t events_ticks_to_us(uint64_t ticks, uint32_t hz)
     return ticks / hz * 1000000u + ticks % hz * 1000000u / hz;
 }
 
+/* ---- events_line.c ---- */
+
 /* The microsecond line restarts from here: after a gap, or when the tick rate changes. */
 void events_time_reorigin(events_t *e);
 
@@ -28,6 +34,14 @@ void events_stack_drop(events_t *e);
 
 /* Takes the frame header's word for what runs: `running`, started at an unknown time. */
 void events_stack_resync(events_t *e, uint32_t running);
+
+/* Who runs now, for a turn: the innermost open slice's name, no task, or unknown. */
+int32_t events_running_who(const events_t *e);
+
+/* What is known of in's task now, for an observer. */
+void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t);
+
+/* ---- events_device.c, events_late.c, events_text.c ---- */
 
 /* A HELLO (device resets, another device after the link came back, the drain overhead) and a
  * DROPPED, in the frame being read (events_device.c). */
@@ -41,10 +55,6 @@ static inline void events_turn(events_t *e, uint64_t at, int32_t who)
     e->turns[e->n_turns++ % EVENTS_TURNS] = (events_turn_t){.at = at, .who = who};
 }
 void events_late_record(events_t *e, const aioprof_record_t *r);
-/* What is known of in's task now, for an observer (events.c). */
-void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t);
-/* Who runs now, for a turn: the innermost open slice's name, no task, or unknown. */
-int32_t events_running_who(const events_t *e);
 void events_late_frame(events_t *e, int ok);
 /* The running sums of a stream undone, for the next one (events_init). */
 void events_late_restart(events_t *e);
