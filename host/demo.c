@@ -22,6 +22,7 @@
 #endif
 
 #include "source.h"
+#include "monotonic.h"
 
 #define DEMO_START_TIMEOUT_MS 5000
 
@@ -221,9 +222,9 @@ demo_t *demo_start(const char *workload, int text_every, int repl, int verbose, 
     if (verbose)
         fprintf(stderr, "aioprof-top: started %s (pid %d)\n", sim, (int)d->pid);
 
-    uint64_t deadline = source_monotonic_us() + DEMO_START_TIMEOUT_MS * 1000u;
+    uint64_t deadline = monotonic_us() + DEMO_START_TIMEOUT_MS * 1000u;
     while (d->pty[0] == '\0') {
-        uint64_t now = source_monotonic_us();
+        uint64_t now = monotonic_us();
         struct pollfd pfd = {.fd = d->out, .events = POLLIN};
         if (now >= deadline) {
             snprintf(err, errlen, "the simulator %s did not name its pty within %d s.", sim, DEMO_START_TIMEOUT_MS / 1000);

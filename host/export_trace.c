@@ -24,8 +24,8 @@
 #include "aioprof_wire.h"
 #include "file_out.h"
 #include "json_out.h"
-#include "source.h"
 #include "stats.h"
+#include "monotonic.h"
 
 #define EXPORT_BUFFER (256u * 1024u)
 /* One printed event at most: a device text line (2 KB escaped) JSON-escaped, doubling backslashes. */
@@ -466,7 +466,7 @@ error_free:
 
 void export_trace_tick(export_trace_t *x)
 {
-    if (x != NULL && file_out_due(&x->out, source_monotonic_us(), EXPORT_TRACE_FLUSH_MS * 1000u)) {
+    if (x != NULL && file_out_due(&x->out, monotonic_us(), EXPORT_TRACE_FLUSH_MS * 1000u)) {
         file_out_flush(&x->out);
     }
 }

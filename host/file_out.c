@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "source.h"
+#include "monotonic.h"
 
 static const char *file_out_kind(mode_t mode)
 {
@@ -154,7 +154,7 @@ char *file_out_reserve(file_out_t *f, size_t n)
         return NULL;
     }
     if (f->used == 0) {
-        f->oldest_us = source_monotonic_us();
+        f->oldest_us = monotonic_us();
     }
     return f->buf + f->used;
 }

@@ -20,6 +20,7 @@
 
 #include "events.h"
 #include "session.h"
+#include "monotonic.h"
 
 #define READ_TIMEOUT_MS 50      /* how often the loop looks at signals, the clock, the recorder */
 #define MAIN_STOP (-1)          /* main_link_lost(): end the session normally */
@@ -142,7 +143,7 @@ error:
 static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_us)
 {
     /* --run: the raw REPL's handshake is not the program's: neither profiled nor recorded */
-    size_t handshake = run_take(&s->run, data, (size_t)n, source_monotonic_us());
+    size_t handshake = run_take(&s->run, data, (size_t)n, monotonic_us());
     data += handshake;
     n -= (long)handshake;
     if (n == 0)
@@ -191,7 +192,7 @@ static void main_input_ended(session_t *s)
 static void main_seek(session_t *s, top_action_t a)
 {
     char err[600];
-    uint64_t len = 0, at = replay_position_us(s->replay, source_monotonic_us()), to;
+    uint64_t len = 0, at = replay_position_us(s->replay, monotonic_us()), to;
     int known = replay_length_us(s->replay, &len);
     switch (a) {
     case TOP_REPLAY_BACK: to = at > MAIN_SEEK_STEP_US ? at - MAIN_SEEK_STEP_US : 0; break;
@@ -264,7 +265,7 @@ static int main_view_turn(session_t *s)
     if (s->view == NULL)
         return 0;
     stderr_capture_drain(&s->err, s->view);
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     s->status.record_bytes = recorder_bytes(s->rec);
     if (s->replay != NULL) {
         uint64_t len;
@@ -285,7 +286,7 @@ static int main_view_turn(session_t *s)
  * table's turn. Returns 1 when the user quit. */
 static int main_chores(session_t *s)
 {
-    s->turn_us = source_monotonic_us();
+    s->turn_us = monotonic_us();
     s->turn_due = 0;
     recorder_tick(s->rec);
     export_trace_tick(s->trace);
@@ -307,7 +308,7 @@ static int main_lines_tick(session_t *s, uint64_t host_us)
 /* Is --duration over? */
 static int main_time_up(session_t *s)
 {
-    if (s->deadline_us == 0 || source_monotonic_us() < s->deadline_us)
+    if (s->deadline_us == 0 || monotonic_us() < s->deadline_us)
         return 0;
     if (s->end_how == NULL)
         s->end_how = "--duration";
@@ -396,7 +397,7 @@ static int main_link_lost(session_t *s)
     pipeline_link_up(s->p);
     report_lines_link(s->lines, 1);
     recorder_link(s->rec, 1, s->last_us);
-    run_link_up(&s->run, s->src, source_monotonic_us());
+    run_link_up(&s->run, s->src, monotonic_us());
     if (live)
         fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
     return 0;
@@ -413,14 +414,14 @@ static int main_run(session_t *s)
         if (r != 0)
             return r == MAIN_STOP ? EXIT_OK : r;
     }
-    run_link_up(&s->run, s->src, source_monotonic_us());
+    run_link_up(&s->run, s->src, monotonic_us());
     /* --duration counts from when the board is there */
     if (o->duration_s > 0)
-        s->deadline_us = source_monotonic_us() + (uint64_t)(o->duration_s * 1e6);
+        s->deadline_us = monotonic_us() + (uint64_t)(o->duration_s * 1e6);
     s->turn_due = 1;
 
     while (!main_stop) {
-        uint64_t host_us = s->last_us, now = source_monotonic_us();
+        uint64_t host_us = s->last_us, now = monotonic_us();
         if ((s->turn_due || now - s->turn_us >= MAIN_TURN_US) && main_chores(s))
             break;
         if (main_time_up(s))
@@ -469,7 +470,7 @@ static int main_run(session_t *s)
             fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
             return EXIT_FAILURE_RUNTIME;
         }
-        run_status_t rs = run_turn(&s->run, s->p, source_monotonic_us());
+        run_status_t rs = run_turn(&s->run, s->p, monotonic_us());
         if (rs == RUN_FAILED)
             return EXIT_FAILURE_RUNTIME;
         if (rs == RUN_PROGRAM_ENDED && s->view == NULL) {

@@ -15,7 +15,7 @@
 
 #include "file_out.h"
 #include "recording.h"
-#include "source.h"
+#include "monotonic.h"
 
 #define RECORDER_BUFFER (64u * 1024u)
 
@@ -136,7 +136,7 @@ void recorder_link(recorder_t *r, int up, uint64_t host_us)
 
 void recorder_tick(recorder_t *r)
 {
-    if (r != NULL && file_out_due(&r->out, source_monotonic_us(), RECORDER_FLUSH_MS * 1000u))
+    if (r != NULL && file_out_due(&r->out, monotonic_us(), RECORDER_FLUSH_MS * 1000u))
         file_out_flush(&r->out);
 }
 

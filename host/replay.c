@@ -9,6 +9,7 @@
 #include "options.h"
 #include "pipeline.h"
 #include "stats.h"
+#include "monotonic.h"
 
 #define REPLAY_PAST_END_US (UINT64_MAX / 4) /* a seek's target after every chunk */
 #define REPLAY_WAIT_MAX_MS 50          /* a raw capture's wait is cut in pieces: keys, signals */
@@ -156,11 +157,11 @@ void replay_fed(replay_t *r, size_t bytes, uint64_t elapsed_before_us, uint64_t 
     uint64_t now = 0;
     if (r->seeking && r->dev_us >= r->seek_to_us) {
         r->seeking = 0;
-        now = source_monotonic_us();
+        now = monotonic_us();
         raw_clock_start(r, r->seek_to_us, now);
         r->paused_at_us = r->seek_to_us;
     } else if (!r->paced && r->speed > 0) {
-        raw_clock_start(r, 0, source_monotonic_us());
+        raw_clock_start(r, 0, monotonic_us());
     }
 }
 
@@ -173,7 +174,7 @@ double replay_speed(const replay_t *r)
 
 static void replay_set_speed(replay_t *r, double speed)
 {
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     if (r->raw) {
         uint64_t at = raw_clock(r, now);
         r->speed = speed;
@@ -210,7 +211,7 @@ void replay_pause(replay_t *r, int paused)
     if (paused == r->paused) {
         return;
     }
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     if (r->raw) {
         if (paused) {
             r->paused_at_us = raw_clock(r, now);
@@ -240,7 +241,7 @@ void replay_ended(replay_t *r)
 {
     r->seeking = 0; /* a seek past the end ends there */
     if (!r->length_known) {
-        r->length_us = replay_position_us(r, source_monotonic_us());
+        r->length_us = replay_position_us(r, monotonic_us());
         r->length_known = 1;
     }
     replay_scan_stop(r);
@@ -300,7 +301,7 @@ int replay_seeking(const replay_t *r)
 
 int replay_seek(replay_t *r, uint64_t to_us, const char *no_rewind, char *err, size_t errlen)
 {
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     uint64_t at = replay_position_us(r, now);
     if (r->length_known && to_us >= r->length_us) {
         to_us = REPLAY_PAST_END_US; /* on to the end itself, even paused */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "monotonic.h"
 
 int session_utf8(void)
 {
@@ -143,7 +144,7 @@ static void session_trace_ended(session_t *s, int signal)
     if (cut)
         fprintf(stderr, "aioprof-top: the trace %s is cut short: %s stopped the replay at %.1f s of %s "
                 "(the file is valid; its otherData says \"complete\": false).\n", s->o->export_trace,
-                session_end_how(s, signal), (double)replay_position_us(s->replay, source_monotonic_us()) / 1e6,
+                session_end_how(s, signal), (double)replay_position_us(s->replay, monotonic_us()) / 1e6,
                 s->src->name);
 }
 

@@ -1,4 +1,4 @@
-/* What the device back-ends share: the clock, the sentences for open errors, the port lock, and
+/* What the device back-ends share: the sentences for open errors, the port lock, and
  * the check that a terminal is nobody's controlling terminal. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* POSIX plus flock, cfmakeraw (ncursesw's pkg-config may set it too) */
@@ -21,13 +21,6 @@
 #include <unistd.h>
 
 #include "escape.h"
-
-uint64_t source_monotonic_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 void source_close(source_t *s)
 {

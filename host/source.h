@@ -125,7 +125,6 @@ char *source_pick_port(int verbose, int *none, char *err, size_t errlen);
 int source_stable_name(const char *path, char *out, size_t outlen);
 
 /* Shared by the device back-ends (source.c). */
-uint64_t source_monotonic_us(void);
 void source_describe_errno(char *err, size_t errlen, const char *path, int errnum);
 int source_lock_exclusive(int fd, const char *path, char *err, size_t errlen);
 

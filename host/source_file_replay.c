@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "escape.h"
+#include "monotonic.h"
 
 #define FILE_PACE_MAX_US 1e15 /* 30 years: the furthest a paced chunk is ever due */
 
@@ -63,7 +64,7 @@ static int file_pace(file_source_t *f, uint64_t time_us, int timeout_ms)
             f->seek_relative = 0;
         }
     }
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     if (f->seeking) {
         if (time_us < f->seek_to_us) {
             f->last_us = time_us;

@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* POSIX plus flock, cfmakeraw (ncursesw's pkg-config may set it too) */
 #endif
 #include "source.h"
+#include "monotonic.h"
 
 #include <errno.h>
 #include <libserialport.h>
@@ -144,7 +145,7 @@ static int device_connect(device_source_t *d, char *err, size_t errlen)
     if (d->verbose)
         fprintf(stderr, "aioprof-top: opened %s (%s) through %s\n", d->path, real, d->base.how);
     d->base.down = 0;
-    d->idle_since_us = source_monotonic_us();
+    d->idle_since_us = monotonic_us();
     if (!d->connected_once) {
         d->connected_once = 1;
         d->origin_us = d->idle_since_us;
@@ -206,7 +207,7 @@ static long device_read(source_t *s, uint8_t *buf, size_t len, int timeout_ms, u
         n = device_read_libserialport(d, buf, len, timeout_ms);
     else
         n = source_pty_read(d->fd, buf, len, timeout_ms);
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     *host_us = now - d->origin_us;
     if (n > 0) {
         d->idle_since_us = now;
@@ -241,7 +242,7 @@ static void device_sleep_ms(int ms)
 /* A present path that keeps failing to open: said once, after DEVICE_OPEN_PATIENCE_US. */
 static void device_failing(device_source_t *d, int failing, const char *err)
 {
-    uint64_t now = source_monotonic_us();
+    uint64_t now = monotonic_us();
     if (!failing) {
         d->failing_since_us = 0;
         d->failing_said = 0;
@@ -286,7 +287,7 @@ static int device_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
         if (present && device_connect(d, err, sizeof err) == 0) {
             d->owned_said = 0;
             d->failing_since_us = 0;
-            *host_us = source_monotonic_us() - d->origin_us;
+            *host_us = monotonic_us() - d->origin_us;
             return SOURCE_BACK;
         }
         if (present && d->owned && !d->owned_said) {
@@ -304,7 +305,7 @@ static int device_reconnect(source_t *s, int timeout_ms, uint64_t *host_us)
         device_sleep_ms(step);
         waited += step;
     }
-    *host_us = source_monotonic_us() - d->origin_us;
+    *host_us = monotonic_us() - d->origin_us;
     return SOURCE_TIMEOUT;
 }
 
@@ -363,7 +364,7 @@ source_t *source_device_open(const char *path, int baud, unsigned flags, int ver
     d->verbose = verbose;
     d->flags = flags;
     d->fd = -1;
-    d->origin_us = source_monotonic_us();
+    d->origin_us = monotonic_us();
     int picked = 0;
     if (d->path == NULL) {
         int r = device_pick(d, err, errlen);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "file_out.h"
-#include "source.h"
+#include "monotonic.h"
 
 #define TEXT_LOG_BUFFER 16384u
 #define TEXT_LOG_STAMP_MAX 40u
@@ -85,7 +85,7 @@ void text_log_line(text_log_t *l, uint64_t host_us, const char *line)
 
 void text_log_tick(text_log_t *l)
 {
-    if (l != NULL && file_out_due(&l->out, source_monotonic_us(), TEXT_LOG_FLUSH_MS * 1000u)) {
+    if (l != NULL && file_out_due(&l->out, monotonic_us(), TEXT_LOG_FLUSH_MS * 1000u)) {
         file_out_flush(&l->out);
     }
 }
