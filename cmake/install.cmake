@@ -7,7 +7,7 @@
 #   share/doc/aioprof-top/                                  README.md, copyright, docs/
 #
 # Every destination is relative to the prefix, so an install can be moved as a whole: aioprof-top
-# finds its simulator relative to its own path (host/demo.c).
+# finds its simulator relative to its own path (host/input/demo.c).
 
 # Man pages: the version comes from project(), the one place it is set; compressed as Debian
 # wants them (man reads either).

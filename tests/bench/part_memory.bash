@@ -3,7 +3,7 @@
 # against the number of distinct live tasks (busy --tasks N, every task alive to the end), and
 # separately against the number of task instances created over a session (the instances
 # workload: short-lived tasks, most of them finished). aioprof-top keeps at most
-# STATS_INSTANCE_CAP_DEFAULT instance rows (host/stats.h); the figures show where that binds, with
+# STATS_INSTANCE_CAP_DEFAULT instance rows (host/stats/stats.h); the figures show where that binds, with
 # the instances aioprof-top counted against the simulator's truth.
 
 # instances_in FILE: the sum of the per-name "instances" of a --truth file or a --json report.
@@ -31,7 +31,7 @@ memory_line() {
 
 part_memory() {
     local tasks base_kb="" base_n="" per capture rate want seconds list="" cap
-    cap=$(awk '/define STATS_INSTANCE_CAP_DEFAULT/ { sub(/u$/, "", $3); print $3 }' "$src/host/stats.h")
+    cap=$(awk '/define STATS_INSTANCE_CAP_DEFAULT/ { sub(/u$/, "", $3); print $3 }' "$src/host/stats/stats.h")
     if ! have "$top" || ! have "$sim"; then
         skip "memory" "aioprof-top or aioprof-sim is not built"
         say ""
@@ -42,7 +42,7 @@ part_memory() {
         return
     fi
     /usr/bin/time -f %M -o "$tmp/mem.kb" "$top" --version > /dev/null 2>&1
-    say "memory: peak RSS of aioprof-top -r FILE --report (GNU time; aioprof-top --version: $(fix 2 "$(awk '{ v = $1 } END { print v / 1024 }' "$tmp/mem.kb")") MiB); at most ${cap:-?} instance rows (host/stats.h)"
+    say "memory: peak RSS of aioprof-top -r FILE --report (GNU time; aioprof-top --version: $(fix 2 "$(awk '{ v = $1 } END { print v / 1024 }' "$tmp/mem.kb")") MiB); at most ${cap:-?} instance rows (host/stats/stats.h)"
     say "  against distinct live tasks (busy --tasks N, $memory_seconds device seconds, all alive to the end):"
     for tasks in $scale_tasks; do
         capture=$tmp/mem-$tasks.aiop

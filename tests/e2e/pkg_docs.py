@@ -25,7 +25,7 @@ PROGRAM_DIRS = sys.argv[2:]
 PROGRAMS = {
     "aioprof-top": {
         "options_c": "host/options.c",
-        "sources": "host/*.c",
+        "sources": "host/**/*.c",
         # option -> (the program's own word list: command printing it, regexp that finds the line)
         "values": {
             "--sort": ("aioprof-top", ["--sort", "?"], r"--sort.*"),
@@ -190,7 +190,7 @@ def check_program(name, cfg):
 
     # every environment variable the program reads is documented
     env_text = "\n".join(sections.get("ENVIRONMENT", []))
-    for src in glob.glob(os.path.join(SRC, cfg["sources"])):
+    for src in glob.glob(os.path.join(SRC, cfg["sources"]), recursive=True):
         for var in re.findall(r'getenv\("([A-Z_]+)"\)', open(src).read()):
             if not re.search(r"(^|[\s\"])" + var + r"(\s|$|\")", env_text, re.M):
                 problem(f"{name}: {os.path.relpath(src, SRC)} reads ${var}, which the man page's "

@@ -43,7 +43,7 @@ check busy-1 1 2
 check busy-41 41 2
 check busy-400 400 5
 check busy-4000 4000 6
-# twice the instance rows kept by default (host/stats.h): every task is live to the end, none is
+# twice the instance rows kept by default (host/stats/stats.h): every task is live to the end, none is
 # folded or counted twice
 check busy-20000 20000 4
 

@@ -1,4 +1,4 @@
-/* libFuzzer target for the host pipeline (host/pipeline.h): any bytes through the reader, the time
+/* libFuzzer target for the host pipeline (host/timeline/pipeline.h): any bytes through the reader, the time
  * line and the statistics, fed in pieces with the link going down and up now and then, then
  * rendered by the reports. Built only when the host core library exists.
  *
@@ -7,7 +7,7 @@
  * sanitizers catch, it checks that untrusted device bytes never come out raw: device text lines,
  * task names, labels, the platform string and the text report must be valid UTF-8 without
  * control characters (but the tabs of device text and the newlines of the report) or bidi
- * overrides, as host/escape.h promises, and the JSON report must parse. */
+ * overrides, as host/base/escape.h promises, and the JSON report must parse. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* libFuzzer target for the recording reader (host/source_recording.h): any bytes as a recording
+/* libFuzzer target for the recording reader (host/input/source_recording.h): any bytes as a recording
  * file, read the way the file source reads them.
  *
  * The first two input bytes choose a window size and a seed for how the bytes arrive. Each input

@@ -1,5 +1,5 @@
 /* Shared by the fuzz targets (header-only, each is one program): failing with the input saved,
- * and the check that text is safe to print, as host/escape.h promises. Define FUZZ_NAME first. */
+ * and the check that text is safe to print, as host/base/escape.h promises. Define FUZZ_NAME first. */
 #ifndef AIOPROF_FUZZ_SAFE_H
 #define AIOPROF_FUZZ_SAFE_H
 
@@ -50,7 +50,7 @@ static size_t fuzz_utf8(const unsigned char *s, size_t len, uint32_t *cp)
     return n;
 }
 
-/* Safe to print (host/escape.h): valid UTF-8 with no C0 or C1 control, no DEL, no bidirectional
+/* Safe to print (host/base/escape.h): valid UTF-8 with no C0 or C1 control, no DEL, no bidirectional
  * override; `allow` lists the C0 controls a caller keeps on purpose (newlines of a report, the
  * tabs of device text). */
 static void fuzz_check_safe(const char *what, const char *s, size_t len, const char *allow)

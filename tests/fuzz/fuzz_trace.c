@@ -1,10 +1,10 @@
-/* libFuzzer target for the trace export (host/export_trace.h): any bytes through a pipeline whose
+/* libFuzzer target for the trace export (host/views/export_trace.h): any bytes through a pipeline whose
  * observer is the export, fed in pieces with the link going down and up now and then, as
  * fuzz_pipeline does; the trace is written to a file in a scratch folder and read back.
  *
  * The first three input bytes choose the piece sizes and when the link drops. Checks, besides what
  * the sanitizers catch: the file is one JSON document whose every string is safe to print
- * (host/escape.h: device names and text come through escaped, then JSON-escaped); it holds one
+ * (host/base/escape.h: device names and text come through escaped, then JSON-escaped); it holds one
  * "X" event for every slice and late resume (its "waiting" slice) the pipeline told the observer
  * of, and one instant for every mark and text line. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -90,7 +90,7 @@ static void fuzz_walk(const cJSON *item, const char *allow)
 }
 
 /* Each event's strings are safe (a device text line, an instant on the text track, keeps its
- * tabs, as host/escape.h's ESCAPE_KEEP_TAB does); counts the slices and instants. */
+ * tabs, as host/base/escape.h's ESCAPE_KEEP_TAB does); counts the slices and instants. */
 static void fuzz_events(const cJSON *doc, uint64_t *x_events, uint64_t *instants)
 {
     const cJSON *e;

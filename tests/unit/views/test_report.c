@@ -1,4 +1,4 @@
-/* host/report_text.c and host/report_json.c: the device library on a fake clock runs a known
+/* host/views/report_text.c and host/views/report_json.c: the device library on a fake clock runs a known
  * workload; the reports must show exactly what it did, and nothing a hostile name holds. */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* wcswidth */

@@ -1,4 +1,4 @@
-/* host/source_recording.c: recordings built here byte by byte (docs/recording.md), read whole and
+/* host/input/source_recording.c: recordings built here byte by byte (docs/recording.md), read whole and
  * in pieces; what comes out is compared with what went in. */
 #include <setjmp.h>
 #include <stdarg.h>

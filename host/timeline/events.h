@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "aioprof_frame_reader.h"
-#include "pipeline.h"
+#include "observer.h"
 #include "stats.h"
 
 #define EVENTS_STACK_MAX 64u /* deeper nesting is treated as lost track */

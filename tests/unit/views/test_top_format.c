@@ -1,4 +1,4 @@
-/* The live table's pure rendering rules (host/top_format.c): column choice for every width,
+/* The live table's pure rendering rules (host/views/top/top_format.c): column choice for every width,
  * numbers that shrink into a cell without lying, colour classes, and cutting untrusted strings
  * to a width without letting a control character through. */
 #include <inttypes.h>

@@ -1,4 +1,7 @@
 /* The host's clock (monotonic.h). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
 #include "monotonic.h"
 
 #include <time.h>

@@ -1,4 +1,4 @@
-/* The live table's timeline (host/top/top_timeline.c): which cells of which lane a slice marks,
+/* The live table's timeline (host/views/top/top_timeline.c): which cells of which lane a slice marks,
  * slow slices, the outside-tasks lane, what is not known (before the time line, older than the
  * ring), a frozen edge, and a fixed memory whatever the number of slices. Cells are checked
  * against a brute-force model: every cell against every slice. */

@@ -1,4 +1,4 @@
-/* host/stats.c: exact name totals whatever happens to instance rows, and bounded memory under
+/* host/stats/stats.c: exact name totals whatever happens to instance rows, and bounded memory under
  * streams built to exhaust it (a million short-lived instances, tens of thousands of names). */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -11,74 +11,10 @@
 
 #include <cmocka.h>
 
-#include "frame_builder.h"
 #include "pipeline.h"
 #include "stats.h"
-#include "top_private.h" /* the live table's rows (host/top/), to see what it names them */
 
-/* ---- a streaming generator: closed frames go straight into the pipeline ---- */
-
-typedef struct gen {
-    uint8_t body[AIOPROF_BODY_MAX];
-    size_t body_len;
-    uint8_t seq;
-    pipeline_t *p;
-    uint64_t t;     /* device time of the last event */
-    uint64_t last;  /* of the last event in the open frame (or its base) */
-    int open;
-} gen_t;
-
-static void gen_flush(gen_t *g)
-{
-    if (!g->open) {
-        return;
-    }
-    uint8_t enc[AIOPROF_COBS_MAX(AIOPROF_BODY_MAX + 2) + 2];
-    pipeline_feed(g->p, enc, put_frame(enc, g->body, g->body_len));
-    g->open = 0;
-}
-
-/* Room for a record of up to `need` body bytes, opening a new frame when needed. */
-static void gen_room(gen_t *g, size_t need)
-{
-    if (g->open && g->body_len + need + 2 > AIOPROF_BODY_MAX) {
-        gen_flush(g);
-    }
-    if (!g->open) {
-        g->body_len = put_header(g->body, g->seq++, 32, (uint32_t)g->t, 0);
-        g->last = g->t;
-        g->open = 1;
-    }
-}
-
-static void gen_task_op(gen_t *g, unsigned op, uint32_t id, const char *name)
-{
-    gen_room(g, 2 + 3 * AIOPROF_VARINT_MAX + strlen(name));
-    uint8_t b[96];
-    size_t n = 0, len = strlen(name);
-    n += put_varint(b + n, id);
-    n += put_varint(b + n, 0);
-    n += put_varint(b + n, (uint32_t)len);
-    memcpy(b + n, name, len);
-    n += len;
-    g->body_len += put_control(g->body + g->body_len, op, b, n);
-}
-
-static void gen_task(gen_t *g, uint32_t id, const char *name)
-{
-    gen_task_op(g, AIOPROF_OP_TASK_NEW, id, name);
-}
-
-/* One slice of `len` µs after `gap` µs outside; ends the task when kind is not YIELD. */
-static void gen_slice(gen_t *g, uint32_t id, uint32_t gap, uint32_t len, unsigned kind)
-{
-    gen_room(g, 4 * AIOPROF_VARINT_MAX);
-    g->t += gap;
-    g->body_len += put_enter(g->body + g->body_len, id, (uint32_t)(g->t - g->last));
-    g->t += len;
-    g->body_len += put_exit(g->body + g->body_len, kind, len);
-    g->last = g->t;
-}
+#include "stats_gen.h"
 
 static const stats_name_t *row(const stats_t *s, const char *name)
 {
@@ -261,46 +197,10 @@ static void test_live_never_folded(void **state)
 static void test_past_the_cap(void **state)
 {
     (void)state;
-    enum { CAP = STATS_INSTANCE_CAP_MIN, LIVE = CAP * STATS_LIVE_FACTOR, OVER = 900, LATE = 300 };
-    pipeline_config_t cfg = {0};
-    cfg.instance_cap = CAP;
-    gen_t *g = calloc(1, sizeof *g);
-    g->p = pipeline_new(&cfg);
-    uint64_t total = 0, past = 0, past_n = 0;
-    /* finished ones first: their rows are taken again before the rows grow */
-    uint32_t id = 1;
-    for (; id <= 2 * CAP; id++) {
-        gen_task(g, id, "short");
-        gen_slice(g, id, 1, 5, AIOPROF_EXIT_RETURN);
-        total += 5;
-    }
-    /* then LIVE + OVER tasks that never end, two slices each */
-    uint32_t first = id, end = first + LIVE + OVER;
-    for (uint32_t round = 0; round < 2; round++) {
-        for (id = first; id < end; id++) {
-            if (round == 0) {
-                gen_task(g, id, id % 2 ? "odd" : "even");
-            }
-            uint32_t len = 1 + id % 13;
-            gen_slice(g, id, 1, len, AIOPROF_EXIT_YIELD);
-            total += len;
-            if (id >= first + LIVE) {
-                past += len;
-                past_n++;
-            }
-        }
-    }
-    /* the first LATE of them end (raise): their rows go to new tasks, not past the cap */
-    for (id = first; id < first + LATE; id++) {
-        gen_slice(g, id, 1, 2, AIOPROF_EXIT_RAISE);
-        total += 2;
-    }
-    for (id = end; id < end + LATE; id++) {
-        gen_task(g, id, "late");
-        gen_slice(g, id, 1, 3, AIOPROF_EXIT_YIELD);
-        total += 3;
-    }
-    gen_flush(g);
+    past_cap_t c;
+    gen_t *g = past_cap_stream(&c);
+    enum { CAP = PAST_CAP, LIVE = PAST_LIVE, LATE = PAST_LATE };
+    uint64_t total = c.total, past = c.past, past_n = c.past_n;
     const stats_t *s = pipeline_stats(g->p);
     assert_int_equal(s->inst_alloc, LIVE + 1);
     assert_int_equal(s->folded_instances, 2 * CAP + LATE);
@@ -328,79 +228,8 @@ static void test_past_the_cap(void **state)
     }
     free(rows);
     assert_int_equal(sum, total);
-    /* the live table's instance rows: "(tasks past the cap)" named as the report names it, without
-     * a task number no task has; every task keeps its own */
-    top_view_t *v = calloc(1, sizeof *v);
-    assert_non_null(v);
-    v->by_instance = 1;
-    assert_int_equal(top_rows_build(&v->base[1], s, 1, &v->hist), 0);
-    size_t past_rows = 0;
-    for (size_t i = 0; i < v->base[1].n; i++) {
-        const top_row_t *r = &v->base[1].rows[i];
-        char name[512], want[64];
-        top_table_name(v, r, name, sizeof name);
-        if (strcmp(top_rows_str(&v->base[1], r->name), "(tasks past the cap)") == 0) {
-            past_rows++;
-            assert_string_equal(name, "(tasks past the cap)");
-            assert_int_equal(r->cum.count, past_n);
-        } else {
-            snprintf(want, sizeof want, " #%" PRIu32, r->id);
-            assert_non_null(strstr(name, want));
-            assert_int_not_equal(r->id, 0);
-        }
-    }
-    assert_int_equal(past_rows, 1);
-    top_rows_free(&v->base[1]);
-    free(v);
     pipeline_free(g->p);
     free(g);
-}
-
-/* The live table's one "blocked by" column names what took most of a row's waiting: a task, or
- * "(outside tasks)" when the time outside any slice (the scheduler, the drain) took more. */
-static const top_row_t *table_row(top_rows_t *r, const char *name)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        if (strcmp(top_rows_str(r, r->rows[i].name), name) == 0) {
-            return &r->rows[i];
-        }
-    }
-    fail_msg("no row %s", name);
-    return NULL;
-}
-
-static void test_table_blocked_by(void **state)
-{
-    (void)state;
-    stats_t s;
-    assert_int_equal(stats_init(&s, 0, 20000), 0);
-    int32_t w = stats_instance_get(&s, 1), h = stats_instance_get(&s, 2);
-    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
-    stats_instance_describe(&s, h, (const uint8_t *)"hog", 3, NULL, 0, 0, 1);
-    int32_t who[1] = {s.inst[h].name};
-    uint64_t us[1] = {2000};
-    stats_late_resume(&s, &s.inst[w], 10000);
-    stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 8000, 0);
-    top_view_t *v = calloc(1, sizeof *v);
-    assert_non_null(v);
-    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
-    const top_row_t *r = table_row(&v->base[0], "waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "(outside tasks)");
-    assert_int_equal(r->culprit_permille, 800);
-    /* then the hog takes most of it: 22 ms of 30 */
-    us[0] = 20000;
-    stats_late_resume(&s, &s.inst[w], 20000);
-    stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 0, 0);
-    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
-    r = table_row(&v->base[0], "waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "hog");
-    assert_int_equal(r->culprit_permille, 733);
-    /* a task never late names nothing */
-    r = table_row(&v->base[0], "hog");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "");
-    top_rows_free(&v->base[0]);
-    free(v);
-    stats_free(&s);
 }
 
 /* The stats API directly: reset keeps the stream counters and the running instances' names. */
@@ -529,7 +358,6 @@ int main(void)
         cmocka_unit_test(test_name_cap),
         cmocka_unit_test(test_live_never_folded),
         cmocka_unit_test(test_past_the_cap),
-        cmocka_unit_test(test_table_blocked_by),
         cmocka_unit_test(test_reset_and_sort),
         cmocka_unit_test(test_hist_percentiles),
     };

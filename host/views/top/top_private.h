@@ -1,5 +1,5 @@
 /* The live table's insides: the view's state and what its files give each other. The files, one
- * concern each (host/top/):
+ * concern each (host/views/top/):
  *   top_view.c        lifecycle, and the turn main's loop gives it (keys, rows when due, a draw)
  *   top_rows.c        rows and header figures copied out of the statistics, the window's history
  *   top_table.c       what is shown: grouping, filter, sort, cursor, cell text
@@ -7,7 +7,7 @@
  *   top_draw*.c       drawing (top_draw.h): primitives, header, table, pane and footer, help
  *   top_format.c      pure rendering rules, no state (unit-tested)
  *   top_timeline.c    the timeline's ring of slices and its lanes' cells (unit-tested)
- * Nothing outside host/top/ includes this file but a unit test (tests/unit/test_stats.c). */
+ * Nothing outside host/views/top/ includes this file but a unit test (tests/unit/test_stats.c). */
 #ifndef AIOPROF_TOP_PRIVATE_H
 #define AIOPROF_TOP_PRIVATE_H
 

@@ -1,4 +1,4 @@
-/* host/stats_late.c: a row's blocked by (its culprits, the time counted as unknown) against a model
+/* host/stats/stats_late.c: a row's blocked by (its culprits, the time counted as unknown) against a model
  * of what docs/usage.md says: an instance row keeps the first 32 culprits it meets, a name row the
  * 32 of its instances' sum that took the most. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* host/raw_repl.c: --run's side of MicroPython's raw REPL, against the board's replies as
+/* host/input/raw_repl.c: --run's side of MicroPython's raw REPL, against the board's replies as
  * shared/runtime/pyexec.c makes them: raw paste with its flow control, the paced raw REPL of a
  * board that refuses or predates raw paste, time-outs, the end of the program, the keys. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* host/escape.c: nothing a device sends reaches the terminal as a control. */
+/* host/base/escape.c: nothing a device sends reaches the terminal as a control. */
 #include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* host/events.c through the pipeline, when the link fails or the device changes: lost frames and
+/* host/timeline/events.c through the pipeline, when the link fails or the device changes: lost frames and
  * silences of 256, dropped events, device resets, a reader that attaches late, link gaps, a
  * capture that ends before the device stopped, and recording again after a stop. Frames are built
  * as in test_events.c (events_fixture.h). */

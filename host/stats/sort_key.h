@@ -1,5 +1,5 @@
 /* The order of the views' rows: --sort's keys, one for every column the live table sorts by, and
- * the reports' rows in that order. The live table maps a key to its column (host/top/top_view.c). */
+ * the reports' rows in that order. The live table maps a key to its column (host/views/top/top_view.c). */
 #ifndef AIOPROF_SORT_KEY_H
 #define AIOPROF_SORT_KEY_H
 

@@ -1,4 +1,4 @@
-/* host/events.c through the pipeline: the time line (wraps), slices (nesting, exclusive time),
+/* host/timeline/events.c through the pipeline: the time line (wraps), slices (nesting, exclusive time),
  * resyncs after losses, device resets, late attach and text lines. Frames are built with the
  * frame writer, so every field (base, running, seq, dt) is under the test's control, and the
  * expected figures come from the test's own bookkeeping of what it wrote. */

@@ -1,0 +1,107 @@
+/* The live table's rows (host/views/top/top_rows.c) built from the statistics: what a row says
+ * of its lateness, and the rows past the instance cap. */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stats.h"
+#include "stats_gen.h"
+#include "top_private.h"
+
+/* The live table's one "blocked by" column names what took most of a row's waiting: a task, or
+ * "(outside tasks)" when the time outside any slice (the scheduler, the drain) took more. */
+static const top_row_t *table_row(top_rows_t *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(top_rows_str(r, r->rows[i].name), name) == 0) {
+            return &r->rows[i];
+        }
+    }
+    fail_msg("no row %s", name);
+    return NULL;
+}
+
+static void test_table_blocked_by(void **state)
+{
+    (void)state;
+    stats_t s;
+    assert_int_equal(stats_init(&s, 0, 20000), 0);
+    int32_t w = stats_instance_get(&s, 1), h = stats_instance_get(&s, 2);
+    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
+    stats_instance_describe(&s, h, (const uint8_t *)"hog", 3, NULL, 0, 0, 1);
+    int32_t who[1] = {s.inst[h].name};
+    uint64_t us[1] = {2000};
+    stats_late_resume(&s, &s.inst[w], 10000);
+    stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 8000, 0);
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
+    const top_row_t *r = table_row(&v->base[0], "waiter");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "(outside tasks)");
+    assert_int_equal(r->culprit_permille, 800);
+    /* then the hog takes most of it: 22 ms of 30 */
+    us[0] = 20000;
+    stats_late_resume(&s, &s.inst[w], 20000);
+    stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 0, 0);
+    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
+    r = table_row(&v->base[0], "waiter");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "hog");
+    assert_int_equal(r->culprit_permille, 733);
+    /* a task never late names nothing */
+    r = table_row(&v->base[0], "hog");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "");
+    top_rows_free(&v->base[0]);
+    free(v);
+    stats_free(&s);
+}
+
+/* The live table's instance rows of a stream with more live tasks than the rows hold
+ * (tests/unit/stats/test_stats.c checks its figures): "(tasks past the cap)" named as the report
+ * names it, without a task number no task has; every task keeps its own. */
+static void test_past_the_cap_rows(void **state)
+{
+    (void)state;
+    past_cap_t c;
+    gen_t *g = past_cap_stream(&c);
+    const stats_t *s = pipeline_stats(g->p);
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    v->by_instance = 1;
+    assert_int_equal(top_rows_build(&v->base[1], s, 1, &v->hist), 0);
+    size_t past_rows = 0;
+    for (size_t i = 0; i < v->base[1].n; i++) {
+        const top_row_t *r = &v->base[1].rows[i];
+        char name[512], want[64];
+        top_table_name(v, r, name, sizeof name);
+        if (strcmp(top_rows_str(&v->base[1], r->name), "(tasks past the cap)") == 0) {
+            past_rows++;
+            assert_string_equal(name, "(tasks past the cap)");
+            assert_int_equal(r->cum.count, c.past_n);
+        } else {
+            snprintf(want, sizeof want, " #%" PRIu32, r->id);
+            assert_non_null(strstr(name, want));
+            assert_int_not_equal(r->id, 0);
+        }
+    }
+    assert_int_equal(past_rows, 1);
+    top_rows_free(&v->base[1]);
+    free(v);
+    pipeline_free(g->p);
+    free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_blocked_by),
+        cmocka_unit_test(test_past_the_cap_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
