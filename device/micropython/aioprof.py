@@ -21,9 +21,12 @@ try:
     import asyncio
     import asyncio.core as _core
 except ImportError:
-    import uasyncio as asyncio  # MicroPython before 1.21 is not supported; this is for a message
-
+    # MicroPython before 1.21 (uasyncio) or a firmware without asyncio: enable() says which
     _core = None
+    try:
+        import uasyncio as asyncio
+    except ImportError:
+        asyncio = None
 
 _state = None  # while enabled: a _State
 
@@ -66,8 +69,38 @@ def _c_task():
         return None
 
 
+def _missing(e):
+    # the module an ImportError says is missing ("no module named 'x'"), or None (terse errors)
+    s = str(e)
+    a = s.find("'")
+    b = s.find("'", a + 1)
+    return s[a + 1 : b] if 0 <= a < b else None
+
+
+_PYTHON_FILES = ("aioprof_frames", "aioprof_wrapper")  # what aioprof_fallback imports
+
+
+def _why(kind, e):
+    # the missing file named (aioprof_fallback.py may be there and aioprof_frames.py not)
+    name = _missing(e)
+    if kind == "firmware" and name == "_aioprof":
+        return "this firmware has no _aioprof module (built without the user C module)"
+    if kind == "native" and name == "_aioprof_native":
+        return "_aioprof_native.mpy is missing (copy the one built for this board next to aioprof.py)"
+    if name == "aioprof_fallback":
+        return "aioprof_fallback.py is missing (copy it, aioprof_frames.py and aioprof_wrapper.py next to aioprof.py)"
+    if name in _PYTHON_FILES:
+        return "%s.py is missing (aioprof_fallback.py needs it: copy it next to aioprof.py)" % name
+    if kind == "python":
+        return ("aioprof_fallback.py does not import (%s): copy it, aioprof_frames.py and aioprof_wrapper.py, "
+                "of one version, next to aioprof.py" % e)
+    return "importing it failed (%s)" % e
+
+
 def _select(impl):
     # the engines in order of preference; impl names one to insist on
+    if impl not in (None, "firmware", "native", "python"):
+        raise ValueError("aioprof: impl must be 'firmware', 'native' or 'python'")
     order = ("firmware", "native", "python") if impl is None else (impl,)
     for kind in order:
         try:
@@ -75,15 +108,15 @@ def _select(impl):
                 import _aioprof as m
             elif kind == "native":
                 import _aioprof_native as m
-            elif kind == "python":
-                import aioprof_fallback as m
             else:
-                raise ValueError("aioprof: impl must be 'firmware', 'native' or 'python'")
+                import aioprof_fallback as m
             return kind, m
-        except ImportError:
-            if impl is not None:
-                raise
-    raise ImportError("aioprof: no engine found (copy aioprof_fallback.py next to aioprof.py)")
+        except ImportError as e:
+            why = _why(kind, e)
+    if impl is not None:
+        raise ImportError("aioprof: no %s engine: %s" % (impl, why))
+    # the python engine's reason: the one a stock firmware goes by
+    raise ImportError("aioprof: no engine found: " + why)
 
 
 # What the hook costs per event, measured at enable(): a coroutine that only yields is resumed so
@@ -139,8 +172,11 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     global _state
     if _state is not None:
         return _state.kind
+    if asyncio is None:
+        raise ImportError("aioprof: this firmware has no asyncio: build it with asyncio frozen (the port's "
+                          "own manifest has it) or copy MicroPython's extmod/asyncio to the board as /lib/asyncio")
     if _core is None:
-        raise ImportError("aioprof needs MicroPython 1.21 or later (the asyncio package)")
+        raise ImportError("aioprof needs MicroPython 1.21 or later (the asyncio package; this one has uasyncio)")
     kind, mod = _select(impl)
     if uart is not None:
         write = uart.write

@@ -1,9 +1,20 @@
 # aioprof as a MicroPython user C module, for ports built with make (unix, stm32, ...):
-#   make -C ports/unix USER_C_MODULES=/path/to/aioprof-top/device/micropython
+#   make -C ports/unix PROG=micropython-aioprof USER_C_MODULES=/path/to/aioprof-top/device/micropython
 # (MicroPython 1.28 and older look one level down only: USER_C_MODULES=/path/to/aioprof-top/device.)
 # The module _aioprof links the device library of this repository; aioprof.py is its front end.
 AIOPROF_MOD_DIR := $(USERMOD_DIR)
 AIOPROF_TOP := $(abspath $(AIOPROF_MOD_DIR)/../..)
+
+# MicroPython 1.29 puts a module's objects in $(BUILD)/<its directory's name>/, here
+# $(BUILD)/micropython/: on the unix port that is where the program goes, and ld fails at the end
+# (a mingw build's program is micropython.exe)
+ifneq ($(filter $(AIOPROF_MOD_DIR),$(USERMOD_DIRS)),)
+ifeq ($(PROG),$(notdir $(AIOPROF_MOD_DIR)))
+ifeq ($(findstring mingw,$(shell $(CC) -dumpmachine)),)
+$(error aioprof: the program's name $(PROG) is also the module's object folder in $(BUILD): give the program another, e.g. PROG=micropython-aioprof)
+endif
+endif
+endif
 
 SRC_USERMOD_C += $(AIOPROF_MOD_DIR)/modaioprof.c
 

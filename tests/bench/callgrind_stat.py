@@ -17,6 +17,7 @@ def main():
     calls = dict.fromkeys(funcs, 0)
     total = None
     fn = cfn = None
+    seen = set()  # every function the profile names
     after_calls = False
 
     def name_of(spec):
@@ -34,8 +35,10 @@ def main():
     for line in lines:
         if line.startswith("fn="):
             fn = name_of(line[3:].strip())
+            seen.add(fn)
         elif line.startswith("cfn="):
             cfn = name_of(line[4:].strip())
+            seen.add(cfn)
         elif line.startswith("calls="):
             if cfn in calls:
                 calls[cfn] += int(line[6:].split()[0])
@@ -50,6 +53,11 @@ def main():
                 own[fn] += int(parts[1])
     if total is None:
         sys.exit("callgrind_stat: %s has no total: not a callgrind output file" % sys.argv[1])
+    # a stripped program's profile names no function of its own: its figures would count nothing
+    absent = [f for f in funcs if f not in seen]
+    if absent:
+        sys.exit("callgrind_stat: %s names no function %s: the program has no symbols (MicroPython's unix "
+                 "port strips its binary unless built with STRIP=)" % (sys.argv[1], ", ".join(absent)))
     print(" ".join([str(total)] + ["%d %d" % (own[f], calls[f]) for f in funcs]))
 
 

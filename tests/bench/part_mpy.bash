@@ -22,14 +22,15 @@
 
 MPY_TOLERANCE=0.35
 
-# mpy_cost MICROPYTHON ENGINE: "INSTR ALLOCS" per switch, or nothing.
+# mpy_cost MICROPYTHON ENGINE: "INSTR ALLOCS" per switch, or "fail LOG" (the log says why).
 mpy_cost() {
     local mp=$1 engine=$2 n stats=() out
     for n in "$mpy_cg" $((mpy_cg * 3)); do
         out=$tmp/cg.mpy.$engine.$n
         valgrind --tool=callgrind --callgrind-out-file="$out" "$mp" "$bench_dir/mpy_overhead.py" one "$engine" \
-            "$mpy_tasks" "$n" > /dev/null 2> "$out.log" || return 1
-        stats+=("$(python3 "$bench_dir/callgrind_stat.py" "$out" gc_alloc)") || return 1
+            "$mpy_tasks" "$n" > /dev/null 2> "$out.log" || { echo "fail $out.log"; return 1; }
+        stats+=("$(python3 "$bench_dir/callgrind_stat.py" "$out" gc_alloc 2>> "$out.log")") ||
+            { echo "fail $out.log"; return 1; }
         rm -f "$out"
     done
     awk -v a="${stats[0]}" -v b="${stats[1]}" -v n=$((mpy_tasks * mpy_cg * 2)) 'BEGIN {
@@ -75,8 +76,12 @@ part_mpy() {
     for line in "${mpy_runs[@]}"; do
         IFS=: read -r mp e label <<< "$line"
         build[$label]=$mp
-        if read -r instr[$label] allocs[$label] < <(mpy_cost "$mp" "$e"); then :; else
-            say "  $label: callgrind gave no count (see $tmp/cg.mpy.$e.*.log)"
+        local got="" why=""
+        read -r got why < <(mpy_cost "$mp" "$e")
+        if [ -n "$got" ] && [ "$got" != fail ]; then
+            instr[$label]=$got allocs[$label]=$why
+        else
+            say "  $label: callgrind gave no count: $(tail -n 1 "$why" 2> /dev/null) (see $why)"
         fi
     done
     # times: one process per build, the engines interleaved in it

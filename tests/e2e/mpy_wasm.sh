@@ -48,6 +48,11 @@ fi
 cat "$out/golden.txt"
 grep -q "^golden: \([0-9]*\) of \1 vectors equal" "$out/golden.txt" || fail=1
 
+echo "== a file of the python engine or asyncio missing: enable() names it"
+node "$here/run_wasm.mjs" missing "$out/missing.txt" || fail=1
+cat "$out/missing.txt"
+grep -q "^missing: \([1-9][0-9]*\) of \1 cases ok" "$out/missing.txt" || fail=1
+
 for script in "$here"/aio_*.py; do
     name=$(basename "$script" .py)
     if grep -q "^def entry" "$script"; then

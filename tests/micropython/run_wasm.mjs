@@ -6,6 +6,8 @@
 //   node run_wasm.mjs golden VECTORS.txt CAPTURE        the golden vectors through the fallback
 //   node run_wasm.mjs life ENGINE SCENARIO OUT ERR      one scenario of life.py (stdout to OUT,
 //                                                        stderr to ERR)
+//   node run_wasm.mjs missing OUT                       missing.py: enable()'s sentence for a
+//                                                        missing file or asyncio (stdout to OUT)
 //
 // The package (@micropython/micropython-webassembly-pyscript, pinned in package.json) is looked
 // up from NODE_PATH or this directory. Its asyncio has no run(): the script's main() is started
@@ -27,7 +29,7 @@ async function loadPackage() {
 function usage() {
     process.stderr.write(
         "usage: node run_wasm.mjs script ENGINE SCRIPT.py CAPTURE | golden VECTORS.txt CAPTURE | " +
-            "life ENGINE SCENARIO OUT ERR\n",
+            "life ENGINE SCENARIO OUT ERR | missing OUT\n",
     );
     process.exit(2);
 }
@@ -39,7 +41,7 @@ function put(mp, dir, file) {
 
 async function main() {
     const [mode, a, b, c, d] = process.argv.slice(2);
-    if (!mode || (mode === "script" && !c) || (mode === "golden" && !b) || (mode === "life" && !d)) usage();
+    if (!mode || (mode === "script" && !c) || (mode === "golden" && !b) || (mode === "life" && !d) || (mode === "missing" && !a)) usage();
     const { loadMicroPython } = await loadPackage();
     const chunks = [];
     const errChunks = [];
@@ -63,6 +65,13 @@ async function main() {
             mp.runPython(
                 "import sys\nsys.argv[:] = ['golden_fallback.py', '/aioprof/" + path.basename(a) +
                     "', '/aioprof']\nexec(open('/aioprof/golden_fallback.py').read(), {'__name__': '__main__'})\n",
+            );
+        } else if (mode === "missing") {
+            put(mp, "/aioprof", path.join(here, "missing.py"));
+            mp.FS.mkdir("/missing");
+            mp.runPython(
+                "import sys\nsys.argv[:] = ['missing.py', '/aioprof', '/missing']\n" +
+                    "exec(open('/aioprof/missing.py').read(), {'__name__': '__main__'})\n",
             );
         } else if (mode === "life") {
             put(mp, "/aioprof", path.join(here, "life.py"));
@@ -93,7 +102,7 @@ async function main() {
         fs.writeFileSync(c, Buffer.concat(chunks));
         fs.writeFileSync(d, Buffer.concat(errChunks));
     } else {
-        fs.writeFileSync(mode === "golden" ? b : c, Buffer.concat(chunks));
+        fs.writeFileSync(mode === "golden" ? b : mode === "missing" ? a : c, Buffer.concat(chunks));
     }
     process.exit(ok ? 0 : 1);
 }
