@@ -138,7 +138,8 @@ int source_tty_owner(dev_t rdev, char *who, size_t wholen);
 /* The termios back-end (source_pty.c): returns an fd set to raw 8N1 (non-blocking; opened to
  * write too when write), or -1 with err set. */
 int source_pty_open(const char *path, int baud, int write, char *err, size_t errlen);
-/* Waits up to timeout_ms and reads: n > 0, SOURCE_TIMEOUT, SOURCE_GONE or SOURCE_ERROR. */
+/* Waits up to timeout_ms (0: not at all) and reads: n > 0, SOURCE_TIMEOUT, SOURCE_GONE or
+ * SOURCE_ERROR. */
 long source_pty_read(int fd, uint8_t *buf, size_t len, int timeout_ms);
 
 #endif

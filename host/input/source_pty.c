@@ -66,7 +66,8 @@ error_close:
 long source_pty_read(int fd, uint8_t *buf, size_t len, int timeout_ms)
 {
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    int r = poll(&pfd, 1, timeout_ms);
+    /* timeout 0: the caller has polled already (the fd is non-blocking: nothing there is EAGAIN) */
+    int r = timeout_ms > 0 ? poll(&pfd, 1, timeout_ms) : 1;
     if (r < 0)
         return errno == EINTR ? SOURCE_TIMEOUT : SOURCE_ERROR;
     if (r == 0)

@@ -11,9 +11,11 @@
 #include <errno.h>
 #include <libserialport.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@ typedef struct device_source {
     struct sp_port *port;   /* the libserialport path, or NULL */
     int fd;                 /* the termios path, or -1 */
     uint64_t idle_since_us; /* when the last byte or check was, to notice a vanished node */
+    uint64_t byte_us;       /* when the last byte was read (0: none since the connect) */
     int owned;              /* the last connect found the path to be a session's terminal */
     char owner[128];        /* whose: "bash, session 1234" */
     int owned_said;         /* ... and said so, once while it stays that way */
@@ -146,6 +149,7 @@ static int device_connect(device_source_t *d, char *err, size_t errlen)
         fprintf(stderr, "aioprof-top: opened %s (%s) through %s\n", d->path, real, d->base.how);
     d->base.down = 0;
     d->idle_since_us = monotonic_us();
+    d->byte_us = 0; /* the first read is looked at: a session may have taken it since the check above */
     if (!d->connected_once) {
         d->connected_once = 1;
         d->origin_us = d->idle_since_us;
@@ -181,9 +185,10 @@ static long device_read_libserialport(device_source_t *d, uint8_t *buf, size_t l
     return SOURCE_ERROR;
 }
 
-/* A quiet terminal that became a session's since it was opened (a terminal emulator that took the
- * pty number between our check and our open, and made it its shell's afterwards): let go of it at
- * once, before its user types. Returns SOURCE_TIMEOUT, or SOURCE_GONE after saying why. */
+/* A terminal that became a session's since it was opened (a terminal emulator that took the pty
+ * number between our check and our open, and made it its shell's afterwards): let go of it at
+ * once, before its user types, or at the latest before what they typed is read. Returns
+ * SOURCE_TIMEOUT, or SOURCE_GONE after saying why. */
 static long device_still_free(device_source_t *d)
 {
     struct stat st;
@@ -199,18 +204,63 @@ static long device_still_free(device_source_t *d)
     return SOURCE_GONE;
 }
 
+/* The first read after the open and every read after 200 ms without bytes (where a keystroke
+ * typed into a quiet terminal would be) is preceded by device_still_free; a board's stream is
+ * not. No ioctl on our descriptor tells whether the terminal became a session's (TIOCGSID and
+ * TIOCGPGRP answer ENOTTY to any process outside that session), so /proc is asked, about 10 us a
+ * process: too dear for every read of a stream. */
+#define DEVICE_PAUSE_US (SOURCE_RECONNECT_POLL_MS * 1000u)
+
+/* Waits up to timeout_ms for bytes on fd. Returns 1 when there are some (or the port hung up:
+ * the read then says so), SOURCE_TIMEOUT or SOURCE_ERROR. */
+static long device_wait(int fd, int timeout_ms, int *hangup)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int r = poll(&pfd, 1, timeout_ms);
+    if (r < 0)
+        return errno == EINTR ? SOURCE_TIMEOUT : SOURCE_ERROR;
+    *hangup = (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+    return r > 0 ? 1 : SOURCE_TIMEOUT;
+}
+
+/* When a look is due, *len becomes what was queued before the look began, so no byte that came
+ * after it is read. Returns 1 to read, SOURCE_TIMEOUT when nothing is queued after all, or
+ * SOURCE_GONE when the terminal became a session's (said; nothing read). */
+static long device_before_read(device_source_t *d, int fd, int hangup, size_t *len)
+{
+    uint64_t now = monotonic_us();
+    if (d->byte_us != 0 && now - d->byte_us < DEVICE_PAUSE_US)
+        return 1;
+    int queued = 0;
+    int counted = ioctl(fd, FIONREAD, &queued) == 0 && queued >= 0;
+    if (device_still_free(d) == SOURCE_GONE)
+        return SOURCE_GONE;
+    if (!counted || (queued == 0 && hangup))
+        return 1; /* a hung-up port fails FIONREAD: its read says it is gone */
+    if (queued == 0)
+        return SOURCE_TIMEOUT;
+    if ((size_t)queued < *len)
+        *len = (size_t)queued;
+    return 1;
+}
+
 static long device_read(source_t *s, uint8_t *buf, size_t len, int timeout_ms, uint64_t *host_us)
 {
     device_source_t *d = (device_source_t *)s;
-    long n;
+    int fd = d->fd, hangup = 0;
     if (d->port != NULL)
-        n = device_read_libserialport(d, buf, len, timeout_ms);
-    else
-        n = source_pty_read(d->fd, buf, len, timeout_ms);
+        sp_get_port_handle(d->port, &fd);
+    long n = device_wait(fd, timeout_ms, &hangup);
+    if (n > 0)
+        n = device_before_read(d, fd, hangup, &len);
+    if (n > 0 && d->port != NULL)
+        n = device_read_libserialport(d, buf, len, 0);
+    else if (n > 0)
+        n = source_pty_read(d->fd, buf, len, 0);
     uint64_t now = monotonic_us();
     *host_us = now - d->origin_us;
     if (n > 0) {
-        d->idle_since_us = now;
+        d->idle_since_us = d->byte_us = now;
         return n;
     }
     /* An unplugged USB port does not always fail its reads; its node vanishing is the sure sign.

@@ -2,28 +2,37 @@
 # A terminal that is some session's controlling terminal (a user's shell) is never read: refused
 # at the start with one sentence, and not reattached to when, after the board went away, a new
 # shell's terminal takes its path (the ttyFAKE link stands for a /dev/pts/N number reused by a
-# new terminal window). The shell keeps its keystrokes; none reach aioprof-top or its recording.
+# new terminal window), nor read once it became one while open (a window's shell that took its
+# pty after aioprof-top opened it), even when typed into at that moment. The shell keeps its
+# keystrokes; none reach aioprof-top or its recording.
 set -euo pipefail
 source "$(dirname "$0")/io_common.bash"
 
 # shell_start NAME [late]: a pty whose slave is the controlling terminal of a new session, as a
 # terminal window's shell has it. The "shell" appends what it reads to $WORK/NAME.typed; the
-# pty's path is written to $WORK/NAME.path; writing a line to $WORK/NAME.keys types it into the
-# terminal. late: the shell starts only once $WORK/NAME.go exists (the pty is there before).
+# pty's path is written to $WORK/NAME.path once the shell has the terminal; writing a line to
+# $WORK/NAME.keys types it into the terminal (from the moment the shell has it, so keys written
+# before are typed at once). late: the path is written first, and the shell takes the terminal
+# only once $WORK/NAME.go exists. While $WORK/NAME.hold exists the shell reads nothing yet (it is
+# still starting up: reading its rc files while its user already types).
 shell_start() {
     local name=$1
     python3 - "$WORK/$name" "${2:-}" <<'PY' &
 import fcntl, os, sys, termios, time
-base = sys.argv[1]
+base, late = sys.argv[1], sys.argv[2] == "late"
 master, slave = os.openpty()
-path = os.ttyname(slave)
-open(base + ".path.tmp", "w").write(path)
-os.rename(base + ".path.tmp", base + ".path")
-while sys.argv[2] == "late" and not os.path.exists(base + ".go"):
+def publish():
+    open(base + ".path.tmp", "w").write(os.ttyname(slave))
+    os.rename(base + ".path.tmp", base + ".path")
+if late:
+    publish()
+while late and not os.path.exists(base + ".go"):
     time.sleep(0.05)
+ready_r, ready_w = os.pipe()
 pid = os.fork()
 if pid == 0:
     os.close(master)
+    os.close(ready_r)
     os.setsid()
     fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
     for fd in (0, 1, 2):
@@ -34,6 +43,10 @@ if pid == 0:
     mode[3] |= termios.ICANON
     mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
     termios.tcsetattr(0, termios.TCSANOW, mode)
+    os.write(ready_w, b"x")
+    os.close(ready_w)
+    while os.path.exists(base + ".hold"):
+        time.sleep(0.05)
     with open(base + ".typed", "ab", buffering=0) as out:
         while True:
             try:
@@ -42,6 +55,10 @@ if pid == 0:
                 break  # the terminal window closed
             out.write(line)
     os._exit(0)
+os.close(ready_w)
+os.read(ready_r, 1)  # the shell has the terminal
+if not late:
+    publish()
 os.close(slave)
 # types what appears in NAME.keys, like a user at the keyboard; ends with the test
 typed = 0
@@ -84,8 +101,11 @@ timeout --foreground 300 "$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.ai
 top=$!
 IO_PIDS+=("$top")
 wait_for_text "$WORK/session.err" "opened $WORK/ttyFAKE" 180 || fail "aioprof-top did not open the board"
-pty_stop "$WORK/ttyDEV"
+# the path goes before the pty closes: a link left to a closed pty may meet any program's new pty
+# that gets its number (another test's), before the shell's takes the path
+rm "$WORK/ttyFAKE"
 wait_for_text "$WORK/session.err" "ttyFAKE went away" 180 || fail "the unplug was not seen: $(cat "$WORK/session.err")"
+pty_stop "$WORK/ttyDEV"
 shell_start second
 ln -sfn "$(cat "$WORK/second.path")" "$WORK/ttyFAKE"
 wait_for_text "$WORK/session.err" "ttyFAKE is back, but as the controlling terminal of a session" 180 \
@@ -99,7 +119,7 @@ wait "$top" || rc=$?
 [ "$rc" = 0 ] || fail "aioprof-top exited $rc: $(grep -v '^device:' "$WORK/session.err")"
 grep -q "ttyFAKE is back\.$" "$WORK/session.err" && fail "it reattached to the shell's terminal"
 grep -aq "hunter2" "$WORK/session.err" "$WORK/session.out" "$WORK/session.aiop" && fail "the keystrokes reached aioprof-top"
-[ "$(grep -c "is back, but as the controlling terminal" "$WORK/session.err")" = 1 ] || fail "the refusal was not said once"
+[ "$(grep -c "is back, but as the controlling terminal" "$WORK/session.err")" = 1 ] || fail "the refusal was not said once: $(grep -v "^device:" "$WORK/session.err")"
 
 # 3. a terminal that becomes a session's while aioprof-top has it open (a terminal window that
 #    took the pty between the check and the open): let go of at once, said; nothing typed is read
@@ -117,4 +137,26 @@ wait_for_text "$WORK/third.typed" "hunter3-typed-password" 180 || fail "the late
 kill -INT "$top"
 wait "$top" || fail "aioprof-top failed: $(cat "$WORK/late.err")"
 grep -aq "hunter3" "$WORK/late.err" "$WORK/late.out" && fail "the late shell's keystrokes reached aioprof-top"
+
+# 4. the same, but typed the moment the shell has the terminal (before aioprof-top's next look at
+#    a quiet port), while the shell is still starting and aioprof-top is the terminal's only
+#    reader: the look before each read lets go, and the keystrokes wait for the shell
+touch "$WORK/fourth.hold"
+shell_start fourth late
+ln -s "$(cat "$WORK/fourth.path")" "$WORK/ttyTYPED"
+timeout --foreground 300 "$TOP" -v "$WORK/ttyTYPED" --report -w "$WORK/typed.aiop" > "$WORK/typed.out" \
+    2> "$WORK/typed.err" < /dev/null &
+top=$!
+IO_PIDS+=("$top")
+wait_for_text "$WORK/typed.err" "opened $WORK/ttyTYPED" 180 || fail "aioprof-top did not open the pty"
+echo "hunter4-typed-password" > "$WORK/fourth.keys"
+touch "$WORK/fourth.go"
+wait_for_text "$WORK/typed.err" "ttyTYPED became the controlling terminal of a session \(python3, session [0-9]*\): let go" \
+    || fail "the new session's terminal was kept: $(cat "$WORK/typed.err")"
+rm "$WORK/fourth.hold"
+kill -INT "$top"
+wait "$top" || fail "aioprof-top failed: $(cat "$WORK/typed.err")"
+grep -aq "hunter4" "$WORK/typed.err" "$WORK/typed.out" "$WORK/typed.aiop" \
+    && fail "keystrokes typed at once reached aioprof-top"
+wait_for_text "$WORK/fourth.typed" "hunter4-typed-password" || fail "the shell did not get the keystrokes typed at once"
 echo "io_ctty: all checks passed"

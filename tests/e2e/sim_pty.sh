@@ -28,10 +28,15 @@ fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NOCTTY)
 # A pty is opened by its number, and a number is given again once its pty closed: go on only if the
 # simulator still holds it (then it is the simulator's), never read another program's terminal.
 fds = "/proc/%s/fd" % sys.argv[5]
+def link(f):
+    try:
+        return os.readlink(os.path.join(fds, f))
+    except OSError:
+        return None  # closed since it was listed: not the pty
 try:
-    mine = any(os.readlink(os.path.join(fds, f)) == sys.argv[1] for f in os.listdir(fds))
+    mine = any(link(f) == sys.argv[1] for f in os.listdir(fds))
 except OSError:
-    mine = False
+    mine = False  # the simulator is gone
 if not mine:
     sys.exit("the simulator had closed %s before the reader opened it" % sys.argv[1])
 # no tty.setraw here: the simulator made the pty raw, and setraw's TCSAFLUSH would throw away what

@@ -120,6 +120,7 @@ def main():
     # lateness: each window ends where its task's slice starts, on a named track, and overlaps
     # none of that task's slices
     starts = {key: {s["ts"] for s in ts} for key, ts in tracks.items()}
+    track_ts = {key: [s["ts"] for s in ts] for key, ts in tracks.items()}  # once: not per window
     late_name = defaultdict(lambda: [0, 0, 0])
     late_inst = defaultdict(lambda: [0, 0, 0])
     # where the stream lost something, a window may reach back over the time it lost (the time
@@ -140,7 +141,7 @@ def main():
         if not 0 <= a.get("blocked_us", -1) <= w["dur"]:
             fail(f"waiting {w}: blocked_us outside [0, dur]")
         ts = tracks.get(key, [])
-        k = bisect.bisect_right([s["ts"] for s in ts], w["ts"]) - 1
+        k = bisect.bisect_right(track_ts.get(key, []), w["ts"]) - 1
         if k >= 0 and ts[k]["ts"] + ts[k]["dur"] > w["ts"] and ts[k]["ts"] < end:
             waiting_problems.append(f"waiting {w}: overlaps its task's slice {ts[k]}")
         task = names.get(key, "?").rsplit(" #", 1)[0]

@@ -31,6 +31,26 @@ DEADLINE_S = 60  # per step; the session takes a few seconds
 STEPS_BACK = 5  # clock steps back allowed for per run (see compare)
 
 
+def holds(pid, path):
+    """Whether process pid has path open. Its descriptors come and go while they are looked at (a
+    descriptor listed may be closed before its link is read): one that went away is not it; a
+    process that went away holds nothing."""
+    want = os.path.realpath(path)
+    fds = "/proc/%d/fd" % pid
+    try:
+        names = os.listdir(fds)
+    except OSError:
+        return False
+    for name in names:
+        try:
+            target = os.readlink(os.path.join(fds, name))
+        except OSError:
+            continue
+        if target == want:  # the kernel's own name for the file: already a real path
+            return True
+    return False
+
+
 def source(name):
     with open(os.path.join(HERE, name)) as f:
         return f.read()
@@ -174,8 +194,7 @@ def main():
         # a reader
         end = time.monotonic() + DEADLINE_S
         while time.monotonic() < end and proc.poll() is None:
-            fds = os.listdir("/proc/%d/fd" % proc.pid)
-            if any(os.path.realpath("/proc/%d/fd/%s" % (proc.pid, fd)) == pty for fd in fds):
+            if holds(proc.pid, pty):
                 break
             time.sleep(0.05)
         else:
