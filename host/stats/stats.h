@@ -100,6 +100,14 @@ void stats_hist_drop(stats_hist_t *h);
  * is blamed, part by part, on the name of the task that ran then (blocked by), on no task (the
  * scheduler, the drain: outside), or on nothing known (before the host's time line, lost frames). */
 #define STATS_BLAME_MAX 32u /* culprit names kept per row; the time of more goes to other_us */
+/* A resume's lateness is counted up to 2^42 us (50 days; MicroPython's longest, 2^32 ms, is less),
+ * and the sums of lateness saturate: a hostile stream cannot wrap them. */
+#define STATS_LATE_MAX_US (1ull << 42)
+
+static inline uint64_t stats_sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
 
 typedef struct stats_blame {
     int32_t who;         /* a name row, or STATS_WHO_UNNAMED */

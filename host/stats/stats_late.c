@@ -14,7 +14,7 @@ static inline __attribute__((always_inline)) void late_add(stats_late_t *l, uint
     l->min_us = l->resumes == 0 || late_us < l->min_us ? late_us : l->min_us;
     l->resumes++;
     l->count += late_us != 0;
-    l->total_us += late_us;
+    l->total_us = stats_sat_add(l->total_us, late_us);
     l->max_us = late_us > l->max_us ? late_us : l->max_us;
 }
 
@@ -63,7 +63,7 @@ static void blame_new(stats_late_t *l, int32_t who, uint8_t slot, uint64_t us)
         char *old = l->blame ? (char *)blame_index(l) : NULL;
         char *block = cap <= STATS_BLAME_MAX ? realloc(old, BLAME_INDEX + cap * sizeof *l->blame) : NULL;
         if (block == NULL) {
-            l->other_us += us; /* out of room (or memory): counted, not named */
+            l->other_us = stats_sat_add(l->other_us, us); /* out of room (or memory): counted, not named */
             return;
         }
         if (old == NULL) {
@@ -85,13 +85,13 @@ static void blame_add(stats_late_t *l, int32_t who, uint8_t slot, uint64_t us)
         if (slot != STATS_LATE_NO_SLOT) {
             uint32_t at = blame_index(l)[slot];
             if (at != 0) {
-                l->blame[at - 1u].us += us;
+                l->blame[at - 1u].us = stats_sat_add(l->blame[at - 1u].us, us);
                 return;
             }
         } else {
             for (uint32_t i = 0; i < l->n_blame; i++) {
                 if (l->blame[i].who == who) {
-                    l->blame[i].us += us;
+                    l->blame[i].us = stats_sat_add(l->blame[i].us, us);
                     return;
                 }
             }
@@ -123,7 +123,7 @@ static inline __attribute__((always_inline)) void late_window_add(stats_t *s, st
             uint32_t at = index[slot[i]];
             uint64_t us = window_us(hi, lo, i, diff);
             if (at != 0) {
-                b[at - 1u].us += us;
+                b[at - 1u].us = stats_sat_add(b[at - 1u].us, us);
             } else {
                 missed |= us != 0;
             }
@@ -168,7 +168,8 @@ void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who
 
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us)
 {
-    *(outside ? &in->late.outside_us : &in->late.unknown_us) += us;
+    uint64_t *gap = outside ? &in->late.outside_us : &in->late.unknown_us;
+    *gap = stats_sat_add(*gap, us);
     name_stale(s, in);
 }
 
@@ -203,12 +204,12 @@ void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
     }
     dst->resumes += src->resumes;
     dst->count += src->count;
-    dst->total_us += src->total_us;
+    dst->total_us = stats_sat_add(dst->total_us, src->total_us);
     if (src->max_us > dst->max_us) {
         dst->max_us = src->max_us;
     }
-    dst->outside_us += src->outside_us;
-    dst->unknown_us += src->unknown_us;
+    dst->outside_us = stats_sat_add(dst->outside_us, src->outside_us);
+    dst->unknown_us = stats_sat_add(dst->unknown_us, src->unknown_us);
     stats_hist_merge(&dst->hist, &src->hist);
 }
 
@@ -248,7 +249,7 @@ static void sums_add(stats_t *s, const stats_late_t *l)
         if (*sum == 0 && b->us != 0) {
             s->late_seen[s->n_late_seen++] = b->who;
         }
-        *sum += b->us;
+        *sum = stats_sat_add(*sum, b->us);
     }
 }
 
@@ -283,7 +284,7 @@ static void sums_keep(stats_t *s, stats_late_t *l, uint64_t other_us)
         if (i < STATS_BLAME_MAX) {
             blame_new(l, s->late_seen[i], STATS_LATE_NO_SLOT, *sum);
         } else {
-            l->other_us += *sum;
+            l->other_us = stats_sat_add(l->other_us, *sum);
         }
         *sum = 0;
     }
@@ -300,15 +301,15 @@ void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src)
     }
     if (sums_room(s) < 0) {
         /* out of memory: counted, not named */
-        nm->folded.other_us += src->other_us;
+        nm->folded.other_us = stats_sat_add(nm->folded.other_us, src->other_us);
         for (uint32_t i = 0; i < src->n_blame; i++) {
-            nm->folded.other_us += src->blame[i].us;
+            nm->folded.other_us = stats_sat_add(nm->folded.other_us, src->blame[i].us);
         }
         return;
     }
     sums_add(s, &nm->folded);
     sums_add(s, src);
-    sums_keep(s, &nm->folded, nm->folded.other_us + src->other_us);
+    sums_keep(s, &nm->folded, stats_sat_add(nm->folded.other_us, src->other_us));
 }
 
 void stats_late_sync(stats_t *s)
@@ -349,7 +350,7 @@ void stats_late_sync(stats_t *s)
         for (int32_t i = first[r]; i >= 0; i = next[i]) {
             stats_late_merge(l, &s->inst[i].late);
             sums_add(s, &s->inst[i].late);
-            other_us += s->inst[i].late.other_us;
+            other_us = stats_sat_add(other_us, s->inst[i].late.other_us);
         }
         sums_keep(s, l, other_us);
         nm->late_stale = 0;

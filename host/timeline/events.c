@@ -153,9 +153,11 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
     e->frame_running = f->running;
     e->frame_events = 0;
     e->frame_before_us = e->now_us;
+    e->frame_shift = e->late_shift;
+    e->frame_turn = e->n_turns;
     uint64_t elapsed0 = e->stats->elapsed_us, outside0 = e->stats->outside_us;
 
-    uint64_t lost = f->lost_before;
+    uint64_t lost = f->lost_before, cut_us = 0;
     if (!e->have_time || bits != e->tick_bits) {
         events_time_start(e, f->base, bits);
     } else {
@@ -167,8 +169,10 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
             e->frames_unseen += lost;
         }
         if (lost) {
-            /* the time line still holds across lost frames, but what happened in them was not seen */
+            /* the time line still holds across lost frames, but what happened in them was not seen:
+             * cut out of the microsecond line, kept in the windows' as unknown */
             if (t > e->last_ticks) {
+                cut_us = events_ticks_to_us(t - e->last_ticks, e->tick_hz);
                 e->last_ticks = t;
             }
             events_time_reorigin(e);
@@ -186,6 +190,7 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
         if (e->late_unit) {
             events_turn(e, e->frame_before_us, EVENTS_WHO_UNKNOWN); /* the frames lost */
         }
+        e->late_shift += cut_us;
         events_stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
         events_stack_resync(e, f->running);
@@ -251,6 +256,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     unsigned tag = 0;
     /* lateness reported: who runs after each event, and the frame's ENTERs (events_late.c) */
     const int late = e->late_unit != 0;
+    const uint64_t shift = e->late_shift; /* the turns' time line: set at a frame's start only */
     uint64_t turns = e->n_turns;
     uint32_t enters = e->n_enters;
     while (p < end) {
@@ -294,7 +300,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
                 in = stats_instance_miss(s, id);
                 if (in == NULL) {
                     if (late) {
-                        e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now, .who = EVENTS_WHO_UNKNOWN};
+                        e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = EVENTS_WHO_UNKNOWN};
                         if (enters < EVENTS_FRAME_ENTERS) {
                             e->enters[enters++] = (events_enter_t){.in = NULL, .turn = turns};
                         }
@@ -304,7 +310,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
                 }
             }
             if (late) {
-                e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now, .who = in->name};
+                e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = in->name};
                 if (enters < EVENTS_FRAME_ENTERS) {
                     e->enters[enters++] = (events_enter_t){.in = in, .key = key, .turn = turns};
                 }
@@ -335,7 +341,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
             s->stream.unmatched++;
             known_bottom = 0;
             if (late) {
-                e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now, .who = EVENTS_WHO_UNKNOWN};
+                e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = EVENTS_WHO_UNKNOWN};
             }
             continue;
         }
@@ -361,7 +367,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         }
         if (late) {
             int32_t who = depth > 0 ? e->stack[depth - 1].in->name : known_bottom ? EVENTS_WHO_OUTSIDE : EVENTS_WHO_UNKNOWN;
-            e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now, .who = who};
+            e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = who};
         }
     }
     e->n_turns = turns;

@@ -45,14 +45,16 @@ typedef struct events_turn {
 /* The lateness scratch (events_late.c), allocated once and kept for the next stream: a window's
  * time per culprit while it is walked, and the running sums of each culprit's time with their
  * checkpoints. */
-#define EVENTS_CK_EVERY 8u   /* turns between checkpoints of the running sums */
-#define EVENTS_CK_MAX 256u   /* culprits the sums number at most: past it, each window walks its turns */
+#define EVENTS_CK_EVERY 8u   /* turns between checkpoints of the running sums, up to 256 culprits */
+#define EVENTS_CK_FLAT 256u  /* past this many cells per checkpoint, the checkpoints thin out (as
+                                many fewer as the cells are more): their memory stays 16 MB */
+#define EVENTS_CK_MAX (STATS_NAME_CAP + 8u) /* culprits the sums number: every name row there may be */
 typedef struct events_scratch {
     uint64_t *blame_us;     /* a window's time per culprit, at who + 3, then the walk's list's */
     int32_t *blamed;        /* the culprits a walk touched */
     int32_t *num;           /* who + 3 -> its number in the running sums + 1 (0: none) */
     size_t blame_cap;       /* cells of blame_us / 2, of blamed and of num */
-    uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / EVENTS_CK_EVERY of ck_stride cells),
+    uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / their spacing, of ck_stride cells),
                                then the running sums, then a window's two ends */
     size_t ck_stride;
     uint64_t *snap;         /* the sums at each of a frame's late ENTERs (snap_cap cells) */
@@ -127,9 +129,16 @@ typedef struct events {
     const uint8_t *late;    /* the frame's LATE record: its values, count of them; NULL: none */
     size_t late_len;
     uint32_t late_count;
+    uint64_t late_shift;    /* a turn's time is now_us plus this: the lost stretches cut out of the
+                               microsecond line, put back for the windows (device time) */
+    uint64_t late_floor;    /* turns' time where the time line last started (a reset, a link gap):
+                               a window's part before it is unknown */
+    uint64_t frame_shift;   /* late_shift before this frame's base was placed */
+    uint64_t frame_turn;    /* the frame's first turn */
+    int late_capped;        /* a lateness too long to count was cut to STATS_LATE_MAX_US (said once) */
     uint64_t ck_turn;       /* the running sums cover the turns before it (events_late.c) */
     size_t ck_n;            /* culprits numbered in the sums */
-    int ck_off;             /* too many culprits (or no memory): every window walks its turns */
+    int ck_off;             /* no memory for the sums: every window walks its turns */
     events_scratch_t scratch; /* kept by events_init: its memory is reused, its numbering undone */
     events_enter_t enters[EVENTS_FRAME_ENTERS];
     int32_t ck_who[EVENTS_CK_MAX]; /* number -> culprit */

@@ -24,6 +24,7 @@ static void device_reset(events_t *e)
         s->elapsed_us -= e->frame_elapsed_us;
         s->outside_us -= e->frame_outside_us;
         e->now_us = e->frame_before_us;
+        e->late_shift += e->frame_elapsed_us; /* the turns' time line never goes back */
         e->frame_elapsed_us = e->frame_outside_us = 0;
         events_time_start(e, e->frame_base_raw, e->tick_bits);
     }
@@ -33,6 +34,9 @@ static void device_reset(events_t *e)
         events_stack_resync(e, e->frame_running);
     } else {
         e->known_bottom = 1;
+    }
+    if (e->late_unit) {
+        events_turn(e, e->now_us, events_running_who(e));
     }
 }
 
@@ -139,7 +143,11 @@ void events_on_dropped(events_t *e, uint32_t count)
     stats_loss(e->stats);
     events_mark(e, PIPELINE_MARK_DROPPED, count);
     if (e->frame_events == 0) {
-        /* the drops came before this frame: its header still tells what runs */
+        /* the drops came before this frame: its header still tells what runs, but not what ran
+         * from the previous frame's last event to its base */
+        if (e->late_unit) {
+            events_late_unseen(e);
+        }
         events_stack_resync(e, e->frame_running);
     } else {
         events_stack_drop(e);

@@ -74,12 +74,13 @@ static size_t window_walk(events_t *e, uint64_t turn, uint64_t from, uint64_t un
     return n;
 }
 
-/* The window [from, until)'s time: on who[i] (named culprits, 0: none) hi[i] - lo[i], or hi[i]
- * when lo is NULL; outside_us while no task ran, unknown_us unseen; to the rows of in (and its
- * name), and to an observer with the window's own culprit. */
+/* The window [from, until)'s time (on the turns' time line), and `before` of it that lies before
+ * the time line's start: on who[i] (named culprits, 0: none) hi[i] - lo[i], or hi[i] when lo is
+ * NULL; outside_us while no task ran, unknown_us unseen; to the rows of in (and its name), and to
+ * an observer with the window's own culprit, on the microsecond line. */
 static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us, uint64_t from,
-    uint64_t until)
+    uint64_t until, uint64_t before)
 {
     stats_t *s = e->stats;
     if (lo != NULL) {
@@ -100,9 +101,11 @@ static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, 
             top_us = us;
         }
     }
+    /* the ENTER is of this frame, whose turns are late_shift after the microsecond line */
+    uint64_t end_us = until - e->late_shift, len = until - from + before;
     pipeline_late_t l = {
-        .start_us = from,
-        .end_us = until,
+        .start_us = len < end_us ? end_us - len : 0,
+        .end_us = end_us,
         .blocked_by = top == STATS_LATE_NONE ? NULL : stats_late_who_name(s, top),
         .blocked_us = top_us,
     };
@@ -112,7 +115,8 @@ static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, 
 
 /* The window walked (window_walk): its named culprits' time moved from the scratch into a list
  * in the order they were touched, its gaps summed, and flushed. */
-static void window_walk_flush(events_t *e, stats_instance_t *in, uint64_t turn, uint64_t from, uint64_t until)
+static void window_walk_flush(events_t *e, stats_instance_t *in, uint64_t turn, uint64_t from, uint64_t until,
+    uint64_t before)
 {
     size_t n = window_walk(e, turn, from, until), named = 0;
     events_scratch_t *m = &e->scratch;
@@ -129,7 +133,7 @@ static void window_walk_flush(events_t *e, stats_instance_t *in, uint64_t turn, 
         }
         *acc = 0;
     }
-    window_flush(e, in, m->blamed, NULL, us, NULL, named, gap[1], gap[0], from, until);
+    window_flush(e, in, m->blamed, NULL, us, NULL, named, gap[1], gap[0] + before, from, until, before);
 }
 
 /* The last turn in [lo, hi) that begins at or before t (lo when none does): a window spans tens
@@ -158,15 +162,32 @@ static uint64_t turn_at(const events_t *e, uint64_t lo, uint64_t hi, uint64_t t)
 }
 /* ---- the running sums: each culprit's time over the turns since the stream began, numbered in
  * the order the culprits first ran (no task and unknown first), advanced once per frame and kept
- * at every EVENTS_CK_EVERY-th turn (a checkpoint). A window's time per culprit is the difference
+ * at every ck_every-th turn (a checkpoint). A window's time per culprit is the difference
  * of the sums at its two ends, each a checkpoint and the few turns between it and the end: the
  * same work however many turns the window spans (a busy device with 4,000 tasks: 4,000). ---- */
-#define CK_SLOTS (EVENTS_TURNS / EVENTS_CK_EVERY)
+
+/* The checkpoints' spacing in turns, for stride cells each: EVENTS_CK_EVERY up to EVENTS_CK_FLAT
+ * cells, then as much wider as the cells are more (at most 256 turns, for 8,192 cells), so that
+ * they take 16 MB at most; a window's ends cost the walk of half a spacing each. */
+static uint64_t ck_every_of(size_t stride)
+{
+    return stride <= EVENTS_CK_FLAT ? EVENTS_CK_EVERY : EVENTS_CK_EVERY * (stride / EVENTS_CK_FLAT);
+}
+
+static uint64_t ck_every(const events_t *e)
+{
+    return ck_every_of(e->scratch.ck_stride);
+}
+
+static size_t ck_slots(const events_t *e)
+{
+    return (size_t)(EVENTS_TURNS / ck_every(e));
+}
 
 /* The running sums (after the checkpoints). */
 static uint64_t *ck_sums(const events_t *e)
 {
-    return e->scratch.ck + (size_t)CK_SLOTS * e->scratch.ck_stride;
+    return e->scratch.ck + ck_slots(e) * e->scratch.ck_stride;
 }
 
 /* who numbered in the sums (their cells and the checkpoints grown to hold it): 0 when there are
@@ -178,15 +199,25 @@ static int ck_number(events_t *e, int32_t who)
         return 0;
     }
     if (e->ck_n == m->ck_stride) {
-        /* twice the cells per checkpoint: each moved to its new place, the last first */
         size_t old = m->ck_stride, stride = old ? old * 2u : 16u;
-        uint64_t *ck = realloc(m->ck, ((size_t)CK_SLOTS + 3u) * stride * sizeof *ck);
+        size_t old_slots = (size_t)(EVENTS_TURNS / ck_every_of(old));
+        size_t slots = (size_t)(EVENTS_TURNS / ck_every_of(stride));
+        uint64_t *ck = realloc(m->ck, (slots + 3u) * stride * sizeof *ck);
         if (ck == NULL) {
             return 0;
         }
-        for (size_t j = CK_SLOTS + 3u; j-- > 0;) {
-            memmove(ck + j * stride, ck + j * old, old * sizeof *ck);
-            memset(ck + j * stride + old, 0, (stride - old) * sizeof *ck);
+        if (slots == old_slots) {
+            /* twice the cells per checkpoint: each moved to its new place, the last first */
+            for (size_t j = slots + 3u; j-- > 0;) {
+                memmove(ck + j * stride, ck + j * old, old * sizeof *ck);
+                memset(ck + j * stride + old, 0, (stride - old) * sizeof *ck);
+            }
+        } else {
+            /* and half as many: checkpoint j is the old 2j, in place (slots * stride is the same,
+             * so are the sums'), the old 2j + 1 its new cells */
+            for (size_t j = 0; j <= slots; j++) {
+                memset(ck + j * stride + old, 0, (stride - old) * sizeof *ck);
+            }
         }
         m->ck = ck;
         m->ck_stride = stride;
@@ -210,7 +241,7 @@ void events_late_restart(events_t *e)
 }
 
 /* The sums taken over every turn that has ended (all but the last), a checkpoint kept at each
- * EVENTS_CK_EVERY-th, and a snapshot of them at each late window's ENTER (win[0 .. n_win), in
+ * ck_every-th, and a snapshot of them at each late window's ENTER (win[0 .. n_win), in
  * time order) that the sums had not passed: snap[j] for win[j], from j = *snapped on (the
  * windows before it have none). 0 when they cannot be kept: too many culprits (ck_off), or no
  * memory. */
@@ -237,7 +268,8 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
             return 0;
         }
     }
-    size_t stride = m->ck_stride, n = e->ck_n;
+    size_t stride = m->ck_stride, n = e->ck_n, slots = ck_slots(e);
+    const uint64_t every = ck_every(e);
     if ((size_t)n_win * stride > m->snap_cap) {
         uint64_t *snap = realloc(m->snap, (size_t)n_win * stride * sizeof *snap);
         if (snap == NULL) {
@@ -260,8 +292,8 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
         if (k >= end) {
             break;
         }
-        if (k % EVENTS_CK_EVERY == 0) {
-            memcpy(m->ck + (size_t)(k / EVENTS_CK_EVERY % CK_SLOTS) * stride, sums, stride * sizeof *sums);
+        if (k % every == 0) {
+            memcpy(m->ck + (size_t)(k / every % slots) * stride, sums, stride * sizeof *sums);
         }
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
         sums[num[t->who + 3] - 1] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
@@ -287,11 +319,11 @@ static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint6
 
 /* Each culprit's time in the turns before k (k at most ck_turn), in sums: the nearest checkpoint
  * (or the sums themselves, at ck_turn) and the turns between it and k. 0 when none near k can be
- * used (k within EVENTS_CK_EVERY turns of the oldest turn kept, and the sums far ahead). */
+ * used (k within ck_every turns of the oldest turn kept, and the sums far ahead). */
 static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
 {
-    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
-    uint64_t lo = k - k % EVENTS_CK_EVERY, hi = lo + EVENTS_CK_EVERY;
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
+    uint64_t lo = k - k % every, hi = lo + every;
     hi = hi < e->ck_turn ? hi : e->ck_turn;
     int lo_ok = lo >= oldest && lo < e->ck_turn;
     int hi_ok = hi >= k;
@@ -302,7 +334,7 @@ static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
     uint64_t near = up ? lo : hi;
     const uint64_t *at = near == e->ck_turn
         ? ck_sums(e)
-        : e->scratch.ck + (size_t)(near / EVENTS_CK_EVERY % CK_SLOTS) * e->scratch.ck_stride;
+        : e->scratch.ck + (size_t)(near / every % ck_slots(e)) * e->scratch.ck_stride;
     memcpy(sums, at, e->ck_n * sizeof *sums);
     if (up) {
         ck_walk(e, lo, k, 0, sums);
@@ -325,7 +357,7 @@ static int ck_ends(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64
     size_t n = e->ck_n;
     uint64_t *fix; /* where the part of turn s before the window goes: taken off, or counted in */
     int sub;
-    if (u - s <= EVENTS_CK_EVERY) {
+    if (u - s <= ck_every(e)) {
         memset(hi_buf, 0, n * sizeof *hi_buf);
         ck_walk(e, s, u, 0, hi_buf);
         *hi = hi_buf;
@@ -399,6 +431,38 @@ static void windows_first(const events_t *e, uint64_t oldest, const uint32_t *wi
     }
 }
 
+void events_late_unseen(events_t *e)
+{
+    uint64_t k = e->frame_turn, at = e->frame_before_us + e->frame_shift;
+    events_turn_t *turns = e->turns;
+    if (k < e->n_turns && turns[k & (EVENTS_TURNS - 1u)].who == EVENTS_WHO_UNKNOWN &&
+        turns[k & (EVENTS_TURNS - 1u)].at == at) {
+        return; /* frames were lost there too: already unknown */
+    }
+    /* the frame's turns so far (no event yet: a few) one later; the sums have not reached them */
+    for (uint64_t j = e->n_turns; j > k; j--) {
+        turns[j & (EVENTS_TURNS - 1u)] = turns[(j - 1u) & (EVENTS_TURNS - 1u)];
+    }
+    turns[k & (EVENTS_TURNS - 1u)] = (events_turn_t){.at = at, .who = EVENTS_WHO_UNKNOWN};
+    e->n_turns++;
+}
+
+/* A LATE value in microseconds, at most STATS_LATE_MAX_US: a longer one (a hostile HELLO's unit or
+ * value) is cut to it, so that no sum of lateness can wrap, and that is said once. */
+static uint64_t late_of(events_t *e, uint32_t value)
+{
+    uint64_t ticks = (uint64_t)value * e->late_unit; /* < 2^64 */
+    if (ticks / e->tick_hz < STATS_LATE_MAX_US / 1000000u) {
+        return events_ticks_to_us(ticks, e->tick_hz);
+    }
+    if (!e->late_capped && e->note) {
+        e->note(e->user, "the device reported a task more than 50 days late (2^42 us; its HELLO's late_unit or a LATE "
+                         "value is not a real one): counted as 2^42 us, so the lateness figures are lower bounds.");
+    }
+    e->late_capped = 1;
+    return STATS_LATE_MAX_US;
+}
+
 void events_late_record(events_t *e, const aioprof_record_t *r)
 {
     e->late = r->late;
@@ -430,6 +494,7 @@ void events_late_frame(events_t *e, int ok)
     }
     /* the frame's late windows: [from, until) before each late ENTER; the turns they span */
     uint64_t late_us[EVENTS_FRAME_ENTERS], first[EVENTS_FRAME_ENTERS], from[EVENTS_FRAME_ENTERS];
+    uint64_t before[EVENTS_FRAME_ENTERS]; /* the part of each window before the time line began */
     uint32_t win[EVENTS_FRAME_ENTERS], n_win = 0;
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -439,11 +504,14 @@ void events_late_frame(events_t *e, int ok)
         if (in == NULL || in->key != en->key || !in->in_use) {
             continue;
         }
-        late_us[i] = events_ticks_to_us((uint64_t)value[i] * e->late_unit, e->tick_hz);
+        late_us[i] = late_of(e, value[i]);
         stats_late_resume(s, in, late_us[i]);
         if (late_us[i] != 0 && en->turn >= oldest) {
+            /* what lies before late_floor (the stream's start, a reset, a link gap) is unknown */
             uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
-            from[i] = late_us[i] < until ? until - late_us[i] : 0;
+            uint64_t seen = until > e->late_floor ? until - e->late_floor : 0;
+            from[i] = until - (late_us[i] < seen ? late_us[i] : seen);
+            before[i] = late_us[i] - (until - from[i]);
             win[n_win++] = i;
         }
     }
@@ -470,9 +538,9 @@ void events_late_frame(events_t *e, int ok)
                 gap[1] -= lo[1];
             }
             window_flush(e, en->in, e->ck_who + 2, e->ck_slot + 2, hi + 2, lo != NULL ? lo + 2 : NULL, e->ck_n - 2u,
-                gap[1], gap[0] + unknown, from[i], until);
+                gap[1], gap[0] + unknown + before[i], from[i], until, before[i]);
         } else {
-            window_walk_flush(e, en->in, en->turn, from[i], until);
+            window_walk_flush(e, en->in, en->turn, from[i], until, before[i]);
         }
     }
 }

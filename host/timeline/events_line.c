@@ -47,6 +47,7 @@ void events_time_start(events_t *e, uint32_t base, unsigned bits)
     e->pos = e->last_ticks = e->wrap + base;
     events_time_reorigin(e);
     e->drain_ok = 0;
+    e->late_floor = e->now_us + e->late_shift; /* how long the time before lasted is not known */
 }
 
 void events_stack_drop(events_t *e)

@@ -48,12 +48,16 @@ void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_ta
 void events_on_hello(events_t *e, const aioprof_hello_t *h);
 void events_on_dropped(events_t *e, uint32_t count);
 
-/* Lateness (events_late.c): a turn of the time line (who runs from `at` on); the frame's LATE
- * record; the frame read to its end (ok: every record parsed), its ENTERs given their lateness. */
+/* Lateness (events_late.c): a turn of the time line (who runs from `at` on, on the microsecond
+ * line: its turn's time is `at` plus late_shift); the frame's LATE record; the frame read to its
+ * end (ok: every record parsed), its ENTERs given their lateness. */
 static inline void events_turn(events_t *e, uint64_t at, int32_t who)
 {
-    e->turns[e->n_turns++ % EVENTS_TURNS] = (events_turn_t){.at = at, .who = who};
+    e->turns[e->n_turns++ % EVENTS_TURNS] = (events_turn_t){.at = at + e->late_shift, .who = who};
 }
+/* What ran from the end of the previous frame to this one's base is not known (events were
+ * dropped there): an unknown turn put in before this frame's turns. */
+void events_late_unseen(events_t *e);
 void events_late_record(events_t *e, const aioprof_record_t *r);
 void events_late_frame(events_t *e, int ok);
 /* The running sums of a stream undone, for the next one (events_init). */

@@ -54,8 +54,12 @@ LATE_KEYS = (("resumes", "resumes"), ("count", "late_count"), ("total_us", "late
              ("outside_us", "blocked_outside_us"))
 
 
-def check_late(problems, what, late, truth, unit, exact=True):
-    """Lateness of one row: exactly the truth's (exact), or nowhere above it."""
+def check_late(problems, what, late, truth, unit, exact=True, names=(), unknown_truth=0):
+    """Lateness of one row: exactly the truth's (exact), or nowhere above it: no part of the
+    windows above the truth's (outside tasks; the culprit, when it is a name of the truth), the
+    parts within the total, and, where the row saw every resume of the truth's, the time it does
+    not give to outside tasks or to the culprit as the truth does in unknown (docs/usage.md,
+    "Lateness": a window's parts add up to its length, none above the truth)."""
     if not unit:
         if late is not None:
             fail(problems, f"{what}: lateness {late} from a device that does not report it (want null)")
@@ -68,6 +72,23 @@ def check_late(problems, what, late, truth, unit, exact=True):
             fail(problems, f"{what}: late.{k} {late[k]!r} != truth {truth[tk]!r}")
         elif not exact and k in ("resumes", "count", "total_us", "max_us") and late[k] > truth[tk]:
             fail(problems, f"{what}: late.{k} {late[k]} above the truth {truth[tk]}")
+    if exact:
+        pass
+    elif late["outside_us"] > truth["blocked_outside_us"]:
+        fail(problems, f"{what}: late.outside_us {late['outside_us']} above the truth {truth['blocked_outside_us']}")
+    elif late["blocked_by"] in names and late["blocked_us"] > truth["blocked_us"]:
+        fail(problems, f"{what}: late.blocked_us {late['blocked_us']} ({late['blocked_by']}) above the truth's most, "
+                       f"{truth['blocked_us']} ({truth['blocked_by']})")
+    elif late["blocked_us"] + late["outside_us"] + late["unknown_us"] > late["total_us"]:
+        fail(problems, f"{what}: late parts {late['blocked_us']} + {late['outside_us']} + {late['unknown_us']} "
+                       f"above the total {late['total_us']}")
+    elif unknown_truth == 0 and late["resumes"] == truth["resumes"] and late["total_us"] == truth["late_total_us"]:
+        missing = truth["blocked_outside_us"] - late["outside_us"]
+        if late["blocked_by"] is not None and late["blocked_by"] == truth["blocked_by"]:
+            missing += truth["blocked_us"] - late["blocked_us"]
+        if missing > late["unknown_us"]:
+            fail(problems, f"{what}: {missing} us of the truth's outside and culprit time missing, "
+                           f"but only {late['unknown_us']} unknown")
     if exact and late["unknown_us"] != 0:
         fail(problems, f"{what}: late.unknown_us {late['unknown_us']} on a clean capture")
 
@@ -80,6 +101,7 @@ def main():
     unsent_labels = 0
     problems = []
     tasks = {t["name"]: t for t in rep["tasks"]}
+    truth_names = {t["name"] for t in tru["tasks"]}
     stream = rep["stream"]
 
     for k in ("tool", "device", "elapsed_us", "stream", "tasks", "outside_us", "instances"):
@@ -159,7 +181,8 @@ def main():
             for k in ("count", "total_us", "max_us", "slow", "errors"):
                 if r[k] > t[k]:
                     fail(problems, f"{t['name']}: {k} {r[k]} above the truth {t[k]}")
-            check_late(problems, t["name"], r.get("late"), t, tru.get("late_unit", 0), exact=False)
+            check_late(problems, t["name"], r.get("late"), t, tru.get("late_unit", 0), exact=False,
+                       names=truth_names, unknown_truth=tru.get("late_unknown_us", 0))
             if (r["count"] < t["count"] or r["total_us"] < t["total_us"]):
                 below += 1
                 if not r["lower_bound"]:
@@ -183,7 +206,8 @@ def main():
             for k in ("count", "total_us", "max_us"):
                 if r[k] > t[k]:
                     fail(problems, f"{name}: {k} {r[k]} above the truth {t[k]}")
-            check_late(problems, name, r.get("late"), t, tru.get("late_unit", 0), exact=False)
+            check_late(problems, name, r.get("late"), t, tru.get("late_unit", 0), exact=False,
+                       names=truth_names, unknown_truth=tru.get("late_unknown_us", 0))
         counted = sum(r["count"] for r in rep["tasks"])
         truth = sum(t["count"] for t in tru["tasks"])
         # every lost frame takes at most the slices the fullest frame of the clean capture holds;
@@ -230,9 +254,9 @@ def main():
         # announcements, nothing may exceed the truth, and little may stay unnamed
         cut = float(mode.split(":")[1])
         named = unnamed = 0
-        truth_names = {t["name"]: t for t in tru["tasks"]}
+        truth_rows = {t["name"]: t for t in tru["tasks"]}
         for name, r in tasks.items():
-            t = truth_names.get(name)
+            t = truth_rows.get(name)
             if t is None:
                 if r.get("kind") in ("instance", "unnamed"):
                     unnamed += r["count"]
@@ -243,6 +267,8 @@ def main():
             for k in ("count", "total_us", "max_us", "slow", "errors"):
                 if r[k] > t[k]:
                     fail(problems, f"{name}: {k} {r[k]} above the truth {t[k]}")
+            check_late(problems, name, r.get("late"), t, tru.get("late_unit", 0), exact=False,
+                       names=truth_names, unknown_truth=tru.get("late_unknown_us", 0))
         truth = sum(t["count"] for t in tru["tasks"])
         if named + unnamed > truth:
             fail(problems, f"counted {named + unnamed} slices, more than the truth {truth}")

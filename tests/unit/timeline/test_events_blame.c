@@ -2,7 +2,8 @@
  * by turn: tens of thousands of slices of many tasks, each ENTER late by a random amount, so that
  * the windows span from a few turns (walked) to thousands (the running sums and their
  * checkpoints), the names grow past the sums' first sixteen cells while checkpoints are kept,
- * pass the 256 culprits the sums number (every window walked), and the turns wrap the ring of
+ * past 256 culprits (the checkpoints thin out, as many fewer as the culprits are more: cells moved
+ * in place while windows use them), and the turns wrap the ring of
  * EVENTS_TURNS (a window reaching past it is partly unknown). Each instance row's culprits are
  * compared with the time the schedule gives, microsecond for microsecond. */
 #include "events_fixture.h"
@@ -218,8 +219,8 @@ static void test_blame_checkpoints(void **state)
     schedule_free(&c, &f);
 }
 
-/* 300 names: past the 256 culprits the sums number, every window is walked; the rows list 32
- * culprits at most, the others' time in other_us. */
+/* 300 names: past 256 culprits the checkpoints are half as many, each twice the cells; the rows
+ * list 32 culprits at most, the others' time in other_us. */
 static void test_blame_many_names(void **state)
 {
     (void)state;
@@ -232,11 +233,26 @@ static void test_blame_many_names(void **state)
     schedule_free(&c, &f);
 }
 
+/* 1,100 names: the checkpoints thin out three times (a checkpoint every 64 turns, 2,048 cells
+ * each), with windows across each change. */
+static void test_blame_thousand_names(void **state)
+{
+    (void)state;
+    schedule_t c;
+    fb_t f;
+    schedule_build(&c, &f, 1100, 80000, 0, 0, 3);
+    pipeline_t *p = run(&f, 0);
+    check_rows(&c, p);
+    pipeline_free(p);
+    schedule_free(&c, &f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blame_checkpoints),
         cmocka_unit_test(test_blame_many_names),
+        cmocka_unit_test(test_blame_thousand_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
