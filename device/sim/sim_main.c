@@ -32,11 +32,14 @@ static void install_signals(void)
     /* a consumer that leaves shows up as EPIPE from write, handled there */
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
-    /* Ctrl-C ends the run at the next slice boundary, with a final drain and the truth */
+    /* Ctrl-C ends the run at the next slice boundary, with a final drain and the truth; so does a
+     * hangup (the terminal or the pty it ran on went away), which would otherwise kill it with
+     * its truth file still empty */
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 static void print_stats(const sim_truth_run_t *run, uint64_t wall_us)
@@ -87,25 +90,22 @@ int main(int argc, char **argv)
     sim_run(&sim, &stop_requested);
     if (!out.closed && !out.failed && !sim.oom)
         sim_finish(&sim);
-    if (out.closed) {
-        /* the consumer had enough (aioprof-sim | head): not an error, nothing more to say */
-        rc = 0;
-        goto error_sim;
-    }
-    if (out.failed) {
-        fprintf(stderr, "aioprof-sim: writing the output failed: %s.\n", strerror(out.failed));
-        goto error_sim;
-    }
     if (sim.oom) {
+        /* instances may be missing from it: no truth rather than a wrong one */
         fprintf(stderr, "aioprof-sim: out of memory during the run.\n");
         goto error_sim;
     }
+    if (out.failed)
+        fprintf(stderr, "aioprof-sim: writing the output failed: %s.\n", strerror(out.failed));
+    /* the truth on every way out (the consumer gone, a write error): what the run did until it
+     * stopped, and the bytes the output took; an empty truth file would pass for a broken one */
     sim_run_summary(&sim, &run);
     if (opt.truth_path != NULL && sim_truth_write(&sim.truth, &run, opt.truth_path) != 0)
         goto error_sim;
-    if (!opt.quiet)
+    /* the consumer had enough (aioprof-sim | head): not an error, nothing more to say */
+    if (!opt.quiet && !out.closed && !out.failed)
         print_stats(&run, sim_wall_us() - wall_start);
-    rc = 0;
+    rc = out.failed ? 1 : 0;
 
 error_sim:
     sim_free(&sim);
