@@ -179,9 +179,7 @@ static void main_wait(session_t *s, int ms)
 static void main_input_ended(session_t *s)
 {
     s->ended = 1;
-    if (!s->finished)
-        pipeline_end_of_input(s->p); /* the end of a recording: was anything left in the device? */
-    s->finished = 1;
+    session_pipeline_end(s);
     s->status.link = TOP_LINK_ENDED;
     if (s->replay != NULL)
         replay_ended(s->replay);

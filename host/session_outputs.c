@@ -194,16 +194,27 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
     return EXIT_OK;
 }
 
+/* The input ended by itself, not by its user's word (a recording's END is that word). */
+static int session_ended_by_itself(const session_t *s)
+{
+    return s->ended && !source_file_closed_cleanly(s->src);
+}
+
+void session_pipeline_end(session_t *s)
+{
+    if (s->finished)
+        return;
+    if (session_ended_by_itself(s))
+        pipeline_end_of_input(s->p); /* was anything left in the device? */
+    else
+        pipeline_finish(s->p);
+    s->finished = 1;
+}
+
 int session_finish(session_t *s, int rc)
 {
-    if (!s->finished) {
-        if (s->ended)
-            pipeline_end_of_input(s->p); /* the end of a recording: was anything left in the device? */
-        else
-            pipeline_finish(s->p);
-        s->finished = 1;
-    }
-    report_lines_finish(s->lines, s->ended);
+    session_pipeline_end(s);
+    report_lines_finish(s->lines, session_ended_by_itself(s));
     if (s->lines != NULL && !s->lines_failed && report_lines_end(s->lines, s->p, s->now_us) < 0) {
         int lr = session_lines_failed(s);
         if (rc == EXIT_OK)
