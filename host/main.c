@@ -542,6 +542,10 @@ static int main_session(const options_t *o)
         goto cleanup;
     rc = main_run(&s);
     run_leave(&s.run);
+    /* a stream found to be neither a recording nor a capture (empty, another version) fails as such
+     * a file fails to open: no report, and the outputs this run made are removed */
+    if (rc != EXIT_OK && source_file_undecided(s.src))
+        goto cleanup;
     rc = session_finish(&s, rc);
     rc = session_outputs_close(&s, rc, (int)main_stop);
 
