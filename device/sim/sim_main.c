@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim_file.h"
@@ -42,6 +43,13 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+static int same_regular_file(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 static void print_stats(const sim_truth_run_t *run, uint64_t wall_us)
 {
     double per_event = run->events ? (double)run->frame_bytes / (double)run->events : 0.0;
@@ -70,14 +78,28 @@ int main(int argc, char **argv)
     install_signals();
     rc = 1;
     /* a truth file that cannot be written should stop the run before it starts, not after */
+    int truth_fd = -1;
     if (opt.truth_path != NULL) {
-        int fd = sim_file_create(opt.truth_path, "the truth");
-        if (fd < 0)
+        truth_fd = sim_file_create(opt.truth_path, "the truth");
+        if (truth_fd < 0)
             goto done;
-        close(fd);
     }
-    if (sim_output_open(&out, &opt, &sim.clock) != 0)
+    if (sim_output_open(&out, &opt, &sim.clock) != 0) {
+        if (truth_fd >= 0)
+            close(truth_fd);
         goto done;
+    }
+    if (truth_fd >= 0) {
+        /* by any name (./FILE, a link, the shell's > FILE): the truth would replace the stream */
+        int same = same_regular_file(truth_fd, out.fd);
+        close(truth_fd);
+        if (same) {
+            fprintf(stderr, "aioprof-sim: --truth %s is the file the stream goes to: name another file for the "
+                    "truth.\n", opt.truth_path);
+            rc = 2;
+            goto error_output;
+        }
+    }
     if (opt.repl) {
         /* a board with its REPL: programs come and go until a signal ends it */
         rc = sim_repl_main(&opt, &out, &stop_requested);
