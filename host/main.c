@@ -180,9 +180,7 @@ static void main_wait(session_t *s, int ms)
 static void main_input_ended(session_t *s)
 {
     s->ended = 1;
-    if (!s->finished)
-        pipeline_end_of_input(s->p); /* the end of a recording: was anything left in the device? */
-    s->finished = 1;
+    session_pipeline_end(s);
     s->status.link = TOP_LINK_ENDED;
     if (s->replay != NULL)
         replay_ended(s->replay);
@@ -545,6 +543,10 @@ static int main_session(const options_t *o)
         goto cleanup;
     rc = main_run(&s);
     run_leave(&s.run);
+    /* a stream found to be neither a recording nor a capture (empty, another version) fails as such
+     * a file fails to open: no report, and the outputs this run made are removed */
+    if (rc != EXIT_OK && source_file_undecided(s.src))
+        goto cleanup;
     rc = session_finish(&s, rc);
     rc = session_outputs_close(&s, rc, (int)main_stop);
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
@@ -85,7 +84,8 @@ static void options_help(FILE *out)
           "                       speedscope; docs/trace-export.md)\n"
           "      --log FILE       write the device's text lines to FILE, each with the host time\n"
           "                       it arrived (a replay: seconds into the recording)\n"
-          "      --force          let -w, --export-trace or --log overwrite an existing file\n"
+          "      --force          let -w, --export-trace or --log overwrite an existing regular\n"
+          "                       file (a device or a FIFO is written without it)\n"
           "      --report         print a text table at the end (end of a replay, --duration,\n"
           "                       Ctrl-C)\n"
           "      --json           the same as a JSON document\n"
@@ -178,15 +178,6 @@ static int options_sort(const char *text, sort_key_t *out)
     return -1;
 }
 
-/* The same file: the same name, or two names of one file (a link, another path to it). */
-static int options_same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (strcmp(a, b) == 0)
-        return 1;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* Combinations that cannot mean anything. */
 static int options_check(const options_t *o)
 {
@@ -201,15 +192,6 @@ static int options_check(const options_t *o)
     }
     if (o->write != NULL && o->replay != NULL) {
         fputs("aioprof-top: --write records a port; a replay is a recording already.\n", stderr);
-        return -1;
-    }
-    if (o->export_trace != NULL && o->write != NULL && options_same_file(o->export_trace, o->write)) {
-        fputs("aioprof-top: --export-trace and --write need two different files.\n", stderr);
-        return -1;
-    }
-    if (o->export_trace != NULL && o->replay != NULL && options_same_file(o->export_trace, o->replay)) {
-        fprintf(stderr, "aioprof-top: --export-trace %s is the recording being replayed: give the trace another "
-                "file.\n", o->export_trace);
         return -1;
     }
     if (sort_key_per_instance(o->sort) && !o->instances) {
@@ -231,11 +213,6 @@ static int options_check(const options_t *o)
     }
     if (o->run != NULL && o->replay != NULL) {
         fputs("aioprof-top: --run sends a program to a board; a replay has none to send it to.\n", stderr);
-        return -1;
-    }
-    if (o->log != NULL && ((o->write != NULL && strcmp(o->log, o->write) == 0) ||
-                           (o->export_trace != NULL && strcmp(o->log, o->export_trace) == 0))) {
-        fputs("aioprof-top: --log needs a file of its own, not the one of --write or --export-trace.\n", stderr);
         return -1;
     }
     return 0;

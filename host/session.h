@@ -66,6 +66,12 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc);
  * (EXIT_OK), anything else is said (EXIT_FAILURE_RUNTIME). */
 int session_lines_failed(session_t *s);
 
+/* The pipeline finishes (once), as the session it holds did: stopped by its user, or at the end of
+ * its input (s->ended). The end of a recording closed cleanly (END) is where its user or the tool
+ * ended that session, which marked nothing, so neither does its replay; the end of anything else
+ * (a capture, a recording cut off) came before the device said it stopped: pipeline_end_of_input. */
+void session_pipeline_end(session_t *s);
+
 /* The input is done (its end, a stop, an error): the pipeline finishes (unless the loop finished it
  * already: the live table's end of a replay), --json-lines writes its last line. Returns rc, or
  * the lines' exit code when they failed and rc was EXIT_OK. */

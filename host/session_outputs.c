@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_out.h"
 #include "report.h"
 #include "monotonic.h"
 
@@ -148,17 +149,44 @@ static void session_trace_ended(session_t *s, int signal)
                 s->src->name);
 }
 
+/* What the session reads and writes before its outputs (file_out_files_t), and then each output
+ * claimed by its path: an output that is one of them, or two outputs that are one regular file,
+ * whatever their names, are refused before any is opened, emptied or written. */
+static int session_outputs_claim(session_t *s, file_out_files_t *files, char *err, size_t errlen)
+{
+    const options_t *o = s->o;
+    if (o->replay != NULL)
+        file_out_note(files, strcmp(o->replay, "-") == 0 ? STDIN_FILENO : -1, o->replay, 1,
+                      "the recording being replayed");
+    else if (!s->src->down)
+        file_out_note(files, -1, s->src->name, 1, "the port being read");
+    if (o->run != NULL)
+        file_out_note(files, -1, o->run, 1, "the program --run sends");
+    if (s->kind != VIEW_NONE)
+        file_out_note(files, STDOUT_FILENO, NULL, 0, "standard output");
+    if ((o->export_trace != NULL && file_out_claim(files, o->export_trace, "trace", err, errlen) < 0) ||
+        (o->log != NULL && file_out_claim(files, o->log, "log", err, errlen) < 0) ||
+        (o->write != NULL && file_out_claim(files, o->write, "recording", err, errlen) < 0))
+        return -1;
+    return 0;
+}
+
 int session_outputs_open(session_t *s, pipeline_config_t *pc)
 {
     const options_t *o = s->o;
     char err[600];
+    file_out_files_t files = {0};
 
+    /* after the input: a recording that cannot be read leaves no empty output behind */
+    if (session_outputs_claim(s, &files, err, sizeof err) < 0) {
+        fprintf(stderr, "aioprof-top: %s\n", err);
+        return EXIT_USAGE;
+    }
     if (o->export_trace != NULL) {
-        /* after the input: a recording that cannot be read leaves no empty trace behind */
-        s->trace = export_trace_open(o->export_trace, o->force, o->replay, s->label, err, sizeof err);
+        s->trace = export_trace_open(o->export_trace, o->force, &files, s->label, err, sizeof err);
         if (s->trace == NULL) {
             fprintf(stderr, "aioprof-top: %s\n", err);
-            return EXIT_FAILURE_RUNTIME;
+            return files.clash ? EXIT_USAGE : EXIT_FAILURE_RUNTIME;
         }
     }
     session_observe(s, pc);
@@ -177,17 +205,17 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
         }
     }
     if (o->log != NULL) {
-        s->log = text_log_open(o->log, o->force, s->src->is_file, err, sizeof err);
+        s->log = text_log_open(o->log, o->force, s->src->is_file, &files, err, sizeof err);
         if (s->log == NULL) {
             fprintf(stderr, "aioprof-top: %s\n", err);
-            return EXIT_FAILURE_RUNTIME;
+            return files.clash ? EXIT_USAGE : EXIT_FAILURE_RUNTIME;
         }
     }
     if (o->write != NULL) {
-        s->rec = recorder_open(o->write, o->force, s->label, o->baud, err, sizeof err);
+        s->rec = recorder_open(o->write, o->force, s->label, o->baud, &files, err, sizeof err);
         if (s->rec == NULL) {
             fprintf(stderr, "aioprof-top: %s\n", err);
-            return EXIT_FAILURE_RUNTIME;
+            return files.clash ? EXIT_USAGE : EXIT_FAILURE_RUNTIME;
         }
         if (o->verbose)
             fprintf(stderr, "aioprof-top: recording to %s\n", o->write);
@@ -195,16 +223,27 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
     return EXIT_OK;
 }
 
+/* The input ended by itself, not by its user's word (a recording's END is that word). */
+static int session_ended_by_itself(const session_t *s)
+{
+    return s->ended && !source_file_closed_cleanly(s->src);
+}
+
+void session_pipeline_end(session_t *s)
+{
+    if (s->finished)
+        return;
+    if (session_ended_by_itself(s))
+        pipeline_end_of_input(s->p); /* was anything left in the device? */
+    else
+        pipeline_finish(s->p);
+    s->finished = 1;
+}
+
 int session_finish(session_t *s, int rc)
 {
-    if (!s->finished) {
-        if (s->ended)
-            pipeline_end_of_input(s->p); /* the end of a recording: was anything left in the device? */
-        else
-            pipeline_finish(s->p);
-        s->finished = 1;
-    }
-    report_lines_finish(s->lines, s->ended);
+    session_pipeline_end(s);
+    report_lines_finish(s->lines, session_ended_by_itself(s));
     if (s->lines != NULL && !s->lines_failed && report_lines_end(s->lines, s->p, s->now_us) < 0) {
         int lr = session_lines_failed(s);
         if (rc == EXIT_OK)
@@ -254,11 +293,11 @@ int session_outputs_close(session_t *s, int rc, int signal)
 
 void session_outputs_free(session_t *s)
 {
-    recorder_close(s->rec, s->last_us);
+    /* still open here only when the session never started: an output this run made goes */
+    recorder_discard(s->rec);
     s->rec = NULL;
-    text_log_close(s->log);
+    text_log_discard(s->log);
     s->log = NULL;
-    /* still open here only when the session never started: a trace this run made goes */
     export_trace_discard(s->trace);
     s->trace = NULL;
     pipeline_free(s->p);

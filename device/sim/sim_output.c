@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -183,6 +184,14 @@ static size_t port_allowance(sim_output_t *o, size_t len)
     return len;
 }
 
+/* A character device: a terminal whose other side hung up answers EIO (and no longer says it is a
+ * terminal to isatty), which is its reader leaving, not a failure of the output. */
+static int port_is_terminal(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 /* One write to the consumer. stdout and files block until all is written (the stream must not
  * depend on how fast the consumer reads); a pty takes what fits. Returns the bytes taken. */
 static size_t port_write(sim_output_t *o, const uint8_t *data, size_t len)
@@ -204,7 +213,8 @@ static size_t port_write(sim_output_t *o, const uint8_t *data, size_t len)
             /* EAGAIN: the pty buffer is full; EIO: no reader. Either way the port is busy. */
             break;
         }
-        if (n < 0 && errno == EPIPE)
+        /* the consumer left: a pipe's reader (EPIPE), or the other side of a terminal (EIO) */
+        if (n < 0 && (errno == EPIPE || (errno == EIO && port_is_terminal(o->fd))))
             o->closed = 1;
         else
             o->failed = errno != 0 ? errno : EIO;

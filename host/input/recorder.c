@@ -79,7 +79,8 @@ static char *recorder_metadata(const char *source, int baud)
     return text;
 }
 
-recorder_t *recorder_open(const char *path, int force, const char *source, int baud, char *err, size_t errlen)
+recorder_t *recorder_open(const char *path, int force, const char *source, int baud, struct file_out_files *files,
+    char *err, size_t errlen)
 {
     uint8_t fixed[RECORDING_HEADER_FIXED];
     char *meta = NULL;
@@ -89,8 +90,8 @@ recorder_t *recorder_open(const char *path, int force, const char *source, int b
         goto error_free;
     }
     int created;
-    int fd = file_out_create(path, force, "recording", &created, err, errlen);
-    file_out_init(&r->out, fd, r->buf, sizeof r->buf, recorder_on_fail, r);
+    int fd = file_out_create(r->path, force, "recording", files, &created, err, errlen);
+    file_out_init(&r->out, fd, r->path, created, r->buf, sizeof r->buf, recorder_on_fail, r);
     if (fd < 0)
         goto error_free;
     size_t meta_len = strlen(meta);
@@ -111,8 +112,7 @@ recorder_t *recorder_open(const char *path, int force, const char *source, int b
 
 error_close:
     /* a file this run made holds nothing worth keeping; one that was there stays */
-    file_out_remove_created(path, fd, created);
-    close(fd);
+    file_out_discard(&r->out);
 error_free:
     free(meta);
     if (r != NULL)
@@ -149,16 +149,19 @@ int recorder_close(recorder_t *r, uint64_t host_us)
     file_out_flush(&r->out);
     if (!r->out.failed && (fsync(r->out.fd) < 0 && errno != EINVAL && errno != EROFS))
         file_out_fail(&r->out, errno);
-    if (!r->out.failed) {
-        int fd = r->out.fd;
-        r->out.fd = -1; /* closed here, whatever close says */
-        if (close(fd) < 0)
-            file_out_fail(&r->out, errno);
-    }
-    rc = r->out.failed ? -1 : 0;
+    rc = file_out_close(&r->out);
     free(r->path);
     free(r);
     return rc;
+}
+
+void recorder_discard(recorder_t *r)
+{
+    if (r == NULL)
+        return;
+    file_out_discard(&r->out);
+    free(r->path);
+    free(r);
 }
 
 uint64_t recorder_bytes(const recorder_t *r)

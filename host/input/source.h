@@ -94,6 +94,12 @@ source_t *source_device_open(const char *path, int baud, unsigned flags, int ver
 source_t *source_file_open(const char *path, double speed, int verbose, char *err, size_t errlen);
 
 int source_file_is_raw(const source_t *s);
+/* A recording read to its END chunk (its session was closed cleanly, by its user or the tool, not
+ * cut off): 1; a raw capture, a recording without END, a device: 0. */
+int source_file_closed_cleanly(const source_t *s);
+/* A stream whose first bytes have not yet said what it is (a recording or a raw capture): 1; an
+ * error then is what opening a file that is neither gives. A device, or a file that is known: 0. */
+int source_file_undecided(const source_t *s);
 
 /* Replay control (host/replay.c), for recordings: they do nothing to a raw capture. The replay
  * clock runs at the speed from where it is: a new speed (0 as fast as possible) or a pause does

@@ -239,6 +239,17 @@ int source_file_is_raw(const source_t *s)
     return s->is_file && ((const file_source_t *)s)->kind == FILE_RAW;
 }
 
+int source_file_closed_cleanly(const source_t *s)
+{
+    const file_source_t *f = (const file_source_t *)s;
+    return s != NULL && s->is_file && f->kind == FILE_RECORDING && f->rec.clean_end && !f->rec.cut;
+}
+
+int source_file_undecided(const source_t *s)
+{
+    return s != NULL && s->is_file && ((const file_source_t *)s)->kind == FILE_UNDECIDED;
+}
+
 /* A recording's replay clock (source_file_replay.c); a raw capture's pace is main's (it follows the
  * frames' device time, which only the decoder knows). */
 static file_source_t *file_recording(source_t *s)

@@ -367,6 +367,7 @@ static recording_step_t header_step(recording_reader_t *r, const uint8_t *w, siz
     st.time_us = r->base_us;
     r->recordings++;
     r->state = ST_CHUNK;
+    r->clean_end = 0; /* this recording's own END says, not the one before it */
     return st;
 
 unreadable:

@@ -61,7 +61,6 @@ struct export_trace {
     file_out_t out;
     char *path;
     char *source;
-    int created;        /* this run made the file: the only case where it may be removed */
     int opened;         /* the opening is written: failures from here on are reported as they come */
     int open_errno;
     uint64_t written;   /* events */
@@ -414,27 +413,17 @@ static void export_free(export_trace_t *x)
     free(x);
 }
 
-/* The trace would be written over the recording it is made from. */
-static int export_same_file(const char *path, const char *input)
-{
-    struct stat a, b;
-    return input != NULL && stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-export_trace_t *export_trace_open(const char *path, int force, const char *input, const char *source, char *err,
-    size_t errlen)
+export_trace_t *export_trace_open(const char *path, int force, struct file_out_files *files, const char *source,
+    char *err, size_t errlen)
 {
     export_trace_t *x = calloc(1, sizeof *x);
     if (x == NULL || (x->path = strdup(path)) == NULL || (x->source = strdup(source ? source : "")) == NULL) {
         snprintf(err, errlen, "out of memory.");
         goto error_free;
     }
-    if (export_same_file(path, input)) {
-        snprintf(err, errlen, "--export-trace %s is the recording being read; name another file.", path);
-        goto error_free;
-    }
-    int fd = file_out_create(path, force, "trace", &x->created, err, errlen);
-    file_out_init(&x->out, fd, x->buf, sizeof x->buf, export_on_fail, x);
+    int created;
+    int fd = file_out_create(x->path, force, "trace", files, &created, err, errlen);
+    file_out_init(&x->out, fd, x->path, created, x->buf, sizeof x->buf, export_on_fail, x);
     if (fd < 0) {
         goto error_free;
     }
@@ -455,8 +444,7 @@ export_trace_t *export_trace_open(const char *path, int force, const char *input
 
 error_close:
     /* only a file this run made is removed: --force on someone's file leaves it there */
-    file_out_remove_created(path, x->out.fd, x->created);
-    close(x->out.fd);
+    file_out_discard(&x->out);
 error_free:
     if (x != NULL) {
         export_free(x);
@@ -514,11 +502,7 @@ int export_trace_close(export_trace_t *x)
     if (!x->out.failed) {
         export_closing(x);
     }
-    file_out_flush(&x->out);
-    if (close(x->out.fd) < 0) {
-        file_out_fail(&x->out, errno);
-    }
-    int rc = x->out.failed ? -1 : 0;
+    int rc = file_out_close(&x->out);
     export_free(x);
     return rc;
 }
@@ -528,8 +512,7 @@ void export_trace_discard(export_trace_t *x)
     if (x == NULL) {
         return;
     }
-    file_out_remove_created(x->path, x->out.fd, x->created);
-    close(x->out.fd);
+    file_out_discard(&x->out);
     export_free(x);
 }
 

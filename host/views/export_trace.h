@@ -18,12 +18,13 @@
 #define EXPORT_TRACE_FLUSH_MS 1000u /* a live session's trace reaches the file this often */
 
 typedef struct export_trace export_trace_t;
+struct file_out_files;
 
-/* Creates path (refusing an existing file unless force, anything but a regular file even with
- * force, and never the file named by input, which may be NULL) and writes the opening. source names the input in the trace's metadata. Returns
- * NULL with one sentence in err. */
-export_trace_t *export_trace_open(const char *path, int force, const char *input, const char *source, char *err,
-    size_t errlen);
+/* Creates path (file_out_create: an existing regular file only with force, never one of the
+ * session's files, which may be NULL) and writes the opening. source names the input in the
+ * trace's metadata. Returns NULL with one sentence in err. */
+export_trace_t *export_trace_open(const char *path, int force, struct file_out_files *files, const char *source,
+    char *err, size_t errlen);
 
 /* The observer to put in pipeline_config_t, with the export_trace_t as observer_user. */
 const pipeline_observer_t *export_trace_observer(void);

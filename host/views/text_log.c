@@ -33,7 +33,8 @@ static void text_log_on_fail(void *user, int errnum)
             l->path, strerror(errnum));
 }
 
-text_log_t *text_log_open(const char *path, int force, int relative, char *err, size_t errlen)
+text_log_t *text_log_open(const char *path, int force, int relative, struct file_out_files *files, char *err,
+    size_t errlen)
 {
     text_log_t *l = calloc(1, sizeof *l);
     int created;
@@ -42,13 +43,13 @@ text_log_t *text_log_open(const char *path, int force, int relative, char *err, 
         free(l);
         return NULL;
     }
-    int fd = file_out_create(path, force, "log", &created, err, errlen);
+    int fd = file_out_create(l->path, force, "log", files, &created, err, errlen);
     if (fd < 0) {
         free(l->path);
         free(l);
         return NULL;
     }
-    file_out_init(&l->out, fd, l->buf, sizeof l->buf, text_log_on_fail, l);
+    file_out_init(&l->out, fd, l->path, created, l->buf, sizeof l->buf, text_log_on_fail, l);
     l->relative = relative;
     return l;
 }
@@ -100,12 +101,18 @@ int text_log_close(text_log_t *l)
     if (l == NULL) {
         return 0;
     }
-    file_out_flush(&l->out);
-    if (close(l->out.fd) < 0) {
-        file_out_fail(&l->out, errno);
-    }
-    int rc = l->out.failed ? -1 : 0;
+    int rc = file_out_close(&l->out);
     free(l->path);
     free(l);
     return rc;
+}
+
+void text_log_discard(text_log_t *l)
+{
+    if (l == NULL) {
+        return;
+    }
+    file_out_discard(&l->out);
+    free(l->path);
+    free(l);
 }

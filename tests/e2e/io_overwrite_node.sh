@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# --export-trace and -w with --force onto a device node refuse it and leave it there. A copy of
-# /dev/full (char 1,7: every write fails) made in a scratch folder stands in for the real one,
-# which this test never touches. Making a node needs root: skipped (77) otherwise.
+# Every output (--export-trace, -w, --log) onto a character device writes into it as it is, with or
+# without --force, and never removes or replaces it, also when every write fails. A copy of
+# /dev/full (char 1,7: every write fails with ENOSPC) made in a scratch folder stands in for the
+# real one, which this test never touches. Making a node needs root: skipped (77) otherwise.
 set -euo pipefail
 source "$(dirname "$0")/io_common.bash"
 
@@ -17,18 +18,16 @@ node_intact() {
     [ -c "$WORK/full" ] && [ "$(stat -c '%t:%T' "$WORK/full")" = "1:7" ] \
         || fail "$1: $WORK/full is no longer the device node it was: $(ls -l "$WORK/full" 2>&1)"
 }
-for args in "-r $WORK/raw.bin --export-trace $WORK/full" "$WORK/ttyN --duration 5 -w $WORK/full"; do
+"$SIM" -w seed --duration 5 --text 5 -q -o "$WORK/text.bin"
+for args in "-r $WORK/raw.bin --export-trace $WORK/full" "$WORK/ttyN --duration 5 -w $WORK/full" \
+    "-r $WORK/text.bin --log $WORK/full"; do
     for force in "" --force; do
         rc=0
         # shellcheck disable=SC2086 # the words of args are the options
         timeout 60 "$TOP" $args $force --report > /dev/null 2> "$WORK/err" < /dev/null || rc=$?
         [ "$rc" = 1 ] || fail "aioprof-top $args $force exited $rc: $(cat "$WORK/err")"
-        if [ -n "$force" ]; then
-            grep -q "$WORK/full is a character device: --force only overwrites regular files" "$WORK/err" \
-                || fail "aioprof-top $args $force said: $(cat "$WORK/err")"
-        else
-            grep -q "exists; add --force" "$WORK/err" || fail "aioprof-top $args said: $(cat "$WORK/err")"
-        fi
+        grep -qE "(cannot write the (trace|recording) |writing the log )$WORK/full:? (failed: )?No space left on device" \
+            "$WORK/err" || fail "aioprof-top $args $force said: $(cat "$WORK/err")"
         node_intact "aioprof-top $args $force"
     done
 done

@@ -94,6 +94,31 @@ replay boot -r "$WORK/boot.bin"
 [ "$(figures "$WORK/stdin-raw.json")" = "$(figures "$WORK/rawa.json")" ] || fail "-r - read a raw capture differently"
 cat "$WORK/a.aiop" | "$TOP" -r - --json > "$WORK/stdin-rec.json" 2> /dev/null || fail "-r - on a recording failed"
 [ "$(figures "$WORK/stdin-rec.json")" = "$(figures "$WORK/a.json")" ] || fail "-r - read a recording differently"
+# ... and what is neither (empty, another version, a header cut off) fails as the same bytes in a
+# file do: exit 1, the same sentence, nothing on stdout, no trace left behind
+printf '' > "$WORK/bad-empty"
+printf '\x89AIOPREC\x02\x00\x00\x00\x00\x00' > "$WORK/bad-version"
+printf '\x89AIOPREC\x01\x00' > "$WORK/bad-cut"
+for bad in empty version cut; do
+    for view in --json --report --json-lines; do
+        for how in file pipe; do
+            rc=0
+            if [ $how = file ]; then
+                arg=$WORK/bad-$bad
+                "$TOP" -r "$arg" $view --export-trace "$WORK/bad.json" > "$WORK/bad.out" 2> "$WORK/bad.err" || rc=$?
+            else
+                arg=-
+                cat "$WORK/bad-$bad" | "$TOP" -r - $view --export-trace "$WORK/bad.json" > "$WORK/bad.out" 2> "$WORK/bad.err" || rc=$?
+            fi
+            [ "$rc" = 1 ] || fail "-r $arg ($bad) $view exited $rc: $(cat "$WORK/bad.err")"
+            [ ! -s "$WORK/bad.out" ] || fail "-r $arg ($bad) $view printed: $(head -c 200 "$WORK/bad.out")"
+            [ ! -e "$WORK/bad.json" ] || fail "-r $arg ($bad) $view left its trace behind"
+            sed "s|$WORK/bad-$bad|standard input|" "$WORK/bad.err" > "$WORK/bad-$how.err"
+        done
+        cmp -s "$WORK/bad-file.err" "$WORK/bad-pipe.err" \
+            || fail "$bad $view: a file said '$(cat "$WORK/bad-file.err")', a pipe '$(cat "$WORK/bad-pipe.err")'"
+    done
+done
 
 # 5. a FIFO and a writer that comes late: aioprof-top is already waiting (it says so with -v)
 mkfifo "$WORK/fifo"

@@ -49,7 +49,7 @@ sys.exit(0 if ok and drawn.strip() == b'' else 1)
 PY
 
 # ---- --export-trace onto the recording it replays: refused, the recording untouched
-expect 2 "--export-trace .* is the recording being replayed" -r "$work/x.bin" --export-trace "$work/x.bin" --report
+expect 2 "x.bin is the recording being replayed: name another file for the trace" -r "$work/x.bin" --export-trace "$work/x.bin" --report
 ln -s "$work/x.bin" "$work/link.bin"
 expect 2 "is the recording being replayed" -r "$work/link.bin" --export-trace "$work/x.bin" --force --report
 cmp -s "$work/x.bin" "$work/keep.bin" || fail "the recording was changed"

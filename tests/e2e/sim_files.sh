@@ -37,6 +37,20 @@ cat "$tmp/fifo" > "$tmp/from-fifo" &
 wait $!
 cmp -s "$tmp/from-fifo" "$tmp/a.bin" || fail "the FIFO did not carry the stream"
 
+# the truth onto the stream's own file, by another name or through the shell's redirection: refused
+# before the run (exit 2), not a stream replaced by the truth at the end
+for how in dot stdout; do
+    rc=0
+    if [ $how = dot ]; then
+        "$AIOPROF_SIM" --duration 1 -q -o "$tmp/one.bin" --truth "$tmp/./one.bin" 2> "$tmp/err" || rc=$?
+    else
+        "$AIOPROF_SIM" --duration 1 -q --truth "$tmp/one.bin" > "$tmp/one.bin" 2> "$tmp/err" || rc=$?
+    fi
+    [ "$rc" = 2 ] || fail "--truth onto the stream ($how) exited $rc: $(cat "$tmp/err")"
+    grep -q "is the file the stream goes to: name another file for the truth" "$tmp/err" \
+        || fail "--truth onto the stream ($how) said: $(cat "$tmp/err")"
+done
+
 # --pty-link: a link planted at the old fixed temporary name (LINK.tmp) is left alone, and the
 # path arrives whole at LINK
 ln -s "$tmp/victim" "$tmp/pty.tmp"

@@ -191,6 +191,30 @@ static void test_concatenated_times_do_not_wrap(void **state)
     assert_int_equal(g.r.trailing, 0);
 }
 
+/* How the last of two concatenated recordings ended is how the file ended: the first one's END does
+ * not make a second one cut off (killed) look closed cleanly, which its replay would trust. */
+static void test_concatenated_end_is_the_last_ones(void **state)
+{
+    (void)state;
+    static buf_t in;
+    static got_t g;
+    for (int second_ends = 0; second_ends < 2; second_ends++) {
+        in.n = 0;
+        header(&in, 30);
+        chunk(&in, RECORDING_CHUNK_DATA, 10, "ab", 2);
+        chunk(&in, RECORDING_CHUNK_END, 20, NULL, 0);
+        header(&in, 30);
+        chunk(&in, RECORDING_CHUNK_DATA, 100, "cd", 2);
+        if (second_ends) {
+            chunk(&in, RECORDING_CHUNK_END, 300, NULL, 0);
+        }
+        read_all(&g, &in, 0);
+        assert_int_equal(g.headers, 2);
+        assert_int_equal(g.port.n, 4);
+        assert_int_equal(g.r.clean_end, second_ends);
+    }
+}
+
 /* One byte deleted inside a chunk's data: the stretch up to the next chunk is given, marked, and
  * everything after it is read; bytes after the end are counted. */
 static void test_deleted_byte_and_trailing(void **state)
@@ -226,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_damaged_metadata_length),
         cmocka_unit_test(test_concatenated_times_do_not_wrap),
+        cmocka_unit_test(test_concatenated_end_is_the_last_ones),
         cmocka_unit_test(test_deleted_byte_and_trailing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "export_trace.h"
+#include "file_out.h"
 #include "fake_device.h"
 #include "json_out.h"
 #include "pipeline.h"
@@ -352,9 +353,16 @@ static void test_refusals(void **state)
     fclose(f);
     assert_null(export_trace_open(path, 0, NULL, "", err, sizeof err));
     assert_non_null(strstr(err, "--force"));
-    /* the recording being read is never overwritten, --force or not */
-    assert_null(export_trace_open(path, 1, path, "", err, sizeof err));
-    assert_non_null(strstr(err, "recording being read"));
+    /* the recording being read is never overwritten, --force or not, nor is another output */
+    file_out_files_t files = {0};
+    file_out_note(&files, -1, path, 1, "the recording being replayed");
+    assert_null(export_trace_open(path, 1, &files, "", err, sizeof err));
+    assert_non_null(strstr(err, "is the recording being replayed: name another file for the trace"));
+    assert_true(files.clash);
+    files = (file_out_files_t){0};
+    file_out_note(&files, -1, path, 0, "standard output");
+    assert_null(export_trace_open(path, 1, &files, "", err, sizeof err));
+    assert_non_null(strstr(err, "is also standard output: name another file for the trace"));
     char *kept = slurp(path, 0);
     assert_string_equal(kept, "precious");
     free(kept);
