@@ -386,6 +386,13 @@ static inline int stats_late_known(const stats_t *s, const stats_late_t *l)
     return s->device.late_unit != 0 || l->resumes != 0;
 }
 
+/* "late mean": how late an average resume was, over every resume (on time ones as 0), rounded to
+ * the microsecond; 0 when there was none. The one definition the views share. */
+static inline uint64_t stats_late_mean_us(const stats_late_t *l)
+{
+    return l->resumes ? (l->total_us + l->resumes / 2) / l->resumes : 0;
+}
+
 /* The name to show for a culprit. */
 const char *stats_late_who_name(const stats_t *s, int32_t who);
 

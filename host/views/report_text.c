@@ -287,7 +287,7 @@ static int print_late(FILE *out, const stats_t *s, const stats_row_t *rows, size
         snprintf(cell(&t, k, 1), CELL_MAX, "%" PRIu64, l->resumes);
         snprintf(cell(&t, k, 2), CELL_MAX, "%" PRIu64, l->count);
         fmt_ms(cell(&t, k, 3), CELL_MAX, "", l->max_us);
-        fmt_ms(cell(&t, k, 4), CELL_MAX, "", (l->total_us + l->resumes / 2) / l->resumes);
+        fmt_ms(cell(&t, k, 4), CELL_MAX, "", stats_late_mean_us(l));
         snprintf(cell(&t, k, 5), CELL_MAX, "%s", who == STATS_LATE_NONE ? "-" : stats_late_who_name(s, who));
         if (who == STATS_LATE_NONE) {
             snprintf(cell(&t, k, 6), CELL_MAX, "-");

@@ -57,6 +57,7 @@ typedef struct top_row {
     uint8_t late_known;    /* the device reports its lateness */
     uint8_t pct_known;     /* its distributions are known */
     uint64_t late_count, late_total_us, late_max_us;
+    uint64_t late_mean_us; /* over every resume (stats_late_mean_us), as the report */
     size_t culprit;        /* the name that took most of its waiting ("" for none) */
     uint32_t culprit_permille; /* its share of the waiting */
     uint64_t slice_pct[STATS_PCTS], late_pct[STATS_PCTS]; /* p50, p95, p99: stats_pcts */
