@@ -111,6 +111,7 @@ typedef struct top_layout {
     top_col_t cols[TOP_COL_COUNT_ALL];
     size_t ncols;
     int name_w;
+    int blocked_w; /* the blocked-by column's, widened for what it shows (top_draw_table) */
 } top_layout_t;
 
 struct top_view {
