@@ -208,7 +208,7 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
      * histograms below (views run on one thread, as pipeline_stats' stats_sync) */
     stats_late_sync((stats_t *)s);
     int failed = 0;
-    uint8_t *fold = by_instance ? NULL : unnamed_fold_marks(s, &failed);
+    uint8_t *fold = unnamed_fold_marks(s, &failed);
     unnamed_sum_t u;
     memset(&u, 0, sizeof u);
     u.f.min_us = UINT64_MAX;
@@ -259,6 +259,9 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
         }
         if (!by_instance && in->name >= 0) {
             stats_hist_merge(&hist[in->name], &in->slices);
+        }
+        if (fold != NULL && fold[i] && by_instance) {
+            continue; /* one of the many unnamed: by instance, left out (by name, summed) */
         }
         if (fold != NULL && fold[i]) {
             /* one of the many unnamed: its figures go to "(unnamed tasks)" */

@@ -25,9 +25,6 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o);
 struct cJSON;
 struct cJSON *report_json_device(const stats_t *s);
 struct cJSON *report_json_stream(const stats_t *s);
-/* Instance rows the reports leave out of their lists by instance: past the instance cap (rows
- * grow past it while tasks live); their figures are in their name rows. */
-uint64_t report_instances_omitted(const stats_t *s);
 struct cJSON *report_json_tasks(const stats_t *s, int by_instance, sort_key_t sort);
 
 #endif

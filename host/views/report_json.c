@@ -107,15 +107,6 @@ cJSON *report_json_stream(const stats_t *s)
     return o;
 }
 
-uint64_t report_instances_omitted(const stats_t *s)
-{
-    uint64_t held = 0;
-    for (size_t i = 0; i < s->inst_used; i++) {
-        held += s->inst[i].in_use;
-    }
-    return held > s->inst_cap ? held - s->inst_cap : 0;
-}
-
 /* One row of "tasks": a name (or an instance row standing for itself). */
 static int json_task(cJSON *o, const stats_t *s, const stats_row_t *r)
 {
@@ -148,11 +139,6 @@ static cJSON *json_rows(const stats_t *s, int by_instance, sort_key_t sort,
     cJSON *a = cJSON_CreateArray();
     if (!a || (!rows && n)) {
         goto fail;
-    }
-    /* instance rows may be 16 times the cap while tasks live (stats.h): the list shows as many as
-     * the cap, the first in the order asked for; the name rows hold the others' figures */
-    if (by_instance && n > s->inst_cap) {
-        n = s->inst_cap;
     }
     for (size_t i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -203,7 +189,6 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
         !add_num(root, "folded_instances", (double)s->folded_instances) ||
         (s->past_cap >= 0 && !add_num(root, "live_tasks_max", (double)s->live_max)) ||
         !add_num(root, "unnamed_folded", (double)stats_unnamed_folded(s)) ||
-        !add_num(root, "instances_omitted", (double)report_instances_omitted(s)) ||
         !attach(root, "instances", json_rows(s, 1, sort, json_instance))) {
         goto out;
     }

@@ -404,14 +404,11 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
     }
-    uint64_t unnamed = stats_unnamed_folded(s), omitted = report_instances_omitted(s);
-    if (!by_instance && unnamed) {
-        fprintf(out, "%" PRIu64 " unnamed instances (their names never came) are summed in \"(unnamed tasks)\": the %u "
-            "with the most time have rows of their own\n", unnamed, STATS_UNNAMED_ROWS);
-    }
-    if (by_instance && omitted) {
-        fprintf(out, "%" PRIu64 " instances are not listed (the first %zu in this order are): their figures are in "
-            "their name rows\n", omitted, s->inst_cap);
+    uint64_t unnamed = stats_unnamed_folded(s);
+    if (unnamed) {
+        fprintf(out, "%" PRIu64 " unnamed instances (their names never came) are %s: the %u with the most time have "
+            "rows of their own\n", unnamed, by_instance ? "not listed (by name, they are summed in \"(unnamed tasks)\")" :
+            "summed in \"(unnamed tasks)\"", STATS_UNNAMED_ROWS);
     }
     if (s->past_cap >= 0) {
         fprintf(out, "more than %zu tasks were live at once: the slices of those past that are in \"(tasks past the "
@@ -441,9 +438,6 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
     size_t n = 0;
     int rc = -1;
     stats_row_t *rows = sort_key_rows(s, by_instance, o ? o->sort : SORT_TOTAL, &n);
-    if (by_instance && n > s->inst_cap) {
-        n = s->inst_cap; /* as many as the cap, as the JSON report (report_instances_omitted) */
-    }
     table_t t;
     memset(&t, 0, sizeof t);
     t.ncols = by_instance ? 10 : 9;

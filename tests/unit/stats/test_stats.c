@@ -180,9 +180,10 @@ static void test_live_never_folded(void **state)
     free(rows);
     assert_int_equal(sum_unnamed, unnamed);
     assert_int_equal(cnt_unnamed, unnamed_n);
-    /* and per instance: every one of them, with its three slices */
+    /* and per instance: every named one, and the unnamed ones by name shows, with their three
+     * slices */
     rows = stats_rows(s, 1, STATS_SORT_NAME, &n);
-    assert_int_equal(n, TASKS);
+    assert_int_equal(n, TASKS - stats_unnamed_folded(s));
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(rows[i].f.count, 3);
         assert_int_equal(rows[i].f.total_us, 3 * (10 + rows[i].inst->id % 7));
@@ -369,6 +370,13 @@ static void test_unnamed_bounded(void **state)
     }
     assert_int_equal(stats_unnamed_folded(&s), live_unnamed - STATS_UNNAMED_ROWS);
     free(rows);
+    /* by instance, the same ones are listed, the others left out */
+    rows = stats_rows(&s, 1, STATS_SORT_TOTAL, &n);
+    size_t unnamed_rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        unnamed_rows += rows[i].inst->name < 0;
+    }
+    assert_int_equal(unnamed_rows, STATS_UNNAMED_ROWS);
     stats_free(&s);
 }
 
