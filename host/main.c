@@ -303,6 +303,32 @@ static int main_lines_tick(session_t *s, uint64_t host_us)
     return s->lines != NULL && report_lines_tick(s->lines, s->p, s->now_us) < 0;
 }
 
+/* --json-lines of a raw capture: its time line is the device time its frames carry, not the
+ * receive times of its bytes (this replay's wall clock, which --speed changes, and which a slow
+ * line made run on: a line after nearly every read). */
+static int main_lines_device_time(const session_t *s)
+{
+    return s->lines != NULL && s->replay != NULL && source_file_is_raw(s->src);
+}
+
+/* A raw capture's read, a frame at a time: before each, the intervals that ended by the device
+ * time the frames before it reached. Returns as main_lines_tick. */
+static int main_take_frames(session_t *s, const uint8_t *data, long n, uint64_t host_us)
+{
+    long at = 0;
+    while (at < n) {
+        const uint8_t *zero = memchr(data + at, 0, (size_t)(n - at));
+        long end = zero != NULL ? (long)(zero - data) + 1 : n;
+        if (main_lines_tick(s, pipeline_elapsed_us(s->p)))
+            return 1;
+        main_take(s, data + at, end - at, host_us);
+        at = end;
+    }
+    if (pipeline_elapsed_us(s->p) > s->now_us)
+        s->now_us = pipeline_elapsed_us(s->p); /* where the last line ends, at the end */
+    return 0;
+}
+
 /* Is --duration over? */
 static int main_time_up(session_t *s)
 {
@@ -323,7 +349,7 @@ static int main_wait_link(session_t *s)
         if (main_view_turn(s))
             return MAIN_STOP;
         int r = source_reconnect(s->src, s->view != NULL ? READ_TIMEOUT_MS : SOURCE_RECONNECT_POLL_MS, &host_us);
-        if (main_lines_tick(s, host_us))
+        if (!main_lines_device_time(s) && main_lines_tick(s, host_us))
             return session_lines_failed(s);
         if (r == SOURCE_BACK) {
             s->status.link = TOP_LINK_CONNECTED;
@@ -438,11 +464,15 @@ static int main_run(session_t *s)
         size_t want = s->replay != NULL ? replay_read_size(s->replay, sizeof buf) : sizeof buf;
         long n = source_read(s->src, buf, want, run_read_timeout_ms(&s->run, READ_TIMEOUT_MS), &host_us);
         /* before the bytes: an interval that ended is written without them */
-        if (main_lines_tick(s, host_us))
+        int device_time = main_lines_device_time(s);
+        if (!device_time && main_lines_tick(s, host_us))
             return session_lines_failed(s);
         if (n > 0) {
             s->last_us = host_us;
-            main_take(s, buf, n, host_us);
+            if (!device_time)
+                main_take(s, buf, n, host_us);
+            else if (main_take_frames(s, buf, n, host_us))
+                return session_lines_failed(s);
             /* not while --run's handshake waits for the board's every answer */
             if (!s->src->is_file && n < MAIN_GATHER_BELOW && !run_handshaking(&s->run))
                 main_wait(s, MAIN_GATHER_MS);

@@ -118,6 +118,7 @@ void stats_clear(stats_t *s)
         stats_hist_drop(&s->names[i].slices);
     }
     stats_late_free(s);
+    stats_late_drop(&s->view_unnamed_late);
     memset(s->names, 0, s->n_names * sizeof *s->names);
     memset(s->inst, 0, s->inst_used * sizeof *s->inst);
     stats_t kept = *s;
@@ -155,6 +156,7 @@ void stats_free(stats_t *s)
         stats_hist_drop(&s->names[i].slices);
     }
     stats_late_free(s);
+    stats_late_drop(&s->view_unnamed_late);
     free(s->names);
     free(s->name_table);
     free(s->inst);

@@ -26,6 +26,10 @@
 #define STATS_INSTANCE_CAP_MIN 256u
 /* Live instances never fold: the rows grow for them up to this many times instance_cap. */
 #define STATS_LIVE_FACTOR 16u
+/* A view by name shows at most this many unnamed instances ("task #id") as rows of their own, those
+ * with the most time; the others are summed in its "(unnamed tasks)" row (150,000 ids never named
+ * made a JSON report of 224 MB). */
+#define STATS_UNNAMED_ROWS 100u
 /* An escaped name or label: 48 untrusted bytes can grow to 4 characters each, plus the cut mark. */
 #define STATS_TEXT_MAX 200u
 #define STATS_PLATFORM_MAX 136u
@@ -257,6 +261,9 @@ typedef struct stats {
     int (*pinned)(void *user, const stats_instance_t *in);
     void *pinned_user;
     stats_instance_t *recent[STATS_RECENT]; /* id % STATS_RECENT -> a row, checked by its key */
+    /* the lateness of "(unnamed tasks)" in the last view by name, with that of the unnamed
+     * instances it summed in (stats_rows): what its row points to, until the next view */
+    stats_late_t view_unnamed_late;
 } stats_t;
 
 /* Returns 0, or -1 when out of memory. instance_cap 0 picks the default. */
@@ -387,6 +394,13 @@ static inline int stats_late_known(const stats_t *s, const stats_late_t *l)
     return s->device.late_unit != 0 || l->resumes != 0;
 }
 
+/* "late mean": how late an average resume was, over every resume (on time ones as 0), rounded to
+ * the microsecond; 0 when there was none. The one definition the views share. */
+static inline uint64_t stats_late_mean_us(const stats_late_t *l)
+{
+    return l->resumes ? (l->total_us + l->resumes / 2) / l->resumes : 0;
+}
+
 /* The name to show for a culprit. */
 const char *stats_late_who_name(const stats_t *s, int32_t who);
 
@@ -430,11 +444,16 @@ typedef struct stats_row {
     uint64_t late_pct[STATS_PCTS];
 } stats_row_t;
 
-/* The rows of the table (per name: name rows, plus a row per unnamed instance; per instance: a row
- * per instance row), sorted. Returns a malloc'ed array the caller frees with free() (the names it
+/* The rows of the table (per name: name rows, plus a row per unnamed instance, at most
+ * STATS_UNNAMED_ROWS of them, the others summed in "(unnamed tasks)"; per instance: a row per
+ * instance row), sorted. Returns a malloc'ed array the caller frees with free() (the names it
  * made up live in the same block), NULL when out of memory (*n is then 0). Rows with nothing in
  * them are left out. */
 stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, size_t *n);
+
+/* The unnamed instances a view by name sums in "(unnamed tasks)" rather than showing them as
+ * rows of their own (past STATS_UNNAMED_ROWS). */
+uint64_t stats_unnamed_folded(const stats_t *s);
 
 /* Names of the end states, for the views: "live", "returned", "raised", "cancelled"; an instance
  * of an earlier epoch that never ended shows "unknown". */

@@ -188,6 +188,7 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
         !add_num(root, "epochs", (double)s->epoch + 1) ||
         !add_num(root, "folded_instances", (double)s->folded_instances) ||
         (s->past_cap >= 0 && !add_num(root, "live_tasks_max", (double)s->live_max)) ||
+        !add_num(root, "unnamed_folded", (double)stats_unnamed_folded(s)) ||
         !attach(root, "instances", json_rows(s, 1, sort, json_instance))) {
         goto out;
     }

@@ -287,7 +287,7 @@ static int print_late(FILE *out, const stats_t *s, const stats_row_t *rows, size
         snprintf(cell(&t, k, 1), CELL_MAX, "%" PRIu64, l->resumes);
         snprintf(cell(&t, k, 2), CELL_MAX, "%" PRIu64, l->count);
         fmt_ms(cell(&t, k, 3), CELL_MAX, "", l->max_us);
-        fmt_ms(cell(&t, k, 4), CELL_MAX, "", (l->total_us + l->resumes / 2) / l->resumes);
+        fmt_ms(cell(&t, k, 4), CELL_MAX, "", stats_late_mean_us(l));
         snprintf(cell(&t, k, 5), CELL_MAX, "%s", who == STATS_LATE_NONE ? "-" : stats_late_who_name(s, who));
         if (who == STATS_LATE_NONE) {
             snprintf(cell(&t, k, 6), CELL_MAX, "-");
@@ -389,7 +389,7 @@ static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
         (unsigned)(s->elapsed_us % 1000000u));
 }
 
-static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any_lower)
+static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any_lower, int by_instance)
 {
     const stats_stream_t *t = &s->stream;
     fprintf(out,
@@ -403,6 +403,12 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);
+    }
+    uint64_t unnamed = stats_unnamed_folded(s);
+    if (unnamed) {
+        fprintf(out, "%" PRIu64 " unnamed instances (their names never came) are %s: the %u with the most time have "
+            "rows of their own\n", unnamed, by_instance ? "not listed (by name, they are summed in \"(unnamed tasks)\")" :
+            "summed in \"(unnamed tasks)\"", STATS_UNNAMED_ROWS);
     }
     if (s->past_cap >= 0) {
         fprintf(out, "more than %zu tasks were live at once: the slices of those past that are in \"(tasks past the "
@@ -465,7 +471,7 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
         print_pcts(out, rows, n, by_instance, g) < 0) {
         goto out;
     }
-    print_footer(out, s, g, any_lower);
+    print_footer(out, s, g, any_lower, by_instance);
     rc = ferror(out) ? -1 : 0;
 out:
     free(t.at);

@@ -45,7 +45,8 @@ done
 tui_key f
 tui_has 'columns: lateness'
 tui_has '^name +count +late mean +late p50 +late p95 +late p99 +late max +blocked by'
-want_mean=$(json "$truth" "'%.3f' % ([t['late_total_us'] / t['late_count'] for t in j['tasks'] if t['name']=='quicker'][0] / 1000)")
+# the mean over every resume (on time ones as 0), as the report's, to the microsecond
+want_mean=$(json "$truth" "'%.3f' % [((t['late_total_us'] + t['resumes'] // 2) // t['resumes']) / 1000 for t in j['tasks'] if t['name']=='quicker'][0]")
 tui_until "quicker's late mean is not the truth's $want_mean" tui_field_is quicker 3 "$want_mean"
 pcts_fit() {
     local p50 p95 p99

@@ -49,6 +49,7 @@ void top_layout(top_view_t *v)
         l->rows_h = 1;
     }
     l->ncols = top_format_columns_set(top_table_colset(v), top_table_grouping(v), v->width, l->cols, &l->name_w);
+    l->blocked_w = top_format_col(TOP_COL_BLOCKED)->width;
 }
 
 /* KEY_RESIZE and the start: the one place that learns the size. */

@@ -10,9 +10,14 @@
 
 #include "top_draw.h"
 
-static void draw_table_head(const top_view_t *v)
+/* A column's width in this drawing. */
+static int col_w(const top_layout_t *l, top_col_t c)
 {
-    const top_layout_t *l = &v->lay;
+    return c == TOP_COL_NAME ? l->name_w : c == TOP_COL_BLOCKED ? l->blocked_w : top_format_col(c)->width;
+}
+
+static void draw_table_head(const top_view_t *v, const top_layout_t *l)
+{
     attr_t head = top_attr_pair(v, PAIR_THEAD, A_REVERSE);
     attr_t sorted = top_attr_pair(v, PAIR_SORTED, A_REVERSE) | A_BOLD;
     const char *mark = top_sort_mark(v);
@@ -20,7 +25,7 @@ static void draw_table_head(const top_view_t *v)
     int x = 0;
     for (size_t i = 0; i < l->ncols; i++) {
         const top_col_info_t *ci = top_format_col(l->cols[i]);
-        int w = l->cols[i] == TOP_COL_NAME ? l->name_w : ci->width;
+        int w = col_w(l, l->cols[i]);
         const char *text = l->cols[i] == TOP_COL_NAME && top_table_grouping(v) ? "task" : ci->head;
         int is_sorted = l->cols[i] == v->sort;
         /* the ASCII marks are letters ("v"): a space keeps them off the heading ("v total ms") */
@@ -41,15 +46,14 @@ static void draw_table_head(const top_view_t *v)
     }
 }
 
-static void draw_row(const top_view_t *v, int y, const top_row_t *r, int selected)
+static void draw_row(const top_view_t *v, const top_layout_t *l, int y, const top_row_t *r, int selected)
 {
-    const top_layout_t *l = &v->lay;
     attr_t sel = top_attr_pair(v, PAIR_SORTED, A_REVERSE);
     char buf[STATS_TEXT_MAX * 2 + 64];
     int x = 0;
     for (size_t i = 0; i < l->ncols; i++) {
         const top_col_info_t *ci = top_format_col(l->cols[i]);
-        int w = l->cols[i] == TOP_COL_NAME ? l->name_w : ci->width;
+        int w = col_w(l, l->cols[i]);
         top_class_t cls;
         top_table_cell(v, r, l->cols[i], w, buf, sizeof buf, &cls);
         if (i > 0) {
@@ -63,17 +67,15 @@ static void draw_row(const top_view_t *v, int y, const top_row_t *r, int selecte
 }
 
 /* Right under the last row, as the report has it; at the bottom of the area when rows fill it. */
-static void draw_outside(const top_view_t *v, int y)
+static void draw_outside(const top_view_t *v, const top_layout_t *l, int y)
 {
-    const top_layout_t *l = &v->lay;
     uint64_t el = v->window ? v->head.win_elapsed_us : v->head.elapsed_us;
     uint64_t out = v->window ? v->head.win_outside_us : v->head.outside_us;
     double share = el ? (double)out / (double)el : 0;
     char buf[64];
     int x = 0;
     for (size_t i = 0; i < l->ncols; i++) {
-        const top_col_info_t *ci = top_format_col(l->cols[i]);
-        int w = l->cols[i] == TOP_COL_NAME ? l->name_w : ci->width;
+        int w = col_w(l, l->cols[i]);
         if (i > 0) {
             x++;
         }
@@ -96,10 +98,39 @@ static void draw_outside(const top_view_t *v, int y)
     }
 }
 
+/* The widths of this drawing: blocked by takes what its cells need from the name column's room
+ * that the names shown do not use (it shows "(outside tasks) 80 %", 20 columns, in 18). */
+static void table_widths(const top_view_t *v, top_layout_t *l)
+{
+    int blocked = 0;
+    for (size_t i = 0; i < l->ncols; i++) {
+        blocked |= l->cols[i] == TOP_COL_BLOCKED;
+    }
+    if (!blocked) {
+        return;
+    }
+    char buf[STATS_TEXT_MAX * 4 + 64], fit[STATS_TEXT_MAX * 4 + 64];
+    int name_need = top_format_fit(fit, sizeof fit, "(outside tasks)", 1000, "~"), need = 0;
+    for (int i = 0; i < l->rows_h && v->scroll + (size_t)i < v->n_vis; i++) {
+        const top_row_t *r = top_table_row(v, v->scroll + (size_t)i);
+        top_table_name(v, r, buf, sizeof buf);
+        int w = top_format_fit(fit, sizeof fit, buf, 1000, "~");
+        name_need = w > name_need ? w : name_need;
+        top_class_t cls;
+        top_table_cell(v, r, TOP_COL_BLOCKED, 1000, buf, sizeof buf, &cls);
+        w = top_format_fit(fit, sizeof fit, buf, 1000, "~");
+        need = w > need ? w : need;
+    }
+    l->blocked_w = top_format_widen(&l->name_w, name_need, top_format_name_min(top_table_grouping(v)),
+        top_format_col(TOP_COL_BLOCKED)->width, need);
+}
+
 void top_draw_table(const top_view_t *v)
 {
-    const top_layout_t *l = &v->lay;
-    draw_table_head(v);
+    top_layout_t lay = v->lay;
+    const top_layout_t *l = &lay;
+    table_widths(v, &lay);
+    draw_table_head(v, l);
     if (v->n_vis == 0) {
         const char *why = "waiting for task data from the device";
         if (v->filter[0]) {
@@ -112,7 +143,7 @@ void top_draw_table(const top_view_t *v)
     int i = 0;
     for (; i < l->rows_h && v->scroll + (size_t)i < v->n_vis; i++) {
         size_t at = v->scroll + (size_t)i;
-        draw_row(v, l->rows_y + i, top_table_row(v, at), at == v->cursor);
+        draw_row(v, l, l->rows_y + i, top_table_row(v, at), at == v->cursor);
     }
-    draw_outside(v, v->n_vis == 0 ? l->rows_y + 1 : l->rows_y + i);
+    draw_outside(v, l, v->n_vis == 0 ? l->rows_y + 1 : l->rows_y + i);
 }

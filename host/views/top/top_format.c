@@ -155,6 +155,18 @@ size_t top_format_columns_set(top_colset_t set, int by_instance, int width, top_
     return n;
 }
 
+int top_format_widen(int *name_w, int name_need, int name_min, int col_w, int col_need)
+{
+    int floor = name_need > name_min ? name_need : name_min;
+    int spare = *name_w - floor, want = col_need - col_w;
+    if (want <= 0 || spare <= 0) {
+        return col_w;
+    }
+    int take = want < spare ? want : spare;
+    *name_w -= take;
+    return col_w + take;
+}
+
 static size_t put(char *out, size_t size, const char *s, int width)
 {
     size_t len = strlen(s);

@@ -74,6 +74,12 @@ size_t top_format_columns_set(top_colset_t set, int by_instance, int width, top_
  * 1: the name alone when nothing else fits). Cells are separated by one space. */
 size_t top_format_columns(int by_instance, int width, top_col_t out[TOP_COL_COUNT_ALL], int *name_width);
 
+/* A column whose content needs col_need columns, more than its col_w, takes them from the name
+ * column's spare room: what the widest name (name_need) leaves of *name_w, never below name_min
+ * ("(outside tasks) 80 %" was cut in a 130-column terminal beside a name column 20 wider than its
+ * names). Returns the column's width; *name_w loses what it gave. */
+int top_format_widen(int *name_w, int name_need, int name_min, int col_w, int col_need);
+
 /* Microseconds in a cell of `width` characters, counted as milliseconds: "0.060", "80.000",
  * "16000.00", then whole milliseconds, then seconds ("1234.5s"), minutes ("73.2m") and hours
  * ("20.6h") with their unit when the milliseconds no longer fit. Returns the length, or the

@@ -57,6 +57,7 @@ typedef struct top_row {
     uint8_t late_known;    /* the device reports its lateness */
     uint8_t pct_known;     /* its distributions are known */
     uint64_t late_count, late_total_us, late_max_us;
+    uint64_t late_mean_us; /* over every resume (stats_late_mean_us), as the report */
     size_t culprit;        /* the name that took most of its waiting ("" for none) */
     uint32_t culprit_permille; /* its share of the waiting */
     uint64_t slice_pct[STATS_PCTS], late_pct[STATS_PCTS]; /* p50, p95, p99: stats_pcts */
@@ -110,6 +111,7 @@ typedef struct top_layout {
     top_col_t cols[TOP_COL_COUNT_ALL];
     size_t ncols;
     int name_w;
+    int blocked_w; /* the blocked-by column's, widened for what it shows (top_draw_table) */
 } top_layout_t;
 
 struct top_view {

@@ -229,6 +229,7 @@ static void rows_late(top_rows_t *r, top_row_t *t, const stats_t *s, const stats
     t->late_count = l->count;
     t->late_total_us = l->total_us;
     t->late_max_us = l->max_us;
+    t->late_mean_us = stats_late_mean_us(l);
     memcpy(t->late_pct, sr->late_pct, sizeof t->late_pct);
     uint64_t blocked = 0;
     int32_t who = stats_late_culprit(s, l, &blocked);

@@ -99,7 +99,7 @@ static int table_contains(const char *hay, const char *needle)
 
 static uint64_t late_mean(const top_row_t *r)
 {
-    return r->late_count ? (r->late_total_us + r->late_count / 2) / r->late_count : 0;
+    return r->late_mean_us;
 }
 
 static const top_view_t *sort_view; /* qsort has no context argument */

@@ -166,20 +166,24 @@ static void test_live_never_folded(void **state)
     assert_false(forever->lower_bound);
     size_t n;
     stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
-    uint64_t sum_unnamed = 0, cnt_unnamed = 0;
+    /* by name, the unnamed with the most time have rows of their own, the others are summed in
+     * "(unnamed tasks)" (nothing was folded for good) */
+    uint64_t sum_unnamed = 0, cnt_unnamed = 0, own = 0;
     for (size_t i = 0; i < n; i++) {
-        assert_int_not_equal(rows[i].kind, STATS_ROW_UNNAMED);
-        if (strncmp(rows[i].name, "task #", 6) == 0) {
+        if (strncmp(rows[i].name, "task #", 6) == 0 || rows[i].kind == STATS_ROW_UNNAMED) {
             sum_unnamed += rows[i].f.total_us;
             cnt_unnamed += rows[i].f.count;
+            own += rows[i].inst != NULL;
         }
     }
+    assert_int_equal(own, STATS_UNNAMED_ROWS);
     free(rows);
     assert_int_equal(sum_unnamed, unnamed);
     assert_int_equal(cnt_unnamed, unnamed_n);
-    /* and per instance: every one of them, with its three slices */
+    /* and per instance: every named one, and the unnamed ones by name shows, with their three
+     * slices */
     rows = stats_rows(s, 1, STATS_SORT_NAME, &n);
-    assert_int_equal(n, TASKS);
+    assert_int_equal(n, TASKS - stats_unnamed_folded(s));
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(rows[i].f.count, 3);
         assert_int_equal(rows[i].f.total_us, 3 * (10 + rows[i].inst->id % 7));
@@ -297,6 +301,85 @@ static void test_reset_and_sort(void **state)
     stats_free(&s);
 }
 
+/* Thousands of live instances whose names never came: a view by name shows STATS_UNNAMED_ROWS of
+ * them, those with the most time, and sums the others in "(unnamed tasks)" with the instances
+ * folded for good; every slice, resume and instance is in exactly one row (the model: sums kept
+ * here as they are fed). */
+static void test_unnamed_bounded(void **state)
+{
+    (void)state;
+    enum { N = 3000 }; /* live rows up to 16 x 256 = 4096: all have one */
+    stats_t s;
+    assert_int_equal(stats_init(&s, 256, 1000), 0);
+    s.device.late_unit = 1000;
+    uint64_t count = 0, total = 0, resumes = 0, late_total = 0, max = 0;
+    int32_t named = stats_instance_get(&s, 1);
+    stats_instance_describe(&s, named, (const uint8_t *)"named", 5, NULL, 0, 0, 1);
+    stats_slice(&s, &s.inst[named], 7);
+    for (uint32_t id = 2; id < 2 + N; id++) {
+        stats_instance_t *in = &s.inst[stats_instance_get(&s, id)];
+        uint64_t us = 10 + (id * 7919u) % 997u;
+        stats_slice(&s, in, us);
+        stats_late_resume(&s, in, (id % 3) * 1000u);
+        count++;
+        total += us;
+        resumes++;
+        late_total += (id % 3) * 1000u;
+        max = us > max ? us : max;
+        if (id % 10 == 0) {
+            stats_instance_end(&s, in, 1); /* finished: folded for good when rows are wanted */
+        }
+    }
+    size_t n;
+    stats_row_t *rows = stats_rows(&s, 0, STATS_SORT_TOTAL, &n);
+    assert_non_null(rows);
+    size_t own = 0;
+    uint64_t got_count = 0, got_total = 0, got_inst = 0, got_resumes = 0, got_late = 0, least_own = UINT64_MAX;
+    const stats_row_t *u = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].name, "named") == 0) {
+            assert_int_equal(rows[i].f.total_us, 7);
+            continue;
+        }
+        got_count += rows[i].f.count;
+        got_total += rows[i].f.total_us;
+        got_inst += rows[i].instances;
+        assert_non_null(rows[i].late);
+        got_resumes += rows[i].late->resumes;
+        got_late += rows[i].late->total_us;
+        if (rows[i].inst != NULL) {
+            own++;
+            least_own = rows[i].f.total_us < least_own ? rows[i].f.total_us : least_own;
+        } else {
+            assert_string_equal(rows[i].name, "(unnamed tasks)");
+            u = &rows[i];
+        }
+    }
+    assert_int_equal(own, STATS_UNNAMED_ROWS);
+    assert_non_null(u);
+    assert_int_equal(got_count, count);
+    assert_int_equal(got_total, total);
+    assert_int_equal(got_inst, N);
+    assert_int_equal(got_resumes, resumes);
+    assert_int_equal(got_late, late_total);
+    /* no instance summed in the row has more time than one shown on its own */
+    assert_true(u->f.max_us <= least_own || u->f.max_us <= max);
+    uint64_t live_unnamed = 0;
+    for (size_t i = 0; i < s.inst_used; i++) {
+        live_unnamed += s.inst[i].in_use && s.inst[i].name < 0;
+    }
+    assert_int_equal(stats_unnamed_folded(&s), live_unnamed - STATS_UNNAMED_ROWS);
+    free(rows);
+    /* by instance, the same ones are listed, the others left out */
+    rows = stats_rows(&s, 1, STATS_SORT_TOTAL, &n);
+    size_t unnamed_rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        unnamed_rows += rows[i].inst->name < 0;
+    }
+    assert_int_equal(unnamed_rows, STATS_UNNAMED_ROWS);
+    stats_free(&s);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -359,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_live_never_folded),
         cmocka_unit_test(test_past_the_cap),
         cmocka_unit_test(test_reset_and_sort),
+        cmocka_unit_test(test_unnamed_bounded),
         cmocka_unit_test(test_hist_percentiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -406,6 +406,34 @@ static void wrap_keeps_words_and_everything(void **state)
     assert_int_equal(top_format_wrap("one two three", 13), 13);
 }
 
+/* Blocked by takes the room its cell needs from what the names leave of the name column (a
+ * 130-column terminal: name column 32 wide, names 12, "(outside tasks) 80 %" 20 in 18). */
+static void test_widen_blocked(void **state)
+{
+    (void)state;
+    top_col_t cols[TOP_COL_COUNT_ALL];
+    int name_w = 0;
+    size_t n = top_format_columns_set(TOP_SET_MAIN_LATE, 0, 130, cols, &name_w);
+    int before = name_w;
+    assert_int_equal(before, 32);
+    (void)n;
+    int need = (int)strlen("(outside tasks) 80 %");
+    int w = top_format_widen(&name_w, 15, TOP_NAME_MIN, top_format_col(TOP_COL_BLOCKED)->width, need);
+    assert_int_equal(w, need);
+    assert_int_equal(name_w, before - (need - top_format_col(TOP_COL_BLOCKED)->width)); /* the line's width holds */
+    /* the names need the room: blocked by keeps its width and is cut */
+    int full = 30;
+    assert_int_equal(top_format_widen(&full, 30, TOP_NAME_MIN, 18, 20), 18);
+    assert_int_equal(full, 30);
+    /* part of it: what the names leave, never below the minimum */
+    full = 30;
+    assert_int_equal(top_format_widen(&full, 29, TOP_NAME_MIN, 18, 25), 19);
+    assert_int_equal(full, 29);
+    full = 14;
+    assert_int_equal(top_format_widen(&full, 3, TOP_NAME_MIN, 18, 40), 20);
+    assert_int_equal(full, TOP_NAME_MIN);
+}
+
 int main(void)
 {
     /* the terminal's view of widths is the locale's; the tests use UTF-8 */
@@ -414,6 +442,7 @@ int main(void)
         return 1;
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_widen_blocked),
         cmocka_unit_test(columns_fit_every_width),
         cmocka_unit_test(columns_drop_least_important_first),
         cmocka_unit_test(columns_display_order),

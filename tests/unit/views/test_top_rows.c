@@ -62,6 +62,38 @@ static void test_table_blocked_by(void **state)
     stats_free(&s);
 }
 
+/* "late mean" is one figure in every view: the mean over every resume (on time ones as 0), here
+ * against the model's sum over count; the table's cell shows it as the report does. */
+static void test_late_mean_one_definition(void **state)
+{
+    (void)state;
+    stats_t s;
+    assert_int_equal(stats_init(&s, 0, 20000), 0);
+    s.device.late_unit = 1000;
+    int32_t w = stats_instance_get(&s, 1);
+    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
+    static const uint64_t late[] = {0, 0, 11000, 0, 12000, 0, 0, 10000, 0, 0, 0};
+    uint64_t sum = 0, n = sizeof late / sizeof late[0];
+    for (size_t i = 0; i < n; i++) {
+        stats_late_resume(&s, &s.inst[w], late[i]);
+        sum += late[i];
+    }
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
+    const top_row_t *r = table_row(&v->base[0], "waiter");
+    uint64_t want = (sum + n / 2) / n; /* 3000 us: 33 ms over 11 resumes, not 11 ms over 3 late */
+    assert_int_equal(r->late_mean_us, want);
+    char cell[64], model[64];
+    top_class_t cls;
+    top_table_cell(v, r, TOP_COL_LATE_MEAN, 11, cell, sizeof cell, &cls);
+    top_format_ms(model, sizeof model, want, 11);
+    assert_string_equal(cell, model);
+    top_rows_free(&v->base[0]);
+    free(v);
+    stats_free(&s);
+}
+
 /* The live table's instance rows of a stream with more live tasks than the rows hold
  * (tests/unit/stats/test_stats.c checks its figures): "(tasks past the cap)" named as the report
  * names it, without a task number no task has; every task keeps its own. */
@@ -101,6 +133,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_blocked_by),
+        cmocka_unit_test(test_late_mean_one_definition),
         cmocka_unit_test(test_past_the_cap_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
