@@ -315,6 +315,17 @@ static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t s
     f->slow += us > slow_us;
 }
 
+/* src's slices taken into dst (a row summed from others). */
+static inline void stats_figures_merge(stats_figures_t *dst, const stats_figures_t *src)
+{
+    dst->count += src->count;
+    dst->total_us += src->total_us;
+    dst->slow += src->slow;
+    dst->errors += src->errors;
+    dst->max_us = src->max_us > dst->max_us ? src->max_us : dst->max_us;
+    dst->min_us = src->min_us < dst->min_us ? src->min_us : dst->min_us;
+}
+
 /* Brings the name rows up to date with their instances' latest figures (their blocked by is
  * stats_late_sync's, done by stats_rows). */
 void stats_sync(stats_t *s);

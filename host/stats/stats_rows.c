@@ -182,13 +182,7 @@ static void unnamed_sum_late(stats_t *s, unnamed_sum_t *u, const stats_late_t *l
  * lengths *hist. */
 static void unnamed_row_sum(stats_t *s, stats_row_t *r, unnamed_sum_t *u, const stats_late_t *own, stats_hist_t *hist)
 {
-    stats_figures_t *f = &r->f;
-    f->count += u->f.count;
-    f->total_us += u->f.total_us;
-    f->slow += u->f.slow;
-    f->errors += u->f.errors;
-    f->max_us = u->f.max_us > f->max_us ? u->f.max_us : f->max_us;
-    f->min_us = u->f.min_us < f->min_us ? u->f.min_us : f->min_us;
+    stats_figures_merge(&r->f, &u->f);
     r->instances += u->instances;
     r->lower_bound |= u->lower_bound;
     if (hist != &u->slices) {
@@ -265,13 +259,7 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
         }
         if (fold != NULL && fold[i]) {
             /* one of the many unnamed: its figures go to "(unnamed tasks)" */
-            stats_figures_t *f = &u.f;
-            f->count += in->f.count;
-            f->total_us += in->f.total_us;
-            f->slow += in->f.slow;
-            f->errors += in->f.errors;
-            f->max_us = in->f.max_us > f->max_us ? in->f.max_us : f->max_us;
-            f->min_us = in->f.min_us < f->min_us ? in->f.min_us : f->min_us;
+            stats_figures_merge(&u.f, &in->f);
             u.instances++;
             u.lower_bound |= stats_instance_lower_bound(s, in);
             stats_hist_merge(&u.slices, &in->slices);
