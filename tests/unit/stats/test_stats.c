@@ -377,6 +377,7 @@ static void test_unnamed_bounded(void **state)
         unnamed_rows += rows[i].inst->name < 0;
     }
     assert_int_equal(unnamed_rows, STATS_UNNAMED_ROWS);
+    free(rows);
     stats_free(&s);
 }
 
