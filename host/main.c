@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare_session.h"
 #include "events.h"
 #include "session.h"
 #include "monotonic.h"
@@ -612,5 +613,7 @@ int main(int argc, char **argv)
         }
         return EXIT_OK;
     }
+    if (o.compare_new != NULL)
+        return compare_files(&o);
     return main_session(&o);
 }

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
     OPT_JSON_LINES, OPT_RUN,
+    OPT_COMPARE, OPT_BUDGET, OPT_JUNIT,
 };
 
 static const struct option long_options[] = {
@@ -40,6 +42,9 @@ static const struct option long_options[] = {
     {"slow", required_argument, NULL, OPT_SLOW},
     {"instances", no_argument, NULL, OPT_INSTANCES},
     {"no-reconnect", no_argument, NULL, OPT_NO_RECONNECT},
+    {"compare", required_argument, NULL, OPT_COMPARE},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"junit", required_argument, NULL, OPT_JUNIT},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -98,6 +103,16 @@ static void options_help(FILE *out)
           "                       and with --instances end or creator (default total)\n"
           "      --slow MS        slices longer than MS milliseconds count as slow (default 20)\n"
           "      --instances      one row per task instance instead of per name\n"
+          "\n"
+          "Comparisons and budgets:\n"
+          "      --compare BASE [NEW]\n"
+          "                       compare the recording NEW, or this session, with the recording\n"
+          "                       BASE: per task, each figure's change, or ~ when it is within\n"
+          "                       the noise (Mann-Whitney U on one-second windows)\n"
+          "      --budget FILE    limits per task name (JSON): exit 3 when one is broken, with a\n"
+          "                       report of each breach on stderr\n"
+          "      --junit FILE     write the budget's result as JUnit XML\n"
+          "\n"
           "  -v, --verbose        say what is opened and how\n"
           "  -h, --help           this text\n"
           "  -V, --version        the version\n"
@@ -112,8 +127,12 @@ static void options_help(FILE *out)
           "                                            a timeline for Perfetto, and the table\n"
           "  aioprof-top --duration 10 --json > s.json 10 seconds of the board, as JSON\n"
           "  aioprof-top --demo --duration 3 --report  try it without a board\n"
+          "  aioprof-top --compare before.aiop after.aiop   did the fix help?\n"
+          "  aioprof-top --run app.py --duration 10 --budget budget.json --junit budget.xml\n"
+          "                                            a CI check of the board\n"
           "\n"
-          "Exit status: 0 success, 1 runtime failure (port gone, unreadable file), 2 usage error.\n",
+          "Exit status: 0 success, 1 runtime failure (port gone, unreadable file), 2 usage error,\n"
+          "3 a --budget limit broken.\n",
           out);
 }
 
@@ -178,6 +197,45 @@ static int options_sort(const char *text, sort_key_t *out)
     return -1;
 }
 
+/* --compare BASE NEW: with --compare, a positional argument that is not a terminal or another
+ * character device (a port) is the recording to compare BASE with. */
+static void options_compare_new(options_t *o)
+{
+    struct stat st;
+    if (o->compare_base == NULL || o->port == NULL)
+        return;
+    if (strcmp(o->port, "-") == 0 || (stat(o->port, &st) == 0 && !S_ISCHR(st.st_mode))) {
+        o->compare_new = o->port;
+        o->port = NULL;
+    }
+}
+
+/* --compare, --budget and --junit with the rest. */
+static int options_check_compare(const options_t *o)
+{
+    if (o->junit != NULL && o->budget == NULL) {
+        fputs("aioprof-top: --junit writes the result of a --budget: add --budget FILE.\n", stderr);
+        return -1;
+    }
+    if (o->compare_new != NULL && (o->demo || o->replay != NULL || o->run != NULL)) {
+        fputs("aioprof-top: --compare BASE NEW compares two recordings; leave out the other input, or give "
+              "--compare BASE alone to compare it with this session.\n", stderr);
+        return -1;
+    }
+    if (o->compare_new != NULL && (o->budget != NULL || o->write != NULL || o->export_trace != NULL ||
+                                   o->log != NULL || o->view == VIEW_JSON_LINES || o->duration_s > 0)) {
+        fputs("aioprof-top: --compare BASE NEW only compares; a session's options (--budget, -w, --export-trace, "
+              "--log, --json-lines, --duration) need an input: use -r NEW --compare BASE.\n", stderr);
+        return -1;
+    }
+    if (o->compare_base != NULL && o->view == VIEW_JSON_LINES) {
+        fputs("aioprof-top: --compare shows its changes in the table, --report or --json, not in --json-lines.\n",
+              stderr);
+        return -1;
+    }
+    return 0;
+}
+
 /* Combinations that cannot mean anything. */
 static int options_check(const options_t *o)
 {
@@ -215,7 +273,7 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --run sends a program to a board; a replay has none to send it to.\n", stderr);
         return -1;
     }
-    return 0;
+    return options_check_compare(o);
 }
 
 options_result_t options_parse(options_t *o, int argc, char **argv)
@@ -278,6 +336,9 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
             break;
         case OPT_INSTANCES: o->instances = 1; break;
         case OPT_NO_RECONNECT: o->no_reconnect = 1; break;
+        case OPT_COMPARE: o->compare_base = optarg; break;
+        case OPT_BUDGET: o->budget = optarg; break;
+        case OPT_JUNIT: o->junit = optarg; break;
         case 'v': o->verbose = 1; break;
         case 'h': options_help(stdout); return OPTIONS_DONE;
         case 'V': printf("aioprof-top %s\n", AIOPROF_VERSION); return OPTIONS_DONE;
@@ -291,6 +352,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
     }
     if (optind < argc)
         o->port = argv[optind++];
+    options_compare_new(o);
     if (optind < argc) {
         fprintf(stderr, "aioprof-top: one port only; '%s' is one too many.\n", argv[optind]);
         return OPTIONS_BAD;

@@ -6,8 +6,9 @@
 #include "report.h"
 #include "sort_key.h"
 
-/* Exit codes (docs/usage.md): 0 success, 1 a runtime failure, 2 a usage error. */
-enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2 };
+/* Exit codes (docs/usage.md): 0 success, 1 a runtime failure, 2 a usage error, 3 a budget broken
+ * (--budget). */
+enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2, EXIT_BUDGET = 3 };
 
 /* --speed: 0 (as fast as possible), or a pace in this range. */
 #define OPTIONS_SPEED_MIN 0.001
@@ -51,6 +52,11 @@ typedef struct options {
     int instances;
     int no_reconnect;
     int verbose;
+    /* --compare BASE [NEW], --budget FILE, --junit FILE (docs/usage.md) */
+    const char *compare_base; /* a recording or capture to compare the session (or NEW) with */
+    const char *compare_new;  /* --compare's second file: the two compared, no session */
+    const char *budget;       /* the limits the session must keep (exit 3 when broken) */
+    const char *junit;        /* the budget's result as JUnit XML */
 } options_t;
 
 typedef enum options_result {
