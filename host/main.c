@@ -157,6 +157,7 @@ static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_u
     if (s->replay != NULL)
         replay_fed(s->replay, (size_t)n, before, pipeline_elapsed_us(s->p));
     report_lines_feed(s->lines, data, (size_t)n);
+    compare_feed_bytes(s->cmp, data, (size_t)n);
     s->bytes += (uint64_t)n;
 }
 
@@ -404,6 +405,7 @@ static int main_link_lost(session_t *s)
 
     pipeline_link_down(s->p);
     report_lines_link(s->lines, 0);
+    compare_feed_link(s->cmp, 0);
     run_link_lost(&s->run);
     recorder_link(s->rec, 0, s->last_us);
     if (live && s->demo != NULL) {
@@ -421,6 +423,7 @@ static int main_link_lost(session_t *s)
         return r;
     pipeline_link_up(s->p);
     report_lines_link(s->lines, 1);
+    compare_feed_link(s->cmp, 1);
     recorder_link(s->rec, 1, s->last_us);
     run_link_up(&s->run, s->src, monotonic_us());
     if (live)
@@ -495,6 +498,7 @@ static int main_run(session_t *s)
         } else if (n == SOURCE_HOLE) {
             pipeline_input_damaged(s->p);
             report_lines_input_damaged(s->lines);
+            compare_feed_input_damaged(s->cmp);
         } else if (n == SOURCE_ERROR) {
             fprintf(stderr, "aioprof-top: %s\n", source_error(s->src));
             return EXIT_FAILURE_RUNTIME;
@@ -560,6 +564,9 @@ static int main_session(const options_t *o)
         if (rc != 0)
             return rc;
     }
+    rc = session_checks_open(&s);
+    if (rc != 0)
+        goto cleanup;
     if (o->run != NULL && run_open(&s.run, o->run, live, err, sizeof err) < 0) {
         /* before the port: a program that cannot be sent leaves the board alone */
         fprintf(stderr, "aioprof-top: %s\n", err);

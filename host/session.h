@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "budget.h"
+#include "compare_feed.h"
 #include "demo.h"
 #include "export_trace.h"
 #include "options.h"
@@ -48,6 +50,12 @@ typedef struct session {
     view_kind_t kind;    /* the options' view, or VIEW_NONE (session_view_kind) */
     uint64_t bytes;
     char label[600];     /* the report's "source" */
+    /* --compare BASE, --budget, --junit (session_checks.c) */
+    stats_cmp_side_t cmp_base;
+    int have_base;
+    compare_feed_t *cmp;  /* the session's side of the comparison */
+    budget_t *budget;
+    int junit_fd, junit_created, junit_open;
 } session_t;
 
 /* The view the session has: the options' one, or VIEW_NONE when no view was asked for, there is no
@@ -84,5 +92,19 @@ int session_outputs_close(session_t *s, int rc, int signal);
 
 /* Whatever is still open when the session never got going (a trace this run made is removed). */
 void session_outputs_free(session_t *s);
+
+/* ---- --compare BASE, --budget, --junit (session_checks.c) ---- */
+
+struct file_out_files;
+/* The budget read and checked, the base read: before the input opens. Returns 0 or an exit code. */
+int session_checks_open(session_t *s);
+/* --junit's file made with the other outputs. Returns 0 or an exit code. */
+int session_checks_outputs(session_t *s, struct file_out_files *files);
+/* The budget's watch in front of the observer pc has. */
+void session_checks_observe(session_t *s, pipeline_config_t *pc);
+/* The end: the comparison (as the report, *reported 1), the budget's check, report and JUnit XML.
+ * Returns rc, or EXIT_BUDGET when it was EXIT_OK and a budget line is broken. */
+int session_checks_close(session_t *s, int rc, int *reported);
+void session_checks_free(session_t *s);
 
 #endif

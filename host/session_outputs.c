@@ -166,7 +166,8 @@ static int session_outputs_claim(session_t *s, file_out_files_t *files, char *er
         file_out_note(files, STDOUT_FILENO, NULL, 0, "standard output");
     if ((o->export_trace != NULL && file_out_claim(files, o->export_trace, "trace", err, errlen) < 0) ||
         (o->log != NULL && file_out_claim(files, o->log, "log", err, errlen) < 0) ||
-        (o->write != NULL && file_out_claim(files, o->write, "recording", err, errlen) < 0))
+        (o->write != NULL && file_out_claim(files, o->write, "recording", err, errlen) < 0) ||
+        (o->junit != NULL && file_out_claim(files, o->junit, "JUnit report", err, errlen) < 0))
         return -1;
     return 0;
 }
@@ -190,6 +191,7 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
         }
     }
     session_observe(s, pc);
+    session_checks_observe(s, pc);
     s->p = pipeline_new(pc);
     if (s->p == NULL) {
         fputs("aioprof-top: out of memory.\n", stderr);
@@ -220,7 +222,7 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
         if (o->verbose)
             fprintf(stderr, "aioprof-top: recording to %s\n", o->write);
     }
-    return EXIT_OK;
+    return session_checks_outputs(s, &files);
 }
 
 /* The input ended by itself, not by its user's word (a recording's END is that word). */
@@ -283,7 +285,9 @@ int session_outputs_close(session_t *s, int rc, int signal)
         fprintf(stderr, "aioprof-top: stopped by signal %d\n", signal);
     if (o->verbose)
         fprintf(stderr, "aioprof-top: read %llu bytes from %s\n", (unsigned long long)s->bytes, s->label);
-    if (s->kind == VIEW_REPORT || s->kind == VIEW_JSON) {
+    int reported = 0;
+    rc = session_checks_close(s, rc, &reported);
+    if (!reported && (s->kind == VIEW_REPORT || s->kind == VIEW_JSON)) {
         int vr = session_report(s, s->kind);
         if (rc == EXIT_OK)
             rc = vr;
@@ -304,4 +308,5 @@ void session_outputs_free(session_t *s)
     s->p = NULL;
     report_lines_close(s->lines);
     s->lines = NULL;
+    session_checks_free(s);
 }
