@@ -215,6 +215,7 @@ static void main_seek(session_t *s, top_action_t a)
     case REPLAY_SEEK_RESTART:
         /* everything before the target is read again: the figures are rebuilt from nothing */
         pipeline_restart(s->p);
+        compare_feed_restart(s->cmp);
         top_view_restart(s->view);
         s->ended = s->finished = 0;
         s->status.link = TOP_LINK_CONNECTED;
@@ -527,6 +528,8 @@ static int main_view_open(session_t *s)
         .sort = (int)o->sort,
         .by_instance = o->instances,
         .interval_us = (uint64_t)(o->interval_s * 1e6),
+        .cmp_base = s->have_base ? &s->cmp_base : NULL,
+        .cmp_live = s->cmp,
     };
     int usage = 0;
     s->view = top_view_open(&vo, &usage);
@@ -558,15 +561,16 @@ static int main_session(const options_t *o)
     };
     /* a replay in the live table is for watching: as recorded unless told otherwise */
     s.speed = o->speed_given ? o->speed : (live ? 1.0 : 0.0);
-    if (live) {
-        /* before anything else, so a terminal problem is said before a port is opened */
-        rc = main_view_open(&s);
-        if (rc != 0)
-            return rc;
-    }
+    /* the budget and the base first: a mistake in either leaves the terminal and the board alone */
     rc = session_checks_open(&s);
     if (rc != 0)
         goto cleanup;
+    if (live) {
+        /* before the input, so a terminal problem is said before a port is opened */
+        rc = main_view_open(&s);
+        if (rc != 0)
+            goto cleanup;
+    }
     if (o->run != NULL && run_open(&s.run, o->run, live, err, sizeof err) < 0) {
         /* before the port: a program that cannot be sent leaves the board alone */
         fprintf(stderr, "aioprof-top: %s\n", err);

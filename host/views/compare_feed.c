@@ -104,6 +104,17 @@ const stats_cmp_side_t *compare_feed_side(compare_feed_t *c, const pipeline_t *t
     return &c->side;
 }
 
+void compare_feed_restart(compare_feed_t *c)
+{
+    if (c != NULL) {
+        uint64_t window_us = c->side.window_us;
+        pipeline_restart(c->window);
+        stats_cmp_free(&c->side);
+        stats_cmp_init(&c->side, window_us);
+        c->failed = 0;
+    }
+}
+
 void compare_feed_take(compare_feed_t *c, stats_cmp_side_t *out)
 {
     *out = c->side;

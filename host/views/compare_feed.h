@@ -33,6 +33,9 @@ int compare_feed_end(compare_feed_t *c, const pipeline_t *totals, int ended);
  * NULL when out of memory. */
 const stats_cmp_side_t *compare_feed_side(compare_feed_t *c, const pipeline_t *totals);
 
+/* The input is read again from its start (a replay seeking back): the side starts again empty. */
+void compare_feed_restart(compare_feed_t *c);
+
 /* The side, handed over to *out (the caller frees it with stats_cmp_free); c keeps an empty one. */
 void compare_feed_take(compare_feed_t *c, stats_cmp_side_t *out);
 

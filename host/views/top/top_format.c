@@ -30,6 +30,11 @@ static const top_col_info_t col_info[TOP_COL_COUNT_ALL] = {
     [TOP_COL_LATE_P50] = {"late p50", 10, 0, 0},
     [TOP_COL_LATE_P95] = {"late p95", 10, 0, 0},
     [TOP_COL_LATE_P99] = {"late p99", 10, 0, 0},
+    [TOP_COL_D_RATE] = {"d rate", 9, 0, 0},
+    [TOP_COL_D_SHARE] = {"d %", 9, 0, 0},
+    [TOP_COL_D_MAX] = {"d max", 9, 0, 0},
+    [TOP_COL_D_P99] = {"d p99", 9, 0, 0},
+    [TOP_COL_D_LATE_MAX] = {"d late", 9, 0, 0},
 };
 
 /* Most important first: a narrow terminal keeps the share and the time, and drops the rest from
@@ -67,6 +72,12 @@ static const top_col_t priority_lateness[] = {TOP_COL_NAME, TOP_COL_LATE_MAX, TO
 static const top_col_t order_lateness[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_LATE_MEAN, TOP_COL_LATE_P50,
     TOP_COL_LATE_P95, TOP_COL_LATE_P99, TOP_COL_LATE_MAX, TOP_COL_BLOCKED};
 
+/* The changes against --compare's base, beside the figures they change. */
+static const top_col_t priority_delta[] = {TOP_COL_NAME, TOP_COL_SHARE, TOP_COL_D_SHARE, TOP_COL_MAX, TOP_COL_D_MAX,
+    TOP_COL_D_LATE_MAX, TOP_COL_D_RATE, TOP_COL_D_P99, TOP_COL_LATE_MAX, TOP_COL_COUNT};
+static const top_col_t order_delta[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_D_RATE, TOP_COL_SHARE, TOP_COL_D_SHARE,
+    TOP_COL_MAX, TOP_COL_D_MAX, TOP_COL_D_P99, TOP_COL_LATE_MAX, TOP_COL_D_LATE_MAX};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *top_format_colset_name(top_colset_t set)
@@ -74,6 +85,7 @@ const char *top_format_colset_name(top_colset_t set)
     switch (set) {
     case TOP_SET_SLICES: return "slices";
     case TOP_SET_LATENESS: return "lateness";
+    case TOP_SET_DELTA: return "against the base";
     default: return "";
     }
 }
@@ -111,6 +123,12 @@ size_t top_format_columns_set(top_colset_t set, int by_instance, int width, top_
         nprio = N_OF(priority_slices);
         order = order_slices;
         norder = N_OF(order_slices);
+        break;
+    case TOP_SET_DELTA:
+        prio = priority_delta;
+        nprio = N_OF(priority_delta);
+        order = order_delta;
+        norder = N_OF(order_delta);
         break;
     case TOP_SET_LATENESS:
         prio = priority_lateness;

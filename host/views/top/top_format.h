@@ -28,6 +28,12 @@ typedef enum top_col {
     TOP_COL_LATE_P50,  /* lateness percentiles */
     TOP_COL_LATE_P95,
     TOP_COL_LATE_P99,
+    /* --compare BASE: each figure's change against the base (compare_report_cell) */
+    TOP_COL_D_RATE,
+    TOP_COL_D_SHARE,
+    TOP_COL_D_MAX,
+    TOP_COL_D_P99,
+    TOP_COL_D_LATE_MAX,
     TOP_COL_COUNT_ALL
 } top_col_t;
 
@@ -58,6 +64,7 @@ typedef enum top_colset {
     TOP_SET_MAIN_LATE,
     TOP_SET_SLICES,
     TOP_SET_LATENESS,
+    TOP_SET_DELTA,     /* --compare BASE: the changes against the base */
     TOP_SET_COUNT
 } top_colset_t;
 

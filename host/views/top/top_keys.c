@@ -134,7 +134,11 @@ static unsigned key_columns(top_view_t *v, int key)
     (void)key;
     v->colset = v->colset == TOP_SET_MAIN || v->colset == TOP_SET_MAIN_LATE ? TOP_SET_SLICES
                 : v->colset == TOP_SET_SLICES                               ? TOP_SET_LATENESS
+                : v->colset == TOP_SET_LATENESS && v->opt.cmp_base != NULL  ? TOP_SET_DELTA
                                                                             : TOP_SET_MAIN;
+    if (v->colset == TOP_SET_DELTA) {
+        v->pending |= 2; /* the session's side, taken with the rows */
+    }
     return TOP_REDRAW_LAYOUT | TOP_REDRAW_ROWS;
 }
 

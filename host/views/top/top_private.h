@@ -133,7 +133,8 @@ struct top_view {
     char drill[STATS_TEXT_MAX];
     top_col_t sort;
     int invert;
-    top_colset_t colset;           /* f: TOP_SET_MAIN, TOP_SET_SLICES or TOP_SET_LATENESS */
+    top_colset_t colset;           /* f: TOP_SET_MAIN, TOP_SET_SLICES, TOP_SET_LATENESS (TOP_SET_DELTA) */
+    const struct stats_cmp_side *cmp_now; /* --compare: the session's side when the rows were taken */
 
     /* the timeline (T): the slices the observer told, drawn over the rows' area */
     int timeline;                  /* shown instead of the table's rows */

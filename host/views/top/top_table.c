@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_report.h"
 #include "top_private.h"
 
 /* ---- what is shown ---- */
@@ -300,6 +301,26 @@ static void table_late_cell(const top_view_t *v, const top_row_t *r, top_col_t c
     *cls = top_format_class_slice(us, v->head.slow_us);
 }
 
+/* --compare: a figure's change against the base, for a name (instances have none of their own): a
+ * significant one is loud, "~" dim. */
+static void table_delta_cell(const top_view_t *v, const top_row_t *r, top_col_t c, char *out, size_t size,
+    top_class_t *cls)
+{
+    static const stats_cmp_fig_t figs[] = {STATS_CMP_RATE, STATS_CMP_SHARE, STATS_CMP_MAX, STATS_CMP_P99,
+                                           STATS_CMP_LATE_MAX};
+    *cls = TOP_CLASS_ZERO;
+    out[0] = '\0';
+    if (v->opt.cmp_base == NULL || v->cmp_now == NULL || r->by_inst) {
+        return;
+    }
+    const char *name = top_rows_str(&v->base[top_table_grouping(v)], r->name);
+    if (compare_report_cell(v->opt.cmp_base, v->cmp_now, name, figs[c - TOP_COL_D_RATE], out, size)) {
+        *cls = TOP_CLASS_LARGE;
+    } else if (strcmp(out, "new") == 0) {
+        *cls = TOP_CLASS_MEDIUM;
+    }
+}
+
 void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int width, char *out, size_t size,
     top_class_t *cls)
 {
@@ -371,6 +392,13 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
     case TOP_COL_LATE_P95:
     case TOP_COL_LATE_P99:
         table_late_cell(v, r, c, width, out, size, cls);
+        return;
+    case TOP_COL_D_RATE:
+    case TOP_COL_D_SHARE:
+    case TOP_COL_D_MAX:
+    case TOP_COL_D_P99:
+    case TOP_COL_D_LATE_MAX:
+        table_delta_cell(v, r, c, out, size, cls);
         return;
     case TOP_COL_END:
         snprintf(out, size, "%s", r->end ? r->end : "");

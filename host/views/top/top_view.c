@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "compare_feed.h"
 #include "top_draw.h"
 
 #include <term.h>
@@ -383,6 +384,9 @@ top_action_t top_view_poll(top_view_t *v, pipeline_t *p, const top_status_t *s, 
     }
     if ((v->pending & 2) && due) {
         view_build(v, st, 0, now_us);
+        if (v->colset == TOP_SET_DELTA) {
+            v->cmp_now = compare_feed_side(v->opt.cmp_live, p);
+        }
         top_table_select(v);
         v->pending = (v->pending & ~2) | 1;
     }

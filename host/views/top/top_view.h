@@ -50,6 +50,10 @@ typedef struct top_view_options {
     int sort;           /* the initial sort: a sort_key_t (--sort) */
     int by_instance;    /* start with one row per task instance (--instances) */
     uint64_t interval_us; /* the refresh period (--interval); 0: TOP_INTERVAL_DEFAULT_US */
+    /* --compare BASE: the base, and the session's side as it goes; the column key (f) then has a
+     * set of their changes (NULL: none) */
+    const struct stats_cmp_side *cmp_base;
+    struct compare_feed *cmp_live;
 } top_view_options_t;
 
 #define TOP_INTERVAL_DEFAULT_US 100000u
