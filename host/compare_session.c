@@ -2,13 +2,13 @@
  * its totals and a compare_feed for its windows, as a replay for a report is read. */
 #include "compare_session.h"
 
+#include <langinfo.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "compare_feed.h"
 #include "compare_report.h"
 #include "pipeline.h"
-#include "session.h"
 #include "source.h"
 
 #define COMPARE_READ_MS 1000
@@ -82,6 +82,12 @@ out:
     return rc;
 }
 
+int compare_utf8(void)
+{
+    const char *codeset = nl_langinfo(CODESET);
+    return codeset != NULL && strcmp(codeset, "UTF-8") == 0;
+}
+
 int compare_files(const options_t *o)
 {
     stats_cmp_side_t base, cur;
@@ -101,7 +107,7 @@ int compare_files(const options_t *o)
     compare_report_options_t ro = {
         .base_source = o->compare_base,
         .new_source = o->compare_new,
-        .unicode = session_utf8(),
+        .unicode = compare_utf8(),
     };
     int r = o->view == VIEW_JSON ? compare_report_json(stdout, &base, &cur, &ro)
                                  : compare_report_text(stdout, &base, &cur, &ro);

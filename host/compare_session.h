@@ -15,6 +15,10 @@
  * caller frees it with stats_cmp_free). Returns 0, or -1 with one sentence in err. */
 int compare_load(const char *path, uint64_t slow_us, int verbose, stats_cmp_side_t *side, char *err, size_t errlen);
 
+/* A UTF-8 locale: the comparison's minus sign (session_utf8's rule; the session's files call into
+ * this one, not the other way). */
+int compare_utf8(void);
+
 /* --compare BASE NEW: returns an exit code. */
 int compare_files(const options_t *o);
 

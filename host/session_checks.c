@@ -101,7 +101,7 @@ int session_checks_close(session_t *s, int rc, int *reported)
         /* the comparison is the report */
         *reported = 1;
         compare_report_options_t ro = {.base_source = s->o->compare_base, .new_source = s->label,
-                                       .unicode = session_utf8()};
+                                       .unicode = compare_utf8()};
         int r = compare_feed_end(s->cmp, s->p, s->ended && !source_file_closed_cleanly(s->src));
         stats_cmp_side_t cur;
         compare_feed_take(s->cmp, &cur);
