@@ -128,7 +128,7 @@ static unsigned key_window(top_view_t *v, int key)
     return TOP_REDRAW_ROWS;
 }
 
-/* f, F2: the next set of columns (main, the slices' percentiles, lateness). */
+/* f, F2: the next set of columns (main, the slices' percentiles, lateness; --compare: the changes). */
 static unsigned key_columns(top_view_t *v, int key)
 {
     (void)key;
@@ -358,7 +358,7 @@ static const top_key_help_t key_help_text[] = {
     {"n i c t % m a s e", "sort by name, instances, count, total, share, max, mean, slow, errors"},
     {"x b", "sort instances by end state, by creator"},
     {"l", "sort by late max (when it is shown)"},
-    {"f  F2", "the columns: the main ones, the slices' percentiles, lateness in full"},
+    {"f  F2", "the columns: the main ones, the slices' percentiles, lateness in full (--compare: the changes)"},
     {"I", "invert the sort order (the same sort key twice does too)"},
     {"up down PgUp PgDn Home End", "move the cursor (Home and End seek in a replay); scroll the device output when it has the focus"},
     {"Tab", "the scroll keys to the device output pane (its scrollback: the last 1000 lines) and back"},

@@ -120,7 +120,9 @@ static void column_sets_fit_every_width(void **state)
         TOP_COL_LATE_P95, TOP_COL_LATE_P99};
     static const top_col_t pct[] = {TOP_COL_P50, TOP_COL_P95, TOP_COL_P99};
     /* what each set shows at its widest, per grouping */
-    static const size_t widest[TOP_SET_COUNT][2] = {{9, 10}, {11, 12}, {10, 10}, {8, 8}};
+    static const top_col_t delta[] = {TOP_COL_D_RATE, TOP_COL_D_SHARE, TOP_COL_D_MAX, TOP_COL_D_P99,
+        TOP_COL_D_LATE_MAX};
+    static const size_t widest[TOP_SET_COUNT][2] = {{9, 10}, {11, 12}, {10, 10}, {8, 8}, {10, 10}};
     for (int set = 0; set < TOP_SET_COUNT; set++) {
         assert_true(set < TOP_SET_SLICES ? *top_format_colset_name((top_colset_t)set) == '\0'
                                          : *top_format_colset_name((top_colset_t)set) != '\0');
@@ -142,6 +144,14 @@ static void column_sets_fit_every_width(void **state)
                     if (set == TOP_SET_MAIN || set == TOP_SET_SLICES ||
                         (set == TOP_SET_MAIN_LATE && late[i] != TOP_COL_LATE_MAX && late[i] != TOP_COL_BLOCKED)) {
                         assert_false(has_col(cols, n, late[i]));
+                    }
+                }
+                for (size_t i = 0; i < sizeof delta / sizeof delta[0]; i++) {
+                    /* --compare's changes are in their own set only, and there from 80 columns */
+                    if (set != TOP_SET_DELTA) {
+                        assert_false(has_col(cols, n, delta[i]));
+                    } else if (width >= 80 && i < 3) {
+                        assert_true(has_col(cols, n, delta[i]));
                     }
                 }
                 for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
