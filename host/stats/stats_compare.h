@@ -20,8 +20,12 @@
 #define STATS_CMP_TASKS_MAX 512u
 #define STATS_CMP_WINDOWS_MAX 3600u
 #define STATS_CMP_WINDOW_US 1000000u
-/* A change is marked significant when the test's two-sided p is below this (benchstat's alpha). */
+/* A change is marked significant when the test's two-sided p is below this (benchstat's alpha),
+ * and both sides have at least STATS_CMP_MIN_WINDOWS windows of the figure: the fewest that can
+ * say it without ties (4 against 4: p = 2/70), and a single window against an hour of them is a
+ * moment, not a session. */
 #define STATS_CMP_ALPHA 0.05
+#define STATS_CMP_MIN_WINDOWS 4u
 
 typedef enum stats_cmp_fig {
     STATS_CMP_RATE,      /* slices per second */
@@ -77,6 +81,12 @@ int stats_cmp_test(const stats_cmp_side_t *a, const stats_cmp_task_t *ta, const 
 /* The median of a figure over the windows that have it (benchstat's centre of a sample), NAN when
  * none has it. */
 double stats_cmp_median(const stats_cmp_side_t *side, const stats_cmp_task_t *t, stats_cmp_fig_t fig);
+
+/* Is r (of na and nb windows) a significant change? */
+static inline int stats_cmp_significant(const stats_mwu_t *r, size_t na, size_t nb)
+{
+    return na >= STATS_CMP_MIN_WINDOWS && nb >= STATS_CMP_MIN_WINDOWS && r->p < STATS_CMP_ALPHA;
+}
 
 /* The windows a figure was seen in. */
 size_t stats_cmp_samples(const stats_cmp_side_t *side, const stats_cmp_task_t *t, stats_cmp_fig_t fig);

@@ -55,8 +55,59 @@ static double mwu_exact_cdf(size_t na, size_t nb, double k)
     return below / all;
 }
 
-/* The p-value of rank sum ra of na values among na + nb; ties: sum of t^3 - t over tie groups. */
-static void mwu_finish(double ra, double na, double nb, double ties, stats_mwu_t *r)
+/* The smaller side of a split counted one by one: C(2k, k) passes STATS_MWU_SPLITS_MAX long
+ * before (at k = 9). */
+#define MWU_SPLIT_SIDE_MAX 16u
+
+/* C(n, k), or a number above cap when it is larger. */
+static double mwu_choose_capped(size_t n, size_t k, double cap)
+{
+    double c = 1;
+    for (size_t i = 1; i <= k; i++) {
+        c = c * (double)(n - k + i) / (double)i;
+        if (c > cap) {
+            return cap + 1;
+        }
+    }
+    return c;
+}
+
+/* The exact two-sided p of a rank sum: of every way of taking k of the n pooled ranks (ties
+ * given their mean rank), the share whose sum is at least as far from its mean as sum is. */
+static double mwu_splits_p(const double *rank, size_t n, size_t k, double sum)
+{
+    size_t idx[MWU_SPLIT_SIDE_MAX];
+    double mean = (double)k * ((double)n + 1.0) / 2.0, far = fabs(sum - mean) - 1e-9;
+    double all = 0, as_far = 0;
+    for (size_t i = 0; i < k; i++) {
+        idx[i] = i;
+    }
+    for (;;) {
+        double s = 0;
+        for (size_t i = 0; i < k; i++) {
+            s += rank[idx[i]];
+        }
+        all++;
+        as_far += fabs(s - mean) >= far;
+        /* the next k-subset in lexicographic order */
+        size_t i = k;
+        while (i > 0 && idx[i - 1] == n - k + i - 1) {
+            i--;
+        }
+        if (i == 0) {
+            break;
+        }
+        idx[i - 1]++;
+        for (size_t j = i; j < k; j++) {
+            idx[j] = idx[j - 1] + 1;
+        }
+    }
+    return as_far / all;
+}
+
+/* The p-value of rank sum ra of na values among na + nb; ties: sum of t^3 - t over tie groups;
+ * rank (NULL: not at hand) the pooled values' ranks, in order. */
+static void mwu_finish(double ra, double na, double nb, double ties, const double *rank, stats_mwu_t *r)
 {
     mwu_none(r);
     if (na == 0 || nb == 0) {
@@ -70,6 +121,15 @@ static void mwu_finish(double ra, double na, double nb, double ties, stats_mwu_t
         double k = r->u < na * nb - r->u ? r->u : na * nb - r->u;
         double p = 2.0 * mwu_exact_cdf((size_t)na, (size_t)nb, k);
         r->p = p > 1.0 ? 1.0 : p;
+        r->exact = 1;
+        return;
+    }
+    size_t k = na <= nb ? (size_t)na : (size_t)nb;
+    if (rank != NULL && k <= MWU_SPLIT_SIDE_MAX &&
+        mwu_choose_capped((size_t)n, k, STATS_MWU_SPLITS_MAX) <= STATS_MWU_SPLITS_MAX) {
+        /* the smaller side's rank sum: that of a, or the rest of the total */
+        double sum = na <= nb ? ra : n * (n + 1.0) / 2.0 - ra;
+        r->p = mwu_splits_p(rank, (size_t)n, k, sum);
         r->exact = 1;
         return;
     }
@@ -103,6 +163,11 @@ int stats_mwu(const double *a, size_t na, const double *b, size_t nb, stats_mwu_
         it[na + i] = (mwu_item_t){b[i], 0};
     }
     qsort(it, n, sizeof *it, mwu_item_cmp);
+    double *rank = malloc(n * sizeof *rank);
+    if (rank == NULL) {
+        free(it);
+        return -1;
+    }
     double ra = 0, ties = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i, in_a = 0;
@@ -114,10 +179,14 @@ int stats_mwu(const double *a, size_t na, const double *b, size_t nb, stats_mwu_
         /* ranks i + 1 .. j, each value of the group given their mean */
         ra += (double)in_a * ((double)i + (t + 1.0) / 2.0);
         ties += t * t * t - t;
+        for (size_t g = i; g < j; g++) {
+            rank[g] = (double)i + (t + 1.0) / 2.0;
+        }
         i = j;
     }
     free(it);
-    mwu_finish(ra, (double)na, (double)nb, ties, r);
+    mwu_finish(ra, (double)na, (double)nb, ties, rank, r);
+    free(rank);
     return 0;
 }
 
@@ -135,5 +204,5 @@ void stats_mwu_counts(const double *ca, const double *cb, size_t n, stats_mwu_t 
         na += ca[i];
         nb += cb[i];
     }
-    mwu_finish(ra, na, nb, ties, r);
+    mwu_finish(ra, na, nb, ties, NULL, r);
 }

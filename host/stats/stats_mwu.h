@@ -8,14 +8,18 @@
 #include <stddef.h>
 
 /* Samples up to this total size without ties get the exact distribution of U (benchstat does the
- * same); larger ones, or any with ties, the normal approximation with the tie correction. */
+ * same); samples with ties whose smaller side can be placed among the pooled values in at most
+ * STATS_MWU_SPLITS_MAX ways get the exact distribution of their rank sum, every split counted
+ * (one window against many: the normal approximation is far off there); the others the normal
+ * approximation with the tie and continuity corrections. */
 #define STATS_MWU_EXACT_MAX 50u
+#define STATS_MWU_SPLITS_MAX 20000u
 
 typedef struct stats_mwu {
     double u;       /* U of the first sample: pairs (a, b) with a > b, plus half the ties */
     double p;       /* two-sided p-value; 1 when the test cannot tell (an empty side, all equal) */
     double effect;  /* U / (na * nb): the chance that a value of a exceeds one of b, 0.5 for none */
-    int exact;      /* p is from the exact distribution (no ties, small samples) */
+    int exact;      /* p is from the exact distribution (small samples, or a small side) */
 } stats_mwu_t;
 
 /* The test of a[0..na) against b[0..nb). Returns 0, or -1 when out of memory (r is then the

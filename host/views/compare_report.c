@@ -63,7 +63,7 @@ static int cmp_cell(const stats_cmp_side_t *a, const stats_cmp_side_t *b, const 
     c->na = stats_cmp_samples(a, c->ta, fig);
     c->nb = stats_cmp_samples(b, c->tb, fig);
     int rc = stats_cmp_test(a, c->ta, b, c->tb, fig, &c->test);
-    c->significant = c->ta && c->tb && c->test.p < STATS_CMP_ALPHA;
+    c->significant = c->ta && c->tb && stats_cmp_significant(&c->test, c->na, c->nb);
     return rc;
 }
 

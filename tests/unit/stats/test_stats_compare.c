@@ -103,7 +103,9 @@ static void test_totals_and_test(void **state)
     assert_true(r.p >= 0.99);
     assert_int_equal(stats_cmp_test(&base, ba, &slower, stats_cmp_find(&slower, "alpha"), STATS_CMP_MAX, &r), 0);
     assert_true(r.p < STATS_CMP_ALPHA);
-    assert_int_equal(r.exact, 0); /* ties within the side (1000 twice) */
+    assert_true(stats_cmp_significant(&r, 8, 8));
+    assert_false(stats_cmp_significant(&r, 8, 3)); /* too few windows on a side */
+    assert_int_equal(r.exact, 1); /* ties (1000 twice), 12870 splits: every one counted */
     /* beta's rate is the same everywhere: all ties, nothing to tell */
     assert_int_equal(stats_cmp_test(&base, stats_cmp_find(&base, "beta"), &slower, stats_cmp_find(&slower, "beta"),
                                     STATS_CMP_RATE, &r), 0);
