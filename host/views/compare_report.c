@@ -95,7 +95,61 @@ static void cmp_delta(const cmp_cell_t *c, int unicode, char *out, size_t len)
     }
 }
 
+/* The live table asks for its cells at every redraw, and a cell's test (its windows gathered,
+ * sorted, perhaps thousands of splits counted) changes only when a window is added or a name
+ * comes: the cells are kept, direct-mapped by name and figure, with what they were made of. */
+#define CELL_CACHE 512u
+
+typedef struct cell_cached {
+    const stats_cmp_side_t *base, *cur;
+    size_t base_windows, cur_windows, base_tasks, cur_tasks;
+    int fig, significant;
+    char name[STATS_TEXT_MAX];
+    char out[32];
+} cell_cached_t;
+
+static cell_cached_t cell_cache[CELL_CACHE];
+
+static cell_cached_t *cell_slot(const char *name, stats_cmp_fig_t fig)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)fig;
+    for (const char *p = name; *p; p++) {
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    }
+    return &cell_cache[h % CELL_CACHE];
+}
+
+static int cell_fresh(const cell_cached_t *k, const stats_cmp_side_t *base, const stats_cmp_side_t *cur,
+    const char *name, stats_cmp_fig_t fig)
+{
+    return k->base == base && k->cur == cur && k->base_windows == base->n_windows &&
+           k->cur_windows == cur->n_windows && k->base_tasks == base->n_tasks && k->cur_tasks == cur->n_tasks &&
+           k->fig == (int)fig && strcmp(k->name, name) == 0;
+}
+
+static int cell_make(const stats_cmp_side_t *base, const stats_cmp_side_t *cur, const char *name,
+    stats_cmp_fig_t fig, char *out, size_t outlen);
+
 int compare_report_cell(const stats_cmp_side_t *base, const stats_cmp_side_t *cur, const char *name,
+    stats_cmp_fig_t fig, char *out, size_t outlen)
+{
+    cell_cached_t *k = cell_slot(name, fig);
+    if (!cell_fresh(k, base, cur, name, fig)) {
+        k->significant = cell_make(base, cur, name, fig, k->out, sizeof k->out);
+        k->base = base;
+        k->cur = cur;
+        k->base_windows = base->n_windows;
+        k->cur_windows = cur->n_windows;
+        k->base_tasks = base->n_tasks;
+        k->cur_tasks = cur->n_tasks;
+        k->fig = (int)fig;
+        snprintf(k->name, sizeof k->name, "%s", name);
+    }
+    snprintf(out, outlen, "%s", k->out);
+    return k->significant;
+}
+
+static int cell_make(const stats_cmp_side_t *base, const stats_cmp_side_t *cur, const char *name,
     stats_cmp_fig_t fig, char *out, size_t outlen)
 {
     cmp_cell_t c;
