@@ -56,6 +56,7 @@ typedef struct session {
     compare_feed_t *cmp;  /* the session's side of the comparison */
     budget_t *budget;
     int junit_fd, junit_created, junit_open;
+    int budget_said_late; /* the budget's result is said once the live table is closed */
 } session_t;
 
 /* The view the session has: the options' one, or VIEW_NONE when no view was asked for, there is no

@@ -122,7 +122,12 @@ int session_checks_close(session_t *s, int rc, int *reported)
         fputs("aioprof-top: out of memory checking the budget.\n", stderr);
         return rc == EXIT_OK ? EXIT_FAILURE_RUNTIME : rc;
     }
-    budget_report(s->budget, stderr);
+    /* the live table holds stderr until it is closed (and says again only its last line): the
+     * breaches are said after it, in session_checks_free */
+    if (s->view != NULL)
+        s->budget_said_late = 1;
+    else
+        budget_report(s->budget, stderr);
     if (s->junit_open && session_junit(s) < 0 && rc == EXIT_OK)
         rc = EXIT_FAILURE_RUNTIME;
     if (broken > 0 && rc == EXIT_OK)
@@ -139,6 +144,9 @@ void session_checks_free(session_t *s)
         file_out_discard(&out);
         s->junit_open = 0;
     }
+    if (s->budget_said_late)
+        budget_report(s->budget, stderr);
+    s->budget_said_late = 0;
     budget_free(s->budget);
     s->budget = NULL;
     compare_feed_close(s->cmp);

@@ -2,7 +2,8 @@
 # The live table's set of changes against --compare's base (f, after the lateness set): a replay
 # of the seed after quicker's wait was halved (aioprof-sim -w seed-half) against a recording of
 # the seed shows quicker's late max about half (-51 %, significant) and ~ for every other change
-# of every task; without --compare the key's cycle has no such set.
+# of every task; without --compare the key's cycle has no such set. A --budget broken in the table
+# says each breach after the table closes, and exits 3.
 set -euo pipefail
 source "$(dirname "$0")/tui_common.bash"
 
@@ -24,8 +25,10 @@ tui_key f
 tui_wait '^name +inst +count' || fail "f after the changes is not the main set"
 tui_stop
 
-# without --compare: lateness, then the main set
-tui_start 160 40 C.UTF-8 -r "$TUI_WORK/after.bin" --speed 0
+# without --compare: lateness, then the main set; and a budget, whose breaches are said once the
+# table has given the terminal back (exit 3)
+echo '{"budgets": [{"task": "slow", "max_slice_ms": 50}, {"task": "quicker", "late_max_ms": 10}]}' > "$TUI_WORK/b.json"
+tui_start 160 40 C.UTF-8 -r "$TUI_WORK/after.bin" --speed 0 --budget "$TUI_WORK/b.json"
 tui_wait 'end of recording' || fail "the replay did not reach its end (no --compare)"
 tui_key f
 tui_wait 'columns: slices' || fail "no slices set (no --compare)"
@@ -34,4 +37,10 @@ tui_wait 'columns: lateness' || fail "no lateness set (no --compare)"
 tui_key f
 tui_wait '^name +inst +count' || fail "f after lateness is not the main set without --compare"
 tui_lacks 'against the base'
+tui_key q
+tui_wait '^EXIT=3' || fail "a broken budget in the table did not exit 3"
+grep -q '^aioprof-top: budget broken (line 1: slow): slow: max slice 80.000 ms > 50.000 ms' "$TUI_WORK/stderr.txt" \
+    || fail "the slow breach was not said after the table: $(cat "$TUI_WORK/stderr.txt")"
+grep -q '^aioprof-top: budget broken (line 2: quicker): quicker: late max 80.000 ms > 10.000 ms' "$TUI_WORK/stderr.txt" \
+    || fail "the late breach was not said after the table"
 echo "tui_compare: all checks passed"
