@@ -197,14 +197,17 @@ static int options_sort(const char *text, sort_key_t *out)
     return -1;
 }
 
-/* --compare BASE NEW: with --compare, a positional argument that is not a terminal or another
- * character device (a port) is the recording to compare BASE with. */
+/* --compare BASE NEW: with --compare, a positional argument that is not a character device (a port)
+ * nor a path under /dev/ (a port not plugged in yet) is the recording to compare BASE with; a
+ * mistyped recording is then said to be missing, not waited for as a port. */
 static void options_compare_new(options_t *o)
 {
     struct stat st;
     if (o->compare_base == NULL || o->port == NULL)
         return;
-    if (strcmp(o->port, "-") == 0 || (stat(o->port, &st) == 0 && !S_ISCHR(st.st_mode))) {
+    int exists = stat(o->port, &st) == 0;
+    if (strcmp(o->port, "-") == 0 || (exists && !S_ISCHR(st.st_mode)) ||
+        (!exists && strncmp(o->port, "/dev/", 5) != 0)) {
         o->compare_new = o->port;
         o->port = NULL;
     }

@@ -81,4 +81,10 @@ rc=$?
 set -e
 [ "$rc" = 1 ] || fail "--compare of an empty file exited $rc"
 [ "$(wc -l < "$WORK/err")" = 1 ] || fail "more than a sentence: $(cat "$WORK/err")"
+# a mistyped NEW is a missing file, not a port to wait for
+set +e
+timeout 20 "$TOP" --compare "$WORK/before.bin" "$WORK/aftre.bin" 2> "$WORK/err"
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q 'no such file' "$WORK/err" || fail "a missing NEW: exited $rc: $(cat "$WORK/err")"
 echo "compare_seed: all checks passed"
