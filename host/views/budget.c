@@ -11,6 +11,9 @@
 
 #define BUDGET_FILE_MAX (1u << 20)     /* a budget is a few lines; more is not one */
 #define BUDGET_WATCH_FIRST 64u
+/* The task of a slice to its name's entry, direct-mapped by id: a slice costs a hash of its name
+ * only when its task is not the one cached (checked by epoch, id and version: a rename is seen). */
+#define BUDGET_RECENT 1024u
 
 static const struct {
     const char *key;
@@ -44,6 +47,11 @@ struct budget {
     uint64_t drop_max, crc_max;  /* the largest mark of each, and when */
     int64_t drop_at_us, crc_at_us;
     double elapsed_s;
+    struct budget_recent {
+        uint32_t epoch, id, version, gen; /* gen: worst_gen when it was cached (0: never) */
+        size_t at;
+    } recent[BUDGET_RECENT];
+    uint32_t worst_gen;          /* +1 whenever the entries move (the table grew) */
     const pipeline_observer_t *next;
     void *next_user;
 };
@@ -191,6 +199,7 @@ budget_t *budget_load(const char *path, char *err, size_t errlen)
         goto fail;
     }
     b->drop_at_us = b->crc_at_us = -1;
+    b->worst_gen = 1;
     if (root == NULL) {
         snprintf(err, errlen, "the budget %s is not JSON (docs/usage.md, \"Budgets\", shows one).", path);
         goto fail;
@@ -300,6 +309,7 @@ static budget_worst_t *worst_get(budget_t *b, const char *name)
             }
         }
         free(old);
+        b->worst_gen++;
     }
     budget_worst_t *w = worst_find(b, name, &found);
     w->name = strdup(name);
@@ -310,10 +320,27 @@ static budget_worst_t *worst_get(budget_t *b, const char *name)
     return w;
 }
 
+/* The entry of a task's name, through the cache of recent tasks. */
+static budget_worst_t *worst_of(budget_t *b, const pipeline_task_t *t)
+{
+    if (t->name == NULL) {
+        return NULL;
+    }
+    struct budget_recent *r = &b->recent[t->id % BUDGET_RECENT];
+    if (r->gen == b->worst_gen && r->epoch == t->epoch && r->id == t->id && r->version == t->version) {
+        return &b->worst[r->at];
+    }
+    budget_worst_t *w = worst_get(b, t->name);
+    if (w != NULL) {
+        *r = (struct budget_recent){t->epoch, t->id, t->version, b->worst_gen, (size_t)(w - b->worst)};
+    }
+    return w;
+}
+
 static void watch_slice(void *user, const pipeline_slice_t *slice)
 {
     budget_t *b = user;
-    budget_worst_t *w = slice->task.name ? worst_get(b, slice->task.name) : NULL;
+    budget_worst_t *w = worst_of(b, &slice->task);
     if (w != NULL && (slice->self_us > w->slice_us || w->slice_at_us == 0)) {
         w->slice_us = slice->self_us;
         w->slice_at_us = slice->end_us;
@@ -326,7 +353,7 @@ static void watch_slice(void *user, const pipeline_slice_t *slice)
 static void watch_late(void *user, const pipeline_late_t *late)
 {
     budget_t *b = user;
-    budget_worst_t *w = late->task.name ? worst_get(b, late->task.name) : NULL;
+    budget_worst_t *w = worst_of(b, &late->task);
     uint64_t us = late->end_us - late->start_us;
     if (w != NULL && (us > w->late_us || w->late_at_us == 0)) {
         w->late_us = us;
