@@ -83,7 +83,7 @@ build: deps
 test: build
 	$(call install_missing,$(TEST_PKGS) $(PKG_TEST_PKGS))
 	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then $(MAKE) --no-print-directory node-deps; fi
-	timeout $(TEST_TIMEOUT) ctest --test-dir $(BUILD) --output-on-failure --timeout $(CTEST_TIMEOUT)
+	timeout $(TEST_TIMEOUT) ctest --test-dir $(BUILD) -j$(JOBS) --output-on-failure --timeout $(CTEST_TIMEOUT)
 
 # The live table needs a terminal; without one (a pipe, CI) the demo is five seconds of the report.
 demo: build
@@ -103,7 +103,7 @@ sanitize: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAIOPROF_SANITIZE=ON $(CMAKE_ARGS)
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  timeout $(TEST_TIMEOUT) ctest --test-dir $(ASAN_BUILD) --output-on-failure --timeout $(CTEST_TIMEOUT)
+	  timeout $(TEST_TIMEOUT) ctest --test-dir $(ASAN_BUILD) -j$(JOBS) --output-on-failure --timeout $(CTEST_TIMEOUT)
 
 fuzz: deps
 	$(call install_missing,$(FUZZ_PKGS))
