@@ -33,8 +33,9 @@ BASE_PKGS  := build-essential cmake pkg-config libserialport-dev libncurses-dev 
 # (tests/e2e/mpy_wasm.sh). Node.js comes from Debian only when there is no node and npm at all: a
 # machine with another Node.js build (NodeSource's bundles npm) must not get Debian's npm.
 TEST_PKGS  := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
-# tests/e2e/pkg_*.sh: the installed man pages (man) and the zsh completion's syntax
-PKG_TEST_PKGS := man-db zsh
+# tests/e2e/pkg_*.sh: the installed man pages (man) and the zsh completion's syntax; the Prometheus
+# server and promtool (tests/e2e/metrics_prometheus.sh)
+PKG_TEST_PKGS := man-db zsh prometheus
 NODE_PKGS  := nodejs npm
 ARM_PKGS   := gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
 # libclang-rt-dev holds libFuzzer and clang's sanitizer runtimes (clang only recommends it).

@@ -292,6 +292,7 @@ static int main_chores(session_t *s)
     recorder_tick(s->rec);
     export_trace_tick(s->trace);
     text_log_tick(s->log);
+    session_metrics_tick(s);
     if (s->demo != NULL)
         demo_pump(s->demo);
     return main_view_turn(s);
@@ -563,6 +564,8 @@ static int main_session(const options_t *o)
     s.speed = o->speed_given ? o->speed : (live ? 1.0 : 0.0);
     /* the budget and the base first: a mistake in either leaves the terminal and the board alone */
     rc = session_checks_open(&s);
+    if (rc == 0)
+        rc = session_metrics_open(&s);
     if (rc != 0)
         goto cleanup;
     if (live) {
@@ -598,6 +601,7 @@ cleanup:
     s.view = NULL;
     stderr_capture_stop(&s.err, s.view);
     session_outputs_free(&s);
+    session_metrics_close(&s);
     replay_free(s.replay);
     source_close(s.src);
     demo_stop(s.demo);

@@ -17,7 +17,7 @@ enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
     OPT_JSON_LINES, OPT_RUN,
-    OPT_COMPARE, OPT_BUDGET, OPT_JUNIT,
+    OPT_COMPARE, OPT_BUDGET, OPT_JUNIT, OPT_METRICS,
 };
 
 static const struct option long_options[] = {
@@ -45,6 +45,7 @@ static const struct option long_options[] = {
     {"compare", required_argument, NULL, OPT_COMPARE},
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"junit", required_argument, NULL, OPT_JUNIT},
+    {"metrics", required_argument, NULL, OPT_METRICS},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -112,6 +113,11 @@ static void options_help(FILE *out)
           "      --budget FILE    limits per task name (JSON): exit 3 when one is broken, with a\n"
           "                       report of each breach on stderr\n"
           "      --junit FILE     write the budget's result as JUnit XML\n"
+          "\n"
+          "Metrics:\n"
+          "      --metrics ADDRESS\n"
+          "                       serve the figures for Prometheus at http://ADDRESS/metrics:\n"
+          "                       ADDRESS is PORT (on 127.0.0.1) or HOST:PORT (OpenMetrics text)\n"
           "\n"
           "  -v, --verbose        say what is opened and how\n"
           "  -h, --help           this text\n"
@@ -225,9 +231,9 @@ static int options_check_compare(const options_t *o)
               "--compare BASE alone to compare it with this session.\n", stderr);
         return -1;
     }
-    if (o->compare_new != NULL && (o->budget != NULL || o->write != NULL || o->export_trace != NULL ||
+    if (o->compare_new != NULL && (o->budget != NULL || o->metrics != NULL || o->write != NULL || o->export_trace != NULL ||
                                    o->log != NULL || o->view == VIEW_JSON_LINES || o->duration_s > 0)) {
-        fputs("aioprof-top: --compare BASE NEW only compares; a session's options (--budget, -w, --export-trace, "
+        fputs("aioprof-top: --compare BASE NEW only compares; a session's options (--budget, --metrics, -w, --export-trace, "
               "--log, --json-lines, --duration) need an input: use -r NEW --compare BASE.\n", stderr);
         return -1;
     }
@@ -342,6 +348,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case OPT_COMPARE: o->compare_base = optarg; break;
         case OPT_BUDGET: o->budget = optarg; break;
         case OPT_JUNIT: o->junit = optarg; break;
+        case OPT_METRICS: o->metrics = optarg; break;
         case 'v': o->verbose = 1; break;
         case 'h': options_help(stdout); return OPTIONS_DONE;
         case 'V': printf("aioprof-top %s\n", AIOPROF_VERSION); return OPTIONS_DONE;

@@ -57,6 +57,7 @@ typedef struct options {
     const char *compare_new;  /* --compare's second file: the two compared, no session */
     const char *budget;       /* the limits the session must keep (exit 3 when broken) */
     const char *junit;        /* the budget's result as JUnit XML */
+    const char *metrics;      /* --metrics ADDR:PORT: the figures served in the OpenMetrics format */
 } options_t;
 
 typedef enum options_result {

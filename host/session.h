@@ -10,6 +10,7 @@
 #include "compare_feed.h"
 #include "demo.h"
 #include "export_trace.h"
+#include "http_serve.h"
 #include "options.h"
 #include "pipeline.h"
 #include "recorder.h"
@@ -57,6 +58,9 @@ typedef struct session {
     budget_t *budget;
     int junit_fd, junit_created, junit_open;
     int budget_said_late; /* the budget's result is said once the live table is closed */
+    /* --metrics (session_metrics.c) */
+    http_serve_t *metrics;
+    char metrics_board[300]; /* the board label, found at the first scrape */
 } session_t;
 
 /* The view the session has: the options' one, or VIEW_NONE when no view was asked for, there is no
@@ -93,6 +97,14 @@ int session_outputs_close(session_t *s, int rc, int signal);
 
 /* Whatever is still open when the session never got going (a trace this run made is removed). */
 void session_outputs_free(session_t *s);
+
+/* ---- --metrics (session_metrics.c) ---- */
+
+/* The listening socket, before the input opens. Returns 0, or an exit code after one sentence. */
+int session_metrics_open(session_t *s);
+/* Answers the scrapes that are ready (the loop's chores). */
+void session_metrics_tick(session_t *s);
+void session_metrics_close(session_t *s);
 
 /* ---- --compare BASE, --budget, --junit (session_checks.c) ---- */
 
