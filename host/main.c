@@ -153,7 +153,7 @@ static void main_take(session_t *s, const uint8_t *data, long n, uint64_t host_u
     recorder_data(s->rec, host_us, data, (size_t)n);
     /* not pipeline_stats: it would sum the name rows after every read */
     uint64_t before = pipeline_elapsed_us(s->p);
-    pipeline_feed(s->p, data, (size_t)n);
+    session_hogs_feed(s, host_us, data, (size_t)n); /* pipeline_feed, and the hogs' ring */
     if (s->replay != NULL)
         replay_fed(s->replay, (size_t)n, before, pipeline_elapsed_us(s->p));
     report_lines_feed(s->lines, data, (size_t)n);
@@ -216,6 +216,7 @@ static void main_seek(session_t *s, top_action_t a)
         /* everything before the target is read again: the figures are rebuilt from nothing */
         pipeline_restart(s->p);
         compare_feed_restart(s->cmp);
+        session_hogs_restart(s);
         top_view_restart(s->view);
         s->ended = s->finished = 0;
         s->status.link = TOP_LINK_CONNECTED;
@@ -410,6 +411,7 @@ static int main_link_lost(session_t *s)
     compare_feed_link(s->cmp, 0);
     run_link_lost(&s->run);
     recorder_link(s->rec, 0, s->last_us);
+    session_hogs_link(s, 0, s->last_us);
     if (live && s->demo != NULL) {
         fputs("aioprof-top: the simulator stopped sending (its pty closed).\n", stderr);
         return EXIT_FAILURE_RUNTIME;
@@ -427,6 +429,7 @@ static int main_link_lost(session_t *s)
     report_lines_link(s->lines, 1);
     compare_feed_link(s->cmp, 1);
     recorder_link(s->rec, 1, s->last_us);
+    session_hogs_link(s, 1, s->last_us);
     run_link_up(&s->run, s->src, monotonic_us());
     if (live)
         fprintf(stderr, "aioprof-top: %s is back.\n", s->src->name);
@@ -566,6 +569,8 @@ static int main_session(const options_t *o)
     rc = session_checks_open(&s);
     if (rc == 0)
         rc = session_metrics_open(&s);
+    if (rc == 0)
+        rc = session_hogs_open(&s);
     if (rc != 0)
         goto cleanup;
     if (live) {

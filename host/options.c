@@ -17,7 +17,7 @@ enum {
     OPT_SPEED = 256, OPT_FORCE, OPT_DEMO, OPT_WORKLOAD, OPT_REPORT, OPT_JSON, OPT_DURATION,
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
     OPT_JSON_LINES, OPT_RUN,
-    OPT_COMPARE, OPT_BUDGET, OPT_JUNIT, OPT_METRICS,
+    OPT_COMPARE, OPT_BUDGET, OPT_JUNIT, OPT_METRICS, OPT_CAPTURE_HOGS, OPT_HOG_MS, OPT_HOG_WINDOW, OPT_HOG_MAX,
 };
 
 static const struct option long_options[] = {
@@ -46,6 +46,10 @@ static const struct option long_options[] = {
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"junit", required_argument, NULL, OPT_JUNIT},
     {"metrics", required_argument, NULL, OPT_METRICS},
+    {"capture-hogs", required_argument, NULL, OPT_CAPTURE_HOGS},
+    {"hog-ms", required_argument, NULL, OPT_HOG_MS},
+    {"hog-window", required_argument, NULL, OPT_HOG_WINDOW},
+    {"hog-max", required_argument, NULL, OPT_HOG_MAX},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -113,6 +117,14 @@ static void options_help(FILE *out)
           "      --budget FILE    limits per task name (JSON): exit 3 when one is broken, with a\n"
           "                       report of each breach on stderr\n"
           "      --junit FILE     write the budget's result as JUnit XML\n"
+          "\n"
+          "Capturing hogs:\n"
+          "      --capture-hogs DIR\n"
+          "                       for every slice of at least --hog-ms, write to DIR a recording\n"
+          "                       of the seconds around it, which -r replays\n"
+          "      --hog-ms MS      the hog threshold (default: --slow's)\n"
+          "      --hog-window SEC the seconds kept before and after a hog (default 2)\n"
+          "      --hog-max N      at most N captures (default 20); further hogs are counted\n"
           "\n"
           "Metrics:\n"
           "      --metrics ADDRESS\n"
@@ -349,6 +361,26 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case OPT_BUDGET: o->budget = optarg; break;
         case OPT_JUNIT: o->junit = optarg; break;
         case OPT_METRICS: o->metrics = optarg; break;
+        case OPT_CAPTURE_HOGS: o->capture_hogs = optarg; break;
+        case OPT_HOG_MS:
+            if (options_number("--hog-ms", optarg, 0.001, 1e7, &o->hog_ms) < 0)
+                return OPTIONS_BAD;
+            break;
+        case OPT_HOG_WINDOW:
+            if (options_number("--hog-window", optarg, 0.01, 60, &o->hog_window_s) < 0)
+                return OPTIONS_BAD;
+            break;
+        case OPT_HOG_MAX: {
+            double n = 0;
+            if (options_number("--hog-max", optarg, 1, 10000, &n) < 0)
+                return OPTIONS_BAD;
+            if (n != (int)n) {
+                fputs("aioprof-top: --hog-max takes a whole number, 1 to 10000.\n", stderr);
+                return OPTIONS_BAD;
+            }
+            o->hog_max = (int)n;
+            break;
+        }
         case 'v': o->verbose = 1; break;
         case 'h': options_help(stdout); return OPTIONS_DONE;
         case 'V': printf("aioprof-top %s\n", AIOPROF_VERSION); return OPTIONS_DONE;

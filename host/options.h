@@ -20,6 +20,10 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUNTIME = 1, EXIT_USAGE = 2, EXIT_BUDGET = 3 };
 #define OPTIONS_INTERVAL_MIN 0.05
 #define OPTIONS_INTERVAL_MAX 86400.0
 #define OPTIONS_INTERVAL_LINES 1.0
+/* --capture-hogs: the seconds kept before and after a hog, and how many captures at most. */
+#define OPTIONS_HOG_WINDOW 2.0
+#define OPTIONS_HOG_MAX 20
+
 /* --text: how often the demo's simulator prints a line (every N slices; the simulator's --text). */
 #define OPTIONS_TEXT_DEMO 20
 
@@ -58,6 +62,11 @@ typedef struct options {
     const char *budget;       /* the limits the session must keep (exit 3 when broken) */
     const char *junit;        /* the budget's result as JUnit XML */
     const char *metrics;      /* --metrics ADDR:PORT: the figures served in the OpenMetrics format */
+    /* --capture-hogs DIR: a recording around every slice of at least --hog-ms (default --slow),
+     * --hog-window seconds before and after, at most --hog-max of them */
+    const char *capture_hogs;
+    double hog_ms, hog_window_s;
+    int hog_max;
 } options_t;
 
 typedef enum options_result {

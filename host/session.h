@@ -58,6 +58,8 @@ typedef struct session {
     budget_t *budget;
     int junit_fd, junit_created, junit_open;
     int budget_said_late; /* the budget's result is said once the live table is closed */
+    /* --capture-hogs (session_hogs.c) */
+    struct session_hogs *hogs;
     /* --metrics (session_metrics.c) */
     http_serve_t *metrics;
     char metrics_board[300]; /* the board label, found at the first scrape */
@@ -97,6 +99,24 @@ int session_outputs_close(session_t *s, int rc, int signal);
 
 /* Whatever is still open when the session never got going (a trace this run made is removed). */
 void session_outputs_free(session_t *s);
+
+/* ---- --capture-hogs (session_hogs.c) ---- */
+
+typedef struct session_hogs session_hogs_t;
+/* The directory checked and the ring made, before the input opens. Returns 0, or an exit code after
+ * one sentence. */
+int session_hogs_open(session_t *s);
+/* The hogs' watch in front of the observer pc has. */
+void session_hogs_observe(session_t *s, pipeline_config_t *pc);
+/* A read's bytes into the pipeline (pipeline_feed) and, with --capture-hogs, into the ring a
+ * segment at a time, each with the device time the decoder reached after it (a read of a capture
+ * can hold seconds of it); the captures that are due written. */
+void session_hogs_feed(session_t *s, uint64_t host_us, const uint8_t *data, size_t len);
+void session_hogs_link(session_t *s, int up, uint64_t host_us);
+/* A seek back: the input starts again. */
+void session_hogs_restart(session_t *s);
+/* The captures still waiting written with what there is, a sentence of how many; freed. */
+void session_hogs_close(session_t *s);
 
 /* ---- --metrics (session_metrics.c) ---- */
 

@@ -192,6 +192,7 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
     }
     session_observe(s, pc);
     session_checks_observe(s, pc);
+    session_hogs_observe(s, pc);
     s->p = pipeline_new(pc);
     if (s->p == NULL) {
         fputs("aioprof-top: out of memory.\n", stderr);
@@ -257,6 +258,8 @@ int session_finish(session_t *s, int rc)
 int session_outputs_close(session_t *s, int rc, int signal)
 {
     const options_t *o = s->o;
+    /* the captures still waiting for their after-window: with what came */
+    session_hogs_close(s);
     /* closed here also after Ctrl-C or SIGTERM: the file always ends as valid JSON */
     if (s->trace != NULL) {
         session_trace_ended(s, signal);
@@ -304,6 +307,7 @@ void session_outputs_free(session_t *s)
     s->log = NULL;
     export_trace_discard(s->trace);
     s->trace = NULL;
+    session_hogs_close(s);
     pipeline_free(s->p);
     s->p = NULL;
     report_lines_close(s->lines);

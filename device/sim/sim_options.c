@@ -91,7 +91,7 @@ static void print_help(void)
            "      --events N         stop after N enter/exit events instead\n"
            "      --clock MODE       virtual (deterministic, as fast as possible; default) or real\n"
            "                         (device time follows the wall clock)\n"
-           "      --seed N           randomises the instances, busy and nested workloads (default 1)\n"
+           "      --seed N           randomises the instances, busy, nested and hog workloads (default 1)\n"
            "      --slow MS          slices longer than this count as slow in the truth (default 20)\n"
            "\n"
            "Output (raw bytes, never to a terminal):\n"

@@ -259,6 +259,46 @@ static void nested_start(sim_t *s)
     sim_spawn(s, "main", nested_main, 0);
 }
 
+/* ---- hog: a few steady tasks, and once every three seconds a rare hog (--capture-hogs) ---- */
+
+static sim_next_t hog_steady(sim_t *s, sim_task_t *t)
+{
+    sim_work(s, sim_rand(s, 100, 900));
+    t->sleep_us = t->param;
+    return SIM_NEXT_SLEEP;
+}
+
+/* ota.check: sleeps three seconds, then hogs the loop for 100 to 200 ms (a blocking flash read) */
+static sim_next_t hog_rare(sim_t *s, sim_task_t *t)
+{
+    if (t->slices > 0) {
+        sim_work(s, sim_rand(s, 100000, 200000));
+    } else {
+        sim_work(s, 50);
+    }
+    t->sleep_us = 3000000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t hog_main(sim_t *s, sim_task_t *t)
+{
+    (void)t;
+    sim_work(s, 50);
+    static const char *const names[] = {"sensor.read", "net.poll", "ui.draw"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        sim_task_t *k = sim_spawn(s, names[i], hog_steady, 0);
+        if (k != NULL)
+            k->param = 10000u * (uint32_t)(i + 1);
+    }
+    sim_spawn(s, "ota.check", hog_rare, 0);
+    return SIM_NEXT_WAIT;
+}
+
+static void hog_start(sim_t *s)
+{
+    sim_spawn(s, "main", hog_main, 0);
+}
+
 static const sim_workload_t workloads[] = {
     {"seed", "main creates slow (80 ms slices) and quicker (1 ms), then awaits them", seed_start},
     {"seed-half", "the seed with quicker sleeping 60 ms: about 40 ms late instead of 80", seed_start},
@@ -267,6 +307,7 @@ static const sim_workload_t workloads[] = {
     {"busy", "40 tasks (--tasks) with slices of tens to hundreds of microseconds", busy_start},
     {"nested", "outer resumes inner inside its slice, inner sometimes resumes innermost",
      nested_start},
+    {"hog", "three steady tasks, and every 3 s ota.check hogs the loop for 100 to 200 ms", hog_start},
 };
 #define WORKLOADS (sizeof workloads / sizeof workloads[0])
 

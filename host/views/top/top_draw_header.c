@@ -94,6 +94,16 @@ static int head_health(const top_view_t *v, int y, int x)
         snprintf(buf, sizeof buf, "%srec %s (%s)", top_sep(v), st->record_path, size);
         x = top_draw_seg(v, y, x, buf, A_NORMAL);
     }
+    if (st != NULL && st->hogs_on) {
+        char buf[96];
+        if (st->hogs_missed) {
+            snprintf(buf, sizeof buf, "%shogs %llu captured, %llu missed", top_sep(v),
+                (unsigned long long)st->hogs_captured, (unsigned long long)st->hogs_missed);
+        } else {
+            snprintf(buf, sizeof buf, "%shogs %llu captured", top_sep(v), (unsigned long long)st->hogs_captured);
+        }
+        x = top_draw_seg(v, y, x, buf, st->hogs_missed ? A_BOLD : A_NORMAL);
+    }
     if (h->any_lower) {
         x = top_draw_seg(v, y, x, top_sep(v), A_NORMAL);
         x = top_draw_seg(v, y, x, v->unicode ? "\xE2\x89\xA5 may be low" : "> may be low", A_NORMAL);

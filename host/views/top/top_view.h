@@ -28,6 +28,9 @@ typedef struct top_status {
     int replay_seeking;          /* reading as fast as possible to a seek's target */
     double replay_position_s;
     double replay_length_s;      /* < 0: not known (yet) */
+    /* --capture-hogs: captures written, and hogs not captured (past --hog-max, or no room) */
+    int hogs_on;
+    uint64_t hogs_captured, hogs_missed;
 } top_status_t;
 
 typedef enum top_action {
