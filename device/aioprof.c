@@ -158,7 +158,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
     n += 1u + len;
     n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
     n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
-    n += (uint32_t)aioprof_varint_put(body + n, port->late_unit);
+    n += (uint32_t)aioprof_varint_put(body + n, AIOPROF_LATE ? port->late_unit : 0u);
     aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
 }
 
@@ -288,7 +288,7 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     p->mask >>= 32u - port->tick_bits;
     aioprof_fw_init(&p->fw, ring, ring_size);
     /* every ENTER carries its lateness, in a list at the end of its frame (AIOPROF_OP_LATE) */
-    p->fw.late_room = port->late_unit ? AIOPROF_VARINT_MAX : 0u;
+    p->fw.late_room = AIOPROF_LATE && port->late_unit ? AIOPROF_VARINT_MAX : 0u;
     uint32_t now = prof_now(p);
     p->boot_ticks = p->last = now;
     p->deadline = now + period_length(p);
@@ -392,7 +392,7 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
     if (!(p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED))) {
         int enter = what == PROF_ENTER;
         int announce_it = enter && (uint16_t)(p->period - t->announced) >= ANNOUNCE_EVERY;
-        uint32_t n = enter ? ENTER_MAX + p->fw.late_room : EXIT_MAX;
+        uint32_t n = enter ? ENTER_MAX + aioprof_fw_late_room(&p->fw) : EXIT_MAX;
         if (announce_it) {
             n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
         }
@@ -403,9 +403,13 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
                 write_task(p, AIOPROF_OP_TASK_INFO, t);
                 t->announced = p->period;
             }
+#if AIOPROF_LATE
             if (enter && p->fw.late_room) {
                 aioprof_fw_late(&p->fw, late);
             }
+#else
+            (void)late;
+#endif
             prof_put(p, t, what, now);
         }
         prof_switch(p, t, what);
@@ -424,13 +428,16 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
      * ago, room in the open frame for the record and its lateness (the budget is 0 while no frame
      * is open) */
     if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
-        p->fw.budget >= ENTER_MAX + p->fw.late_room)) {
+        p->fw.budget >= ENTER_MAX + aioprof_fw_late_room(&p->fw))) {
         record(p, t, PROF_ENTER, now, s, late);
         return;
     }
+#if AIOPROF_LATE
     if (p->fw.late_room) {
         aioprof_fw_late(&p->fw, late);
     }
+#endif
+    (void)late;
     prof_put(p, t, PROF_ENTER, now);
     prof_switch(p, t, PROF_ENTER);
     prof_unlock(p, s);
@@ -513,9 +520,8 @@ static void period_end(aioprof_t *p, uint32_t now)
     write_pending(p, now);
     if (!p->fw.open && !p->fw.closed) {
         uint32_t n = (p->pending & AIOPROF_PENDING_DROPPED) ? DROPPED_MAX : 0u;
-        if (aioprof_fw_fits_new(&p->fw, n)) {
-            frame_open(p, now, n);
-        } else {
+        /* no frame is open here: frame_room opens one if it can */
+        if (!frame_room(p, now, n)) {
             /* no room for the heartbeat: the next frame says so (a DROPPED, of no events if none
              * were), so the host does not take the silence for lost frames */
             p->pending |= AIOPROF_PENDING_DROPPED;

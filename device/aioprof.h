@@ -10,7 +10,8 @@
  * section), except the write callback, which drain calls outside it.
  *
  * Build options (defined for every hook file alike): AIOPROF_PORT_HEADER binds the port at compile
- * time (below); AIOPROF_SMALL=1 trades instructions for code size (docs/porting.md). */
+ * time (below); AIOPROF_SMALL=1 trades instructions for code size; AIOPROF_LATE=0 leaves lateness
+ * out: the hook then sends what a port whose late_unit is 0 sends (docs/porting.md). */
 #ifndef AIOPROF_H
 #define AIOPROF_H
 

@@ -31,7 +31,7 @@ static void fw_raw(aioprof_fw_t *w, uint8_t b)
  * lateness list has begun, the list stays where it is: the budget no longer grows. */
 static void fw_rebudget(aioprof_fw_t *w)
 {
-    if (w->late_len != 0) {
+    if (aioprof_fw_late_started(w)) {
         return;
     }
     uint32_t room = aioprof_fw_room(w);
@@ -94,6 +94,7 @@ AIOPROF_INLINE uint32_t fw_close_byte(uint32_t crc, uint8_t *q, uint8_t **code_a
     return crc;
 }
 
+#if AIOPROF_LATE
 void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late)
 {
     uint8_t *top = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
@@ -130,12 +131,15 @@ static void fw_late_record(aioprof_fw_t *w)
     }
     w->head = (uint16_t)(w->head + head + len);
 }
+#endif
 
 void aioprof_fw_close(aioprof_fw_t *w)
 {
+#if AIOPROF_LATE
     if (w->late_len != 0) {
         fw_late_record(w);
     }
+#endif
     uint8_t *buf = w->buf;
     uint8_t *code_at = buf + w->frame_pos;
     uint8_t *q = code_at + 1;

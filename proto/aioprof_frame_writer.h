@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aioprof_varint.h"
 #include "aioprof_wire.h"
 
 /* The per-event helpers below are inlined wherever they are used (even at -Os, where a call would
@@ -29,6 +30,13 @@
 #define AIOPROF_INLINE static inline __attribute__((always_inline))
 #else
 #define AIOPROF_INLINE static inline
+#endif
+
+/* AIOPROF_LATE=0 builds the hook without lateness (docs/porting.md, "Building for size"): a port
+ * that never reports it pays no code for it. Its bytes on the wire are those of a port whose
+ * late_unit is 0, whatever the port says. */
+#ifndef AIOPROF_LATE
+#define AIOPROF_LATE 1
 #endif
 
 /* The largest body this writer makes, CRC included: in-place COBS needs it at most 254. */
@@ -76,10 +84,32 @@ AIOPROF_INLINE int aioprof_fw_fits(const aioprof_fw_t *w, uint32_t n)
     return w->open && w->budget >= n;
 }
 
+/* Ring bytes an ENTER's lateness may take: AIOPROF_VARINT_MAX when ENTERs carry it, else 0. */
+AIOPROF_INLINE uint32_t aioprof_fw_late_room(const aioprof_fw_t *w)
+{
+#if AIOPROF_LATE
+    return w->late_room;
+#else
+    (void)w;
+    return 0u;
+#endif
+}
+
 /* What a frame keeps back for its LATE record's head when ENTERs carry lateness. */
 AIOPROF_INLINE uint32_t aioprof_fw_late_reserve(const aioprof_fw_t *w)
 {
-    return w->late_room ? AIOPROF_LATE_HEAD_MAX : 0u;
+    return aioprof_fw_late_room(w) ? AIOPROF_LATE_HEAD_MAX : 0u;
+}
+
+/* Has the open frame's lateness list begun? */
+AIOPROF_INLINE int aioprof_fw_late_started(const aioprof_fw_t *w)
+{
+#if AIOPROF_LATE
+    return w->late_len != 0;
+#else
+    (void)w;
+    return 0;
+#endif
 }
 
 /* Ring bytes skipped to keep a new frame with a record of n bytes contiguous. */
@@ -116,12 +146,17 @@ void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n);
 /* A varint of v at rec[n]. Returns n past it. (aioprof_varint_put, inlined on the event path.) */
 AIOPROF_INLINE uint32_t aioprof_fw_encode_varint(uint8_t *rec, uint32_t n, uint32_t v)
 {
+#if AIOPROF_SMALL
+    /* one copy of the loop for the whole hook */
+    return n + (uint32_t)aioprof_varint_put(rec + n, v);
+#else
     while (v >= 0x80u) {
         rec[n++] = (uint8_t)(v | 0x80u);
         v >>= 7;
     }
     rec[n++] = (uint8_t)v;
     return n;
+#endif
 }
 
 /* Encodes an event tag with dt split into rec: `bits` low bits of dt in the tag, the rest (if

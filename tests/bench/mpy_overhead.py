@@ -11,16 +11,23 @@
 #       device says the hook costs) and prints its own nanoseconds per switch.
 #   micropython mpy_overhead.py one ENGINE TASKS SWITCHES
 #       one run of one engine (or "none"), for callgrind: the difference between two SWITCHES
-#       counts is the cost of the switches alone.
+#       counts is the cost of the switches alone. Two more for the firmware engine as a user has
+#       it (issue 26): "bare", no hook and aioprof never imported (the import's own cost is the
+#       difference to "none"), and "firmware-user", the firmware engine with enable()'s defaults
+#       (the drain task too).
 #
 # The timed runs write their frames to /dev/null. Needs aioprof.py (and aioprof_fallback.py,
 # aioprof_frames.py, aioprof_wrapper.py, _aioprof_native.mpy) on sys.path, e.g. through MICROPYPATH.
 import sys
 import time
 import asyncio
-import aioprof
+
+# "bare" must not have imported aioprof: its names are what it measures the absence of
+if sys.argv[2:3] != ["bare"]:
+    import aioprof
 
 ENGINES = ("none", "firmware", "native", "python")
+ONE_ONLY = ("bare", "firmware-user")  # for callgrind's runs, not timed
 
 
 async def spinner(n):
@@ -34,12 +41,14 @@ def run(engine, tasks, switches, out):
     async def main():
         await asyncio.gather(*[spinner(switches) for _ in range(tasks)])
 
-    if engine != "none":
+    if engine == "firmware-user":
+        aioprof.enable(impl="firmware", write=out.write)
+    elif engine not in ("none", "bare"):
         aioprof.enable(impl=engine, drain_task=False, write=out.write)
     t0 = time.ticks_us()
     asyncio.run(main())
     dt = time.ticks_diff(time.ticks_us(), t0)
-    if engine != "none":
+    if engine not in ("none", "bare"):
         aioprof.disable()
     return dt * 1000 / (tasks * (switches + 1))
 
@@ -89,7 +98,7 @@ def main():
     if mode == "time" and len(sys.argv) >= 5:
         timed(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None,
               sys.argv[6:])
-    elif mode == "one" and len(sys.argv) == 5 and sys.argv[2] in ENGINES:
+    elif mode == "one" and len(sys.argv) == 5 and sys.argv[2] in ENGINES + ONE_ONLY:
         run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), open("/dev/null", "wb"))
     else:
         sys.stderr.write("usage: mpy_overhead.py time TASKS SWITCHES ROUNDS [CAPTURE_DIR [ENGINE...]] | "

@@ -63,8 +63,16 @@ part_device() {
     if command -v arm-none-eabi-gcc >/dev/null; then
         bash "$src/cmake/arm-build.sh" "$arm_build" > "$tmp/arm.log" 2>&1
         if [ -s "$arm_build/summary.txt" ]; then
-            say "code size (arm-none-eabi-gcc -Os, linked with --gc-sections; target <= 1536 B code, <= 64 B state):"
+            say "code size (arm-none-eabi-gcc -Os, linked with --gc-sections; target <= 2400 B code for the small builds, <= 64 B state):"
             sed 's/^arm: /  /' "$arm_build/summary.txt"
+            # issue 26: the small build on the Cortex-M0+, with lateness and without (AIOPROF_LATE=0)
+            local config bytes
+            for config in small small-nolate; do
+                bytes=$(awk -v c="cortex-m0plus $config:" 'index($0, "arm: " c) == 1 {
+                    for (i = 1; i < NF; i++) if ($i == "code") { print $(i + 1); exit } }' "$arm_build/summary.txt")
+                summary_row "hook code, Cortex-M0+ $config build (-Os, --gc-sections)" "<= 2400 B" "${bytes:-?} B" \
+                    "$(verdict "$bytes" '<=' 2400)"
+            done
         else
             skip "code size" "the arm build failed: $(tail -1 "$tmp/arm.log")"
         fi

@@ -407,6 +407,12 @@ static void golden_vectors(void **state)
             free(meaning);
             continue;
         }
+#if !AIOPROF_LATE
+        /* a hook built without lateness sends what a port without it does: not these bytes */
+        if (strstr(v->script, "late_unit=") != NULL) {
+            continue;
+        }
+#endif
         uint8_t *made;
         size_t made_len = run_script(v->script, &made);
         char *made_hex = hex_of(made, made_len);
