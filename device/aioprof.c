@@ -604,3 +604,9 @@ size_t aioprof_pending(const aioprof_t *p)
     const aioprof_fw_t *w = &p->fw;
     return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail + w->commit);
 }
+
+/* Spans share this file's helpers (its lock, clock and room), so they are compiled as a part of
+ * it: nothing of them is built unless AIOPROF_SPANS=1. */
+#if AIOPROF_SPANS
+#include "aioprof_span.c"
+#endif

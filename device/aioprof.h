@@ -11,7 +11,9 @@
  *
  * Build options (defined for every hook file alike): AIOPROF_PORT_HEADER binds the port at compile
  * time (below); AIOPROF_SMALL=1 trades instructions for code size; AIOPROF_LATE=0 leaves lateness
- * out: the hook then sends what a port whose late_unit is 0 sends (docs/porting.md). */
+ * out: the hook then sends what a port whose late_unit is 0 sends (docs/porting.md);
+ * AIOPROF_SPANS=1 adds spans (aioprof_span_enter/exit, device/aioprof_span.c): 4 bytes of state,
+ * and nothing on the wire until a span is entered. */
 #ifndef AIOPROF_H
 #define AIOPROF_H
 
@@ -20,6 +22,10 @@
 
 #include "aioprof_frame_writer.h"
 #include "aioprof_wire.h"
+
+#ifndef AIOPROF_SPANS
+#define AIOPROF_SPANS 0
+#endif
 
 /* What the port provides. Lives as long as the profiler (usually const, in flash).
  *
@@ -100,6 +106,9 @@ typedef struct aioprof {
     uint16_t period;
     uint8_t seq;
     uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
+#if AIOPROF_SPANS
+    uint32_t next_span;     /* the last span name id given */
+#endif
 } aioprof_t;
 
 /* Starts the profiler on ring[0..ring_size). Returns 0, or -1 when an argument is unusable (ring
@@ -156,5 +165,28 @@ size_t aioprof_pending(const aioprof_t *p);
 /* 1 when the hook owes the port nothing: no open frame, no drop count or HELLO waiting, nothing
  * committed. A firmware that is about to stop calls aioprof_close and drains until then. */
 int aioprof_idle(const aioprof_t *p);
+
+#if AIOPROF_SPANS
+/* A span: a named stretch of code inside the running task (docs/protocol.md, "Spans"). One per
+ * place in the code, static (AIOPROF_SPAN_INIT), or one per interned name (a binding's table):
+ * its name goes on the wire once, with the id the hook gives it at its first enter, and again
+ * every sixteen periods for a reader that joined late. The library owns the fields but name. */
+typedef struct aioprof_span {
+    const char *name;    /* must outlive the span (a literal, a qstr) */
+    uint32_t id;         /* 0 until first entered */
+    uint16_t announced;  /* the period its name last went in */
+    uint8_t name_len;
+} aioprof_span_t;
+
+#define AIOPROF_SPAN_INIT(literal) {(literal), 0u, 0u, (uint8_t)(sizeof(literal) - 1u)}
+
+/* The running task (or, outside any task, the scheduler) enters span s; spans nest. Never fails
+ * its caller: without room the record is counted as a dropped event. O(1), no malloc. */
+void aioprof_span_enter(aioprof_t *p, aioprof_span_t *s);
+
+/* The innermost open span of the running task ends. A task that ends closes its open spans (the
+ * host does it at the task's EXIT: an exception or a cancellation that skips the exit). */
+void aioprof_span_exit(aioprof_t *p);
+#endif
 
 #endif

@@ -139,8 +139,31 @@ int aioprof_reader_control(aioprof_reader_t *r, const uint8_t **p, const uint8_t
             rec->count++;
         }
         return 0;
+    case AIOPROF_OP_SPAN_ENTER:
+        rec->kind = AIOPROF_REC_SPAN_ENTER;
+        rec->span_dt = cur_varint(&c);
+        rec->id = cur_varint(&c);
+        return c.bad || rec->id == 0 ? -1 : 0;
+    case AIOPROF_OP_SPAN_EXIT:
+        rec->kind = AIOPROF_REC_SPAN_EXIT;
+        rec->span_dt = cur_varint(&c);
+        return c.bad ? -1 : 0;
+    case AIOPROF_OP_SPAN_NAME:
+        rec->kind = AIOPROF_REC_SPAN_NAME;
+        rec->id = cur_varint(&c);
+        if (c.bad || rec->id == 0) {
+            return -1;
+        }
+        rec->name = c.p;
+        rec->name_len = (size_t)(c.end - c.p);
+        return 0;
     default:
-        return 1; /* an operation of a later version: skipped */
+        /* an operation of a later version: skipped, and counted so that the host can say so */
+        if (r) {
+            r->stats.unknown_ops++;
+            r->stats.unknown_op_mask |= 1u << (op & 0x0Fu);
+        }
+        return 1;
     }
 }
 
@@ -229,6 +252,9 @@ static long records_each(aioprof_reader_t *r, const uint8_t *p, const uint8_t *e
             continue;
         }
         rec.offset = offset;
+        if (rec.kind == AIOPROF_REC_SPAN_ENTER || rec.kind == AIOPROF_REC_SPAN_EXIT) {
+            rec.offset += rec.span_dt; /* spans do not move the events' time line */
+        }
         n++;
         if (r->sink.record) {
             r->sink.record(r->user, &rec);

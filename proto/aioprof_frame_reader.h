@@ -25,6 +25,9 @@ typedef enum aioprof_rec_kind {
     AIOPROF_REC_TASK_INFO,
     AIOPROF_REC_DROPPED,
     AIOPROF_REC_LATE,
+    AIOPROF_REC_SPAN_ENTER,
+    AIOPROF_REC_SPAN_EXIT,
+    AIOPROF_REC_SPAN_NAME,
 } aioprof_rec_kind_t;
 
 typedef struct aioprof_hello {
@@ -49,14 +52,16 @@ typedef struct aioprof_record {
     /* ENTER and EXIT: ticks since the frame's base (the sum of dt so far; can pass 2^tick_bits) */
     uint64_t offset;
     uint32_t dt;        /* ENTER and EXIT: this record's own dt (offset is the sum) */
-    uint32_t id;        /* ENTER, TASK_NEW, TASK_INFO */
+    uint32_t id;        /* ENTER, TASK_NEW, TASK_INFO; SPAN_ENTER, SPAN_NAME: the span's name id */
+    uint32_t span_dt;   /* SPAN_ENTER, SPAN_EXIT: ticks after the frame's last event before it (or
+                           its base); offset is that event's offset plus span_dt */
     uint32_t exit_kind; /* EXIT: enum aioprof_exit_kind */
     uint32_t parent;    /* TASK_NEW, TASK_INFO */
     uint32_t count;     /* DROPPED; LATE: its values */
     const uint8_t *late; /* LATE: late_len bytes, `count` varints: the frame's ENTERs' lateness, last
                             first */
     size_t late_len;
-    const uint8_t *name; /* TASK_*: untrusted bytes, not terminated */
+    const uint8_t *name; /* TASK_*, SPAN_NAME: untrusted bytes, not terminated */
     size_t name_len;
     const uint8_t *label; /* TASK_*: empty when the task has no label */
     size_t label_len;
@@ -102,6 +107,8 @@ typedef struct aioprof_reader_stats {
     uint64_t unsupported;    /* frames of another protocol version */
     uint64_t text_bytes;
     uint64_t skipped_bytes;  /* bytes before the first delimiter that were not text */
+    uint64_t unknown_ops;    /* control records of operations this reader does not know: skipped */
+    uint32_t unknown_op_mask; /* which operations those were (bit op) */
 } aioprof_reader_stats_t;
 
 /* A frame whose sequence number is this many or fewer behind the last one's (0: the same), and

@@ -39,6 +39,10 @@ enum aioprof_op {
     AIOPROF_OP_TASK_INFO = 2,
     AIOPROF_OP_DROPPED = 3,
     AIOPROF_OP_LATE = 4,
+    /* Spans (docs/protocol.md, "Spans"): a named stretch of code inside the running task. */
+    AIOPROF_OP_SPAN_ENTER = 5,
+    AIOPROF_OP_SPAN_EXIT = 6,
+    AIOPROF_OP_SPAN_NAME = 8,
 };
 
 /* LATE (docs/protocol.md section 3): the frame's ENTERs' lateness, last first, one varint each;
@@ -57,5 +61,6 @@ enum aioprof_exit_kind {
 #define AIOPROF_HELLO_FLAG_STOPPED 0x02u /* the last one: the hook stopped, nothing follows */
 #define AIOPROF_PLATFORM_MAX 32u
 #define AIOPROF_NAME_MAX 48u          /* name and label together */
+#define AIOPROF_SPAN_NAME_MAX 32u     /* a span's name */
 
 #endif

@@ -69,6 +69,23 @@ class TaskRec:
         self.atask = None  # the asyncio Task that resumes its wrapper (Recorder.bind), if any
 
 
+# Spans (docs/protocol.md, "Spans"; device/aioprof_span.c)
+_OP_SPAN_ENTER = const(5)
+_OP_SPAN_EXIT = const(6)
+_OP_SPAN_NAME = const(8)
+_SPAN_NAME_MAX = const(32)
+_SPAN_ROOM = const(12)  # control head (2) + two varints
+_SPAN_NAME_ROOM = const(39)  # control head (2) + a varint + the name
+
+
+class SpanRec:
+    # What device/aioprof.h calls aioprof_span_t: one per span name (Recorder.span interns them).
+    def __init__(self, name):
+        self.name = _cut(name.encode() if isinstance(name, str) else bytes(name), _SPAN_NAME_MAX)
+        self.id = 0
+        self.announced = 0
+
+
 class Recorder(FrameWriter):
     """The hook: ticks() gives the tick counter, write(memoryview) sends bytes and returns
     how many it took (None counts as all)."""
@@ -93,6 +110,7 @@ class Recorder(FrameWriter):
         # the profiler
         self.current = None
         self.next_id = 0
+        self.next_span = 0
         self.dropped = 0
         self.drop_due = False  # a DROPPED must go before any event (its count may be 0)
         self.dropped_total = 0
@@ -324,6 +342,44 @@ class Recorder(FrameWriter):
             self.last = now
         self.current = t.outer
         t.outer = None
+        self._refresh()
+
+    # ---- spans (device/aioprof_span.c) ----
+
+    def span_enter(self, sp):
+        """The running task enters span sp (a SpanRec); spans nest."""
+        self._span_at(_OP_SPAN_ENTER, sp, self.ticks() & self.mask)
+
+    def span_exit(self):
+        """The running task's innermost open span ends."""
+        self._span_at(_OP_SPAN_EXIT, None, self.ticks() & self.mask)
+
+    def _span_at(self, op, sp, now):
+        if self.stopped and not self._reopened():
+            return
+        name_it = sp is not None and (sp.id == 0 or ((self.period - sp.announced) & 0xFFFF) >= _ANNOUNCE_EVERY)
+        if sp is not None and sp.id == 0:
+            self.next_span = (self.next_span + 1) & 0xFFFFFFFF or 1
+            sp.id = self.next_span
+        n = _SPAN_ROOM + (_SPAN_NAME_ROOM if name_it else 0)
+        if not self._write_pending(now) or not self._frame_room(now, n):
+            self._drop()
+            if name_it:
+                sp.announced = self.period - _ANNOUNCE_EVERY
+        else:
+            if name_it:
+                head = bytearray()
+                _varint(head, sp.id)
+                self._control_head(_OP_SPAN_NAME, len(head) + len(sp.name))
+                self._put(head)
+                self._put(sp.name)
+                sp.announced = self.period
+            # after the frame's last event: the events' own dt chain does not move
+            body = bytearray()
+            _varint(body, (now - self.last) & self.mask)
+            if sp is not None:
+                _varint(body, sp.id)
+            self._control(op, body)
         self._refresh()
 
     def flush(self):

@@ -49,6 +49,7 @@ int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
         fprintf(stderr, "aioprof-sim: out of memory for the truth's time line.\n");
         return -1;
     }
+    s->truth.spans = &s->spans;
 
     s->ring = malloc(opt->ring_bytes);
     if (s->ring == NULL) {
@@ -83,6 +84,7 @@ error_tasks:
     return -1;
 error_ring:
     free(s->ring);
+    sim_spans_free(&s->spans);
     s->ring = NULL;
     sim_truth_free(&s->truth);
     return -1;
@@ -238,8 +240,11 @@ static void hook_enter(sim_t *s, sim_task_t *t, int queued)
     uint64_t now = hook_reading(s, sim_clock_sample(&s->clock));
     uint64_t unit = s->opt->late_unit;
     uint64_t late = queued && unit && now > t->run.wake ? (now - t->run.wake) / unit : 0;
-    if (s->running != NULL)
+    if (s->running != NULL) {
         s->running->slice_excl += now - s->running->slice_start;
+        sim_spans_pause(s->running, now);
+    }
+    sim_spans_resume(t, now);
     t->slice_start = now;
     t->slice_excl = 0;
     t->outer = s->running;
@@ -270,9 +275,14 @@ static void hook_exit(sim_t *s, sim_task_t *t, unsigned kind)
     uint64_t now = hook_reading(s, sample);
     sim_truth_slice(&s->truth, t->truth, t->slice_excl + (now - t->slice_start));
     sim_truth_turn(&s->truth, now, t->outer != NULL ? (long)t->outer->truth : -1);
+    sim_spans_pause(t, now);
+    if (kind != AIOPROF_EXIT_YIELD)
+        sim_spans_unwind(s, t, now); /* a task that ends closes its open spans */
     s->running = t->outer;
-    if (s->running != NULL)
+    if (s->running != NULL) {
         s->running->slice_start = now;
+        sim_spans_resume(s->running, now);
+    }
     t->outer = NULL;
     t->active = 0;
     s->events++;

@@ -18,6 +18,7 @@
 #include "sim_output.h"
 #include "sim_queue.h"
 #include "sim_rng.h"
+#include "sim_spans.h"
 #include "sim_truth.h"
 
 /* How early the clock reads when it steps back (--clock-back): a millisecond, as MicroPython's qemu
@@ -58,6 +59,7 @@ struct sim_task {
     uint64_t param;
     char name[AIOPROF_NAME_MAX + 1];
     char label[AIOPROF_NAME_MAX + 1];
+    sim_span_stack_t spans; /* its open spans (sim_spans.h) */
 };
 
 struct sim {
@@ -90,6 +92,7 @@ struct sim {
     uint64_t seen;         /* the latest reading: the host's time line, which never goes back */
     uint64_t steps_back;   /* readings behind the one before */
     int oom;
+    sim_spans_t spans;     /* the spans' truth (sim_spans.h) */
 };
 
 /* Sets up clock, hook and truth for the options. Returns 0, or -1 after one sentence on stderr. */

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "sim_file.h"
+#include "sim_spans.h"
 
 static const char *const end_names[] = {"running", "return", "raise", "cancel"};
 
@@ -333,6 +334,9 @@ static cJSON *document(const sim_truth_t *t, const sim_truth_run_t *run)
             goto error;
         }
     }
+    /* only a workload with spans has the array: every other truth stays as it was */
+    if (t->spans && t->spans->len && sim_spans_json(t->spans, doc) != 0)
+        goto error;
     return doc;
 
 error:

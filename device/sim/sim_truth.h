@@ -68,6 +68,7 @@ typedef struct sim_truth {
     sim_truth_turn_t *turns; /* a ring of SIM_TRUTH_TURNS */
     uint64_t n_turns;      /* turns so far (the ring holds the last SIM_TRUTH_TURNS) */
     uint64_t unknown_us;   /* waiting time before the oldest turn kept (never, in practice) */
+    const struct sim_spans *spans; /* the spans' truth, written when there are any (sim_spans.h) */
 } sim_truth_t;
 
 /* What the run as a whole did, for the document's header. */

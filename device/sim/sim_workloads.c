@@ -299,6 +299,98 @@ static void hog_start(sim_t *s)
     sim_spawn(s, "main", hog_main, 0);
 }
 
+/* ---- spans: the seed-style example with spans (docs/usage.md, "Spans") ---- */
+
+/* sensors: every 20 ms a slice of 3 ms in span "read", with "i2c" (1 ms) nested in it */
+static sim_next_t spans_sensors(sim_t *s, sim_task_t *t)
+{
+    static aioprof_span_t read = AIOPROF_SPAN_INIT("read"), i2c = AIOPROF_SPAN_INIT("i2c");
+    (void)t;
+    sim_work(s, 100);
+    sim_span_enter(s, &read);
+    sim_work(s, 1000);
+    sim_span_enter(s, &i2c);
+    sim_work(s, 1000);
+    sim_span_exit(s);
+    sim_work(s, 1000);
+    sim_span_exit(s);
+    sim_work(s, 50);
+    t->sleep_us = 20000;
+    return SIM_NEXT_SLEEP;
+}
+
+/* net: span "send" across an await: opened in one slice (1 ms), the task awaits 5 ms in it, and
+ * closes it in the next (2 ms); then 30 ms outside any span */
+static sim_next_t spans_net(sim_t *s, sim_task_t *t)
+{
+    static aioprof_span_t send = AIOPROF_SPAN_INIT("send");
+    if (t->param == 0) {
+        sim_work(s, 30);
+        sim_span_enter(s, &send);
+        sim_work(s, 1000);
+        t->param = 1;
+        t->sleep_us = 5000;
+    } else {
+        sim_work(s, 2000);
+        sim_span_exit(s);
+        sim_work(s, 20);
+        t->param = 0;
+        t->sleep_us = 30000;
+    }
+    return SIM_NEXT_SLEEP;
+}
+
+/* ui: the hog, span "draw" of 40 ms every 200 ms, and 500 µs outside it */
+static sim_next_t spans_ui(sim_t *s, sim_task_t *t)
+{
+    static aioprof_span_t draw = AIOPROF_SPAN_INIT("draw");
+    sim_work(s, 500);
+    sim_span_enter(s, &draw);
+    sim_work(s, 40000);
+    sim_span_exit(s);
+    t->sleep_us = 200000;
+    return SIM_NEXT_SLEEP;
+}
+
+/* job: opens span "job" and raises inside it (param 1), or awaits inside it until main cancels
+ * it (param 0): spans a task's end closes */
+static sim_next_t spans_job(sim_t *s, sim_task_t *t)
+{
+    static aioprof_span_t job = AIOPROF_SPAN_INIT("job");
+    sim_work(s, 200);
+    sim_span_enter(s, &job);
+    sim_work(s, 700);
+    if (t->param)
+        return SIM_NEXT_RAISE;
+    return SIM_NEXT_WAIT;
+}
+
+/* main: makes the three, then every 100 ms a job that raises and one that main cancels 100 ms
+ * later */
+static sim_next_t spans_main(sim_t *s, sim_task_t *t)
+{
+    if (t->limit == 0) {
+        sim_spawn(s, "sensors", spans_sensors, 0);
+        sim_spawn(s, "net", spans_net, 0);
+        sim_spawn(s, "ui", spans_ui, 0);
+        t->limit = 1;
+    } else {
+        sim_cancel(s, t->peer);
+        sim_task_t *j = sim_spawn(s, "job", spans_job, 0);
+        if (j != NULL)
+            j->param = 1;
+        t->peer = sim_spawn(s, "job", spans_job, 0);
+    }
+    sim_work(s, 30);
+    t->sleep_us = 100000;
+    return SIM_NEXT_SLEEP;
+}
+
+static void spans_start(sim_t *s)
+{
+    sim_spawn(s, "main", spans_main, 0);
+}
+
 static const sim_workload_t workloads[] = {
     {"seed", "main creates slow (80 ms slices) and quicker (1 ms), then awaits them", seed_start},
     {"seed-half", "the seed with quicker sleeping 60 ms: about 40 ms late instead of 80", seed_start},
@@ -308,6 +400,8 @@ static const sim_workload_t workloads[] = {
     {"nested", "outer resumes inner inside its slice, inner sometimes resumes innermost",
      nested_start},
     {"hog", "three steady tasks, and every 3 s ota.check hogs the loop for 100 to 200 ms", hog_start},
+    {"spans", "sensors, net and ui with spans (nested, across an await, a 40 ms hog), jobs that end inside one",
+     spans_start},
 };
 #define WORKLOADS (sizeof workloads / sizeof workloads[0])
 

@@ -196,6 +196,10 @@ typedef struct stats_stream {
      * events may have been still in its ring, and the tasks live at the end are lower bounds */
     uint64_t ended_before_stop;
     uint64_t recording_damage; /* stretches of a recording that could not be read as chunks */
+    /* control records of operations this host does not know (a newer device's): skipped; the bits
+     * of unknown_op_mask are the operations */
+    uint64_t unknown_ops;
+    uint32_t unknown_op_mask;
 } stats_stream_t;
 
 typedef struct stats_device {

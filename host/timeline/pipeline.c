@@ -113,6 +113,8 @@ static void pipeline_sync_counters(pipeline_t *p)
     s->unsupported = r->unsupported;
     s->duplicates = r->duplicates;
     s->skipped_bytes = r->skipped_bytes;
+    s->unknown_ops = r->unknown_ops;
+    s->unknown_op_mask = r->unknown_op_mask;
 }
 
 void pipeline_feed(pipeline_t *p, const uint8_t *data, size_t len)

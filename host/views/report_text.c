@@ -400,6 +400,16 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
         t->bytes, t->frames, t->events, t->text_lines, t->dropped_events, t->crc_errors, t->lost_frames,
         t->duplicates, t->clock_steps_back, t->resets, t->reconnects, t->malformed, t->unsupported, t->unmatched,
         t->skipped_bytes);
+    if (t->unknown_ops) {
+        /* said once, and only then: a stream of a device this host knows reads as before */
+        fprintf(out, "%" PRIu64 " records of operations this aioprof-top does not know were skipped (op", t->unknown_ops);
+        for (unsigned op = 0; op < 16; op++) {
+            if (t->unknown_op_mask & (1u << op)) {
+                fprintf(out, " %u", op);
+            }
+        }
+        fputs("): the device is newer; a newer aioprof-top reads them\n", out);
+    }
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
             s->folded_instances);

@@ -15,7 +15,10 @@
  * whose events all come from one context builds it); bench_device_runtime links the library that
  * the simulator and the MicroPython binding use, which calls the port through pointers.
  *
- * Usage: bench_device EVENTS [--no-hook] [--churn]   Prints the events and bytes written (and a wall-clock
+ * --spans adds one span (aioprof_span_enter/exit) to every slice: the difference from a run
+ * without is what a span pair costs.
+ *
+ * Usage: bench_device EVENTS [--no-hook] [--churn] [--late] [--spans]   Prints the events and bytes written (and a wall-clock
  * figure, which means little under valgrind). --no-hook runs the same loop (pattern, clock) without
  * calling the hook, so that its instructions can be taken away from the hook's. Exit code 1 on a
  * bad argument or if the hook wrote nothing. */
@@ -114,6 +117,7 @@ int main(int argc, char **argv)
     int hook = 1;
     int churn = 0;
     int late = 0;
+    int spans = 0;
     int bad = argc < 2 || end == argv[1] || *end != '\0' || events < 2 || events > 1000000000ul;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--no-hook") == 0) {
@@ -122,12 +126,14 @@ int main(int argc, char **argv)
             churn = 1;
         } else if (strcmp(argv[i], "--late") == 0) {
             late = 1;
+        } else if (strcmp(argv[i], "--spans") == 0) {
+            spans = 1;
         } else {
             bad = 1;
         }
     }
     if (bad) {
-        fprintf(stderr, "usage: bench_device EVENTS [--no-hook] [--churn] [--late] (EVENTS an even number, 2..1000000000)\n");
+        fprintf(stderr, "usage: bench_device EVENTS [--no-hook] [--churn] [--late] [--spans] (EVENTS an even number, 2..1000000000)\n");
         return 1;
     }
 
@@ -144,6 +150,11 @@ int main(int argc, char **argv)
     };
     static aioprof_t prof;
     static aioprof_task_t tasks[BENCH_TASKS + 1];
+    static aioprof_span_t bench_spans[BENCH_TASKS + 1] = {
+        AIOPROF_SPAN_INIT("read"), AIOPROF_SPAN_INIT("toggle"), AIOPROF_SPAN_INIT("ping"),
+        AIOPROF_SPAN_INIT("draw"), AIOPROF_SPAN_INIT("parse"), AIOPROF_SPAN_INIT("feed"),
+        AIOPROF_SPAN_INIT("work"),
+    };
 
     bench_pattern_fill(churn);
     if (aioprof_init(&prof, &port, bench_ring, sizeof bench_ring) != 0) {
@@ -171,7 +182,17 @@ int main(int argc, char **argv)
         } else {
             aioprof_enter(&prof, t);
         }
-        bench_now += s->slice;
+        if (spans) {
+            /* --spans: one span per slice, from 2 ticks in to 2 before its end (each task its
+             * own name), what one `with aioprof.span(...)` per slice costs */
+            bench_now += 2u;
+            aioprof_span_enter(&prof, &bench_spans[s->task]);
+            bench_now += s->slice - 4u;
+            aioprof_span_exit(&prof);
+            bench_now += 2u;
+        } else {
+            bench_now += s->slice;
+        }
         if (s->spawns) {
             aioprof_task_created(&prof, &tasks[BENCH_WORKER], "worker", 6);
         }

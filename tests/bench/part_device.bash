@@ -23,6 +23,29 @@ device_cost() {
         'BEGIN { printf "%.1f %.1f\n", ((b - a) - (d - c)) / n, (d - c) / n }'
 }
 
+# A span pair (aioprof_span_enter and aioprof_span_exit, one per slice: bench_device --spans): its
+# instructions, all in (the records, and the frames' CRC, COBS and drain of their bytes), as the
+# difference from the same pattern without spans; and its bytes on the wire.
+part_device_spans() {
+    local bin label cost base n=$device_events
+    say "spans: one span pair per slice (bench_device --spans), instructions and wire bytes per pair over the same run without (target < 200 instructions, <= 4 bytes):"
+    for bin in "$build/tests/bench/bench_device" "$build/tests/bench/bench_device_runtime"; do
+        label=$(basename "$bin")
+        read -r cost _ < <(device_cost "$bin" "$label.spans" --spans) || { say "  skipped: no count for $label --spans"; continue; }
+        read -r base _ < <(device_cost "$bin" "$label.nospans") || continue
+        local bytes_span bytes_base
+        bytes_span=$("$bin" 2000000 --spans | awk '{ print $4 }')
+        bytes_base=$("$bin" 2000000 | awk '{ print $4 }')
+        local per_pair wire
+        per_pair=$(awk -v a="$cost" -v b="$base" 'BEGIN { printf "%.1f", (a - b) * 2 }')
+        wire=$(awk -v a="$bytes_span" -v b="$bytes_base" 'BEGIN { printf "%.2f", (a - b) / 1000000 }')
+        say "  $(printf '%6s' "$per_pair") instructions, $wire bytes per span pair: $label"
+        [ "$label" = bench_device_runtime ] && summary_row "span pair, x86-64 instructions (port through pointers)" "< 200" \
+            "$per_pair" "$(verdict "$per_pair" '<' 200)" && summary_row "span pair, wire bytes (one per slice)" "<= 4" \
+            "$wire" "$(verdict "$wire" '<=' 4)"
+    done
+}
+
 part_device() {
     local bench_device=$build/tests/bench/bench_device bench_runtime=$build/tests/bench/bench_device_runtime
     local variant label bin opt what per_event loop native
@@ -57,6 +80,7 @@ part_device() {
                 say "  skipped: callgrind gave no instruction count for $label (see $tmp/cg.$label.*.log)"
             fi
         done
+        part_device_spans
     fi
     say ""
 

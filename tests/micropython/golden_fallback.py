@@ -79,6 +79,7 @@ class Run:
     def __init__(self):
         self.dev = self.rec = None
         self.tasks = {}
+        self.spans = {}
 
     def common(self, line):
         # the words both ways share; False for enter and exit
@@ -101,6 +102,15 @@ class Run:
             self.rec.label(tasks[int(words[1])], line.split(None, 2)[2])
         elif w in ("enter", "exit"):
             return False
+        elif w == "span":
+            # span K NAME: the span record K (made, with its name, the first time)
+            spans = self.spans
+            k = int(words[1])
+            if k not in spans:
+                spans[k] = fb.SpanRec(words[2])
+            self.rec.span_enter(spans[k])
+        elif w == "span_exit":
+            self.rec.span_exit()
         elif w == "drain":
             self.rec.drain()
         elif w == "flush":

@@ -119,6 +119,16 @@ static void describe_record(void *user, const aioprof_record_t *r)
     case AIOPROF_REC_DROPPED:
         text_add(&d->out, "  dropped count=%u\n", r->count);
         break;
+    case AIOPROF_REC_SPAN_NAME:
+        quote(a, sizeof a, r->name, r->name_len);
+        text_add(&d->out, "  span_name id=%u name=%s\n", r->id, a);
+        break;
+    case AIOPROF_REC_SPAN_ENTER:
+        text_add(&d->out, "  span_enter id=%u at=+%llu\n", r->id, (unsigned long long)r->offset);
+        break;
+    case AIOPROF_REC_SPAN_EXIT:
+        text_add(&d->out, "  span_exit at=+%llu\n", (unsigned long long)r->offset);
+        break;
     }
 }
 
@@ -149,6 +159,7 @@ static long describe_frame_records(void *user, aioprof_reader_t *r, const aiopro
             if (rc > 0) {
                 continue;
             }
+            rec.offset = offset + rec.span_dt; /* spans: after the frame's last event */
         } else {
             p = aioprof_rec_event(p, end, tag, &rec.dt, &rec.id);
             if (p == NULL) {
@@ -203,7 +214,10 @@ static size_t run_script(const char *script, uint8_t **out)
     static char labels[MAX_TASKS + 1][64];
     char line[256];
     const char *p = script;
+    static aioprof_span_t spans[MAX_TASKS + 1];
+    static char span_names[MAX_TASKS + 1][64];
     memset(tasks, 0, sizeof tasks);
+    memset(spans, 0, sizeof spans);
     while (*p) {
         size_t n = strcspn(p, "\n");
         memcpy(line, p, n < sizeof line - 1 ? n : sizeof line - 1);
@@ -254,6 +268,18 @@ static size_t run_script(const char *script, uint8_t **out)
             }
             assert_true(kind < 4);
             aioprof_exit(&d->prof, &tasks[k], kind);
+        } else if (strcmp(word, "span") == 0) {
+            /* span K NAME: aioprof_span_enter with span K (its name given the first time) */
+            assert_int_equal(sscanf(line, " span %u %63s", &k, arg), 2);
+            assert_true(k >= 1 && k <= MAX_TASKS);
+            if (spans[k].name == NULL) {
+                strcpy(span_names[k], arg);
+                spans[k].name = span_names[k];
+                spans[k].name_len = (uint8_t)strlen(arg);
+            }
+            aioprof_span_enter(&d->prof, &spans[k]);
+        } else if (strcmp(word, "span_exit") == 0) {
+            aioprof_span_exit(&d->prof);
         } else if (strcmp(word, "drain") == 0) {
             aioprof_drain(&d->prof);
         } else if (strcmp(word, "flush") == 0) {

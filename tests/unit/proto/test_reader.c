@@ -227,6 +227,43 @@ static void malformed_unknown_and_unsupported(void **state)
     assert_int_equal(dec->reader.stats.crc_errors, 0);
     /* the unknown op was skipped; the enters before each fault were passed on */
     assert_int_equal(count_kind(dec, AIOPROF_REC_ENTER), 2);
+    /* and counted, with its operation, for the host to say so */
+    assert_int_equal(dec->reader.stats.unknown_ops, 1);
+    assert_int_equal(dec->reader.stats.unknown_op_mask, 1u << 15);
+    decoded_free(dec);
+}
+
+/* Span records (docs/protocol.md, "Spans"): read at a dt after the frame's last event, never
+ * moving the events' time line; a damaged one damages its frame. */
+static void span_records(void **state)
+{
+    (void)state;
+    uint8_t out[200];
+    size_t n = 0;
+    /* enter 1 at +3; name 1 "a"; span enter at +3+5, span 1; exit at +3+7; span exit at +10+2 */
+    const uint8_t good[] = {0, AIOPROF_FORMAT(32), 0, 0, 0, 0, 0, 0x8B, 0x78, 2, 1, 'a', 0x75, 2, 5, 1, 0x07, 0x76, 1, 2};
+    n += make_frame(good, sizeof good, out + n);
+    /* a span enter of id 0 is damaged */
+    const uint8_t bad[] = {1, AIOPROF_FORMAT(32), 0, 0, 0, 0, 0, 0x88, 0x75, 2, 5, 0};
+    n += make_frame(bad, sizeof bad, out + n);
+    decoded_t *dec = decode_all(out, n);
+    assert_int_equal(count_kind(dec, AIOPROF_REC_SPAN_NAME), 1);
+    assert_int_equal(count_kind(dec, AIOPROF_REC_SPAN_ENTER), 1);
+    assert_int_equal(count_kind(dec, AIOPROF_REC_SPAN_EXIT), 1);
+    assert_int_equal(count_kind(dec, AIOPROF_REC_EXIT), 1);
+    assert_int_equal(dec->reader.stats.malformed, 1);
+    assert_int_equal(dec->reader.stats.unknown_ops, 0);
+    for (size_t i = 0; i < dec->n; i++) {
+        const decoded_event_t *r = &dec->ev[i];
+        if (r->kind == AIOPROF_REC_SPAN_ENTER) {
+            assert_int_equal(r->time, 8);
+            assert_int_equal(r->id, 1);
+        } else if (r->kind == AIOPROF_REC_EXIT) {
+            assert_int_equal(r->time, 10);
+        } else if (r->kind == AIOPROF_REC_SPAN_EXIT) {
+            assert_int_equal(r->time, 12);
+        }
+    }
     decoded_free(dec);
 }
 
@@ -451,6 +488,7 @@ int main(void)
         cmocka_unit_test(truncated_tail_counts_as_damage),
         cmocka_unit_test(text_segments),
         cmocka_unit_test(malformed_unknown_and_unsupported),
+        cmocka_unit_test(span_records),
         cmocka_unit_test(late_record),
         cmocka_unit_test(sequence_gaps_and_boot),
         cmocka_unit_test(duplicated_stretch_is_skipped),
