@@ -43,7 +43,12 @@ static int session_report(session_t *s, view_kind_t view)
 view_kind_t session_view_kind(const options_t *o)
 {
     int outputs = o->write != NULL || o->export_trace != NULL || o->log != NULL;
-    if (o->view == VIEW_LIVE && outputs && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+    int terminal = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    /* a budget checked where nobody watches (a CI job) ends with the text report its breaches
+     * refer to */
+    if (o->view == VIEW_LIVE && (o->budget != NULL || o->junit != NULL) && !terminal)
+        return VIEW_REPORT;
+    if (o->view == VIEW_LIVE && outputs && !terminal)
         return VIEW_NONE;
     return o->view;
 }

@@ -40,6 +40,14 @@ grep -Fq "quicker: late max $(python3 -c "print('%.3f' % ($late_max / 1000))") m
 grep -q 'not all checked: the session has no allocation figures' "$WORK/err" || fail "the allocation rate was not said to be unchecked"
 grep -q 'is broken: 2 of its 6 lines (exit status 3)' "$WORK/err" || fail "no summary"
 
+# where nobody watches (no terminal, as in a CI job) a budget needs no --report: it ends with it
+set +e
+"$TOP" -r "$WORK/seed.bin" --budget "$WORK/tight.json" > "$WORK/report-ci.txt" 2> "$WORK/err-ci" < /dev/null
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "a broken budget without --report nor a terminal exited $rc: $(cat "$WORK/err-ci")"
+cmp -s "$WORK/report.txt" "$WORK/report-ci.txt" || fail "the budget's report without --report differs from --report's"
+
 python3 - "$WORK/tight.xml" "$late_max" <<'PY'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
