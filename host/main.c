@@ -217,6 +217,7 @@ static void main_seek(session_t *s, top_action_t a)
         pipeline_restart(s->p);
         compare_feed_restart(s->cmp);
         session_hogs_restart(s);
+        session_metrics_restart(s);
         top_view_restart(s->view);
         s->ended = s->finished = 0;
         s->status.link = TOP_LINK_CONNECTED;

@@ -62,6 +62,7 @@ typedef struct session {
     struct session_hogs *hogs;
     /* --metrics (session_metrics.c) */
     http_serve_t *metrics;
+    struct metrics_window *metrics_window; /* the gauge of the last seconds' longest slice */
     char metrics_board[300]; /* the board label, found at the first scrape */
 } session_t;
 
@@ -122,6 +123,10 @@ void session_hogs_close(session_t *s);
 
 /* The listening socket, before the input opens. Returns 0, or an exit code after one sentence. */
 int session_metrics_open(session_t *s);
+/* The window of the last seconds' longest slices watching, in front of the observer pc has. */
+void session_metrics_observe(session_t *s, pipeline_config_t *pc);
+/* A seek back: the input starts again. */
+void session_metrics_restart(session_t *s);
 /* Answers the scrapes that are ready (the loop's chores). */
 void session_metrics_tick(session_t *s);
 void session_metrics_close(session_t *s);
