@@ -256,6 +256,9 @@ static int main_view_action(session_t *s, top_action_t a)
     case TOP_DEVICE_RESET:
         run_key(&s->run, a);
         break;
+    case TOP_HOG_OPEN:
+        session_hogs_show(s, top_view_hog_chosen(s->view));
+        break;
     case TOP_CONTINUE:
         break;
     }

@@ -116,6 +116,9 @@ void session_hogs_feed(session_t *s, uint64_t host_us, const uint8_t *data, size
 void session_hogs_link(session_t *s, int up, uint64_t host_us);
 /* A seek back: the input starts again. */
 void session_hogs_restart(session_t *s);
+/* The live table's list asked for capture i (TOP_HOG_OPEN): read here, shown by the view. A capture
+ * that cannot be read is said on the screen. */
+void session_hogs_show(session_t *s, size_t i);
 /* The captures still waiting written with what there is, a sentence of how many; freed. */
 void session_hogs_close(session_t *s);
 
