@@ -62,7 +62,8 @@ static void draw_list(top_view_t *v)
     }
     char line[300];
     if (n == 0) {
-        snprintf(line, sizeof line, "no hog captured yet (slices of %.3f ms or more, --hog-ms)", st ? st->hogs_ms : 0.0);
+        snprintf(line, sizeof line, "no hog captured yet (slices of %.3f ms or more, --hog-ms)",
+            st != NULL ? st->hogs_ms : 0.0);
         top_draw_seg(v, l->rows_y, 1, line, A_DIM);
     }
     uint64_t missed = st != NULL ? st->hogs_missed : 0;
@@ -123,17 +124,26 @@ static void draw_capture(top_view_t *v)
     if (n == 0)
         top_draw_seg(v, l->rows_y + 1, 1, "no slice in the capture", A_DIM);
 
-    /* the hog's slice: its cells in its lane reversed, and a mark over them on the axis */
+    /* the hog's slice: the cells its lane draws of it reversed, a mark over the first on the axis */
     if (hog_lane == 0 && c->hog_span_us && c->hog_start_us >= from) {
         uint64_t s = c->hog_start_us - from, e = s + c->hog_span_us;
         int i0 = (int)(s * (uint64_t)ncells / span), i1 = (int)((e > span ? span : e) * (uint64_t)ncells / span);
         i0 = i0 >= ncells ? ncells - 1 : i0;
         i1 = i1 >= ncells ? ncells - 1 : i1 < i0 ? i0 : i1;
         attr_t mark = top_attr_class(v, TOP_CLASS_ALERT) | A_REVERSE | A_BOLD;
-        for (int i = i0; i <= i1; i++)
-            top_draw_cell(v, l->rows_y + 1, lw + 1 + i, 1, v->unicode ? "\xE2\x96\x93" : "#", 0, mark);
-        top_draw_cell(v, l->table_y, lw + 1 + i0, 1, v->unicode ? "\xE2\x96\xBC" : "v", 0,
-            top_attr_pair(v, PAIR_THEAD, A_REVERSE) | A_BOLD);
+        int first = -1;
+        for (int i = i0; i <= i1; i++) {
+            uint8_t cell = v->tl_cells[i];
+            if (cell != TOP_CELL_RAN && cell != TOP_CELL_SLOW)
+                continue; /* the slice's edges: cells whose middle it does not cover */
+            first = first < 0 ? i : first;
+            const char *g = cell == TOP_CELL_SLOW ? (v->unicode ? "\xE2\x96\x93" : "#")
+                                                  : (v->unicode ? "\xE2\x96\x88" : "=");
+            top_draw_cell(v, l->rows_y + 1, lw + 1 + i, 1, g, 0, mark);
+        }
+        if (first >= 0)
+            top_draw_cell(v, l->table_y, lw + 1 + first, 1, v->unicode ? "\xE2\x96\xBC" : "v", 0,
+                top_attr_pair(v, PAIR_THEAD, A_REVERSE) | A_BOLD);
     }
 }
 
