@@ -136,7 +136,6 @@ tui_start 120 30 C.UTF-8 --demo
 tui_has '^name +inst'
 tui_key H
 tui_has 'start aioprof-top with --capture-hogs DIR'
-tui_key q
-tui_key q
+tui_key q # puts the message away and quits (a key does its job too)
 tui_has '^EXIT=0'
 echo "the hogs' list and a capture's timeline: ok"
