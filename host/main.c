@@ -217,6 +217,7 @@ static void main_seek(session_t *s, top_action_t a)
         pipeline_restart(s->p);
         compare_feed_restart(s->cmp);
         session_hogs_restart(s);
+        session_metrics_restart(s);
         top_view_restart(s->view);
         s->ended = s->finished = 0;
         s->status.link = TOP_LINK_CONNECTED;
@@ -254,6 +255,9 @@ static int main_view_action(session_t *s, top_action_t a)
     case TOP_DEVICE_INTERRUPT:
     case TOP_DEVICE_RESET:
         run_key(&s->run, a);
+        break;
+    case TOP_HOG_OPEN:
+        session_hogs_show(s, top_view_hog_chosen(s->view));
         break;
     case TOP_CONTINUE:
         break;

@@ -62,6 +62,7 @@ typedef struct session {
     struct session_hogs *hogs;
     /* --metrics (session_metrics.c) */
     http_serve_t *metrics;
+    struct metrics_window *metrics_window; /* the gauge of the last seconds' longest slice */
     char metrics_board[300]; /* the board label, found at the first scrape */
 } session_t;
 
@@ -115,6 +116,9 @@ void session_hogs_feed(session_t *s, uint64_t host_us, const uint8_t *data, size
 void session_hogs_link(session_t *s, int up, uint64_t host_us);
 /* A seek back: the input starts again. */
 void session_hogs_restart(session_t *s);
+/* The live table's list asked for capture i (TOP_HOG_OPEN): read here, shown by the view. A capture
+ * that cannot be read is said on the screen. */
+void session_hogs_show(session_t *s, size_t i);
 /* The captures still waiting written with what there is, a sentence of how many; freed. */
 void session_hogs_close(session_t *s);
 
@@ -122,6 +126,10 @@ void session_hogs_close(session_t *s);
 
 /* The listening socket, before the input opens. Returns 0, or an exit code after one sentence. */
 int session_metrics_open(session_t *s);
+/* The window of the last seconds' longest slices watching, in front of the observer pc has. */
+void session_metrics_observe(session_t *s, pipeline_config_t *pc);
+/* A seek back: the input starts again. */
+void session_metrics_restart(session_t *s);
 /* Answers the scrapes that are ready (the loop's chores). */
 void session_metrics_tick(session_t *s);
 void session_metrics_close(session_t *s);

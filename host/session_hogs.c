@@ -36,6 +36,8 @@ struct session_hogs {
     hog_pending_t pending[HOGS_PENDING_MAX];
     unsigned n_pending;
     uint64_t captured, missed, failed;
+    top_hog_t *list; /* the captures written, for the live table's list (H) */
+    size_t n_list;
     const pipeline_observer_t *next;
     void *next_user;
 };
@@ -245,6 +247,29 @@ static void name_part(const char *task, char *out, size_t size)
     out[o] = '\0';
 }
 
+/* A capture written: into the list the live table shows (it holds at most --hog-max). */
+static void hogs_listed(session_hogs_t *h, const hog_pending_t *p, const char *path, const struct tm *tm)
+{
+    top_hog_t *l = realloc(h->list, (h->n_list + 1) * sizeof *l);
+    char *copy = strdup(path);
+    if (l == NULL || copy == NULL) {
+        free(copy);
+        if (l != NULL)
+            h->list = l;
+        return; /* out of memory: the file is there, the list does not show it */
+    }
+    h->list = l;
+    top_hog_t *e = &l[h->n_list++];
+    memset(e, 0, sizeof *e);
+    strftime(e->when, sizeof e->when, "%H:%M:%S", tm);
+    snprintf(e->task, sizeof e->task, "%s", p->task);
+    e->self_us = p->self_us;
+    e->at_us = p->start_us;
+    e->path = copy;
+    h->s->status.hogs = h->list;
+    h->s->status.n_hogs = h->n_list;
+}
+
 static void hogs_write(session_hogs_t *h, const hog_pending_t *p)
 {
     session_t *s = h->s;
@@ -271,6 +296,7 @@ static void hogs_write(session_hogs_t *h, const hog_pending_t *p)
         return;
     }
     h->captured++;
+    hogs_listed(h, p, path, &tm);
     if (s->o->verbose)
         fprintf(stderr, "aioprof-top: hog of %s (%.3f ms) captured in %s\n", p->task, (double)p->self_us / 1e3, path);
 }
@@ -321,6 +347,7 @@ int session_hogs_open(session_t *s)
     }
     s->hogs = h;
     s->status.hogs_on = 1;
+    s->status.hogs_ms = ms;
     return 0;
 }
 
@@ -383,6 +410,80 @@ void session_hogs_close(session_t *s)
     if (h->missed)
         fprintf(stderr, "; %llu not (past --hog-max %u, or not written).\n", (unsigned long long)h->missed, h->max);
     hog_ring_free(h->ring);
+    for (size_t i = 0; i < h->n_list; i++)
+        free((char *)h->list[i].path);
+    free(h->list);
+    s->status.hogs = NULL;
+    s->status.n_hogs = 0;
     free(h);
     s->hogs = NULL;
+}
+
+/* ---- a capture opened from the live table's list ---- */
+
+#define HOGS_READ_MS 1000
+
+/* Reads path to its end into p (as --compare reads a file). Returns 0, or -1 with one sentence. */
+static int hogs_read(const char *path, pipeline_t *p, char *err, size_t errlen)
+{
+    uint8_t buf[65536];
+    source_t *src = source_file_open(path, 0, 0, err, errlen);
+    if (src == NULL)
+        return -1;
+    int rc = 0;
+    for (;;) {
+        uint64_t host_us = 0;
+        long n = source_read(src, buf, sizeof buf, HOGS_READ_MS, &host_us);
+        if (n > 0) {
+            pipeline_feed(p, buf, (size_t)n);
+        } else if (n == SOURCE_EOF) {
+            break;
+        } else if (n == SOURCE_GONE) {
+            pipeline_link_down(p);
+            int r;
+            while ((r = source_reconnect(src, HOGS_READ_MS, &host_us)) == SOURCE_TIMEOUT)
+                ;
+            if (r == SOURCE_EOF)
+                break;
+            if (r == SOURCE_ERROR) {
+                snprintf(err, errlen, "%s", source_error(src));
+                rc = -1;
+                break;
+            }
+            pipeline_link_up(p);
+        } else if (n == SOURCE_HOLE) {
+            pipeline_input_damaged(p);
+        } else if (n == SOURCE_ERROR) {
+            snprintf(err, errlen, "%s", source_error(src));
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0) {
+        if (source_file_closed_cleanly(src))
+            pipeline_finish(p);
+        else
+            pipeline_end_of_input(p);
+    }
+    source_close(src);
+    return rc;
+}
+
+void session_hogs_show(session_t *s, size_t i)
+{
+    session_hogs_t *h = s->hogs;
+    if (h == NULL || s->view == NULL || i >= h->n_list || top_view_capture_begin(s->view) < 0)
+        return;
+    char err[600] = "";
+    pipeline_config_t pc = {
+        .slow_us = (uint64_t)(s->o->slow_ms * 1000.0),
+        .observer = top_view_capture_observer(),
+        .observer_user = s->view,
+    };
+    pipeline_t *p = pipeline_new(&pc);
+    int ok = p != NULL && hogs_read(h->list[i].path, p, err, sizeof err) == 0;
+    if (p == NULL)
+        snprintf(err, sizeof err, "out of memory for the capture.");
+    top_view_capture_end(s->view, ok ? pipeline_stats(p) : NULL, err);
+    pipeline_free(p);
 }

@@ -29,7 +29,7 @@ static char *metrics_body(void *user, const char *head, size_t *len, const char 
         *len = 0;
         return calloc(1, 1);
     }
-    return metrics_text((stats_t *)pipeline_stats(s->p), metrics_board(s), om, len);
+    return metrics_text((stats_t *)pipeline_stats(s->p), s->metrics_window, metrics_board(s), om, len);
 }
 
 int session_metrics_open(session_t *s)
@@ -44,10 +44,29 @@ int session_metrics_open(session_t *s)
         fprintf(stderr, "aioprof-top: %s.\n", err);
         return bad_spec ? EXIT_USAGE : EXIT_FAILURE_RUNTIME;
     }
+    s->metrics_window = metrics_window_new();
+    if (s->metrics_window == NULL) {
+        fputs("aioprof-top: --metrics: out of memory.\n", stderr);
+        return EXIT_FAILURE_RUNTIME;
+    }
     if (s->o->verbose)
         fprintf(stderr, "aioprof-top: metrics at http://%s/metrics (port %u)\n", s->o->metrics,
             http_serve_port(s->metrics));
     return 0;
+}
+
+void session_metrics_observe(session_t *s, pipeline_config_t *pc)
+{
+    if (s->metrics_window == NULL)
+        return;
+    pc->observer = metrics_window_observer(s->metrics_window, pc->observer, pc->observer_user);
+    pc->observer_user = s->metrics_window;
+}
+
+void session_metrics_restart(session_t *s)
+{
+    if (s->metrics_window != NULL)
+        metrics_window_clear(s->metrics_window);
 }
 
 void session_metrics_tick(session_t *s)
@@ -59,4 +78,6 @@ void session_metrics_close(session_t *s)
 {
     http_serve_close(s->metrics);
     s->metrics = NULL;
+    metrics_window_free(s->metrics_window);
+    s->metrics_window = NULL;
 }

@@ -198,6 +198,7 @@ int session_outputs_open(session_t *s, pipeline_config_t *pc)
     session_observe(s, pc);
     session_checks_observe(s, pc);
     session_hogs_observe(s, pc);
+    session_metrics_observe(s, pc);
     s->p = pipeline_new(pc);
     if (s->p == NULL) {
         fputs("aioprof-top: out of memory.\n", stderr);

@@ -167,7 +167,7 @@ int metrics_wants_openmetrics(const char *head)
     return 0;
 }
 
-char *metrics_text(stats_t *s, const char *board, int openmetrics, size_t *len)
+char *metrics_text(stats_t *s, const metrics_window_t *win, const char *board, int openmetrics, size_t *len)
 {
     text_t t = {.om = openmetrics};
     char b_esc[STATS_TEXT_MAX * 2 + 8], p_esc[STATS_PLATFORM_MAX * 2 + 8], n_esc[STATS_TEXT_MAX * 2 + 8];
@@ -207,13 +207,19 @@ char *metrics_text(stats_t *s, const char *board, int openmetrics, size_t *len)
         {"aioprof_task_slow_slices", "counter", NULL, "slices longer than the slow threshold"},
         {"aioprof_task_errors", "counter", NULL, "instances that ended by an exception or a cancellation"},
         {"aioprof_task_instances", "counter", NULL, "instances of this name seen"},
-        {"aioprof_task_slice_max_seconds", "gauge", "seconds", "the longest slice of the session"},
+        {"aioprof_task_slice_max_seconds", "gauge", "seconds",
+            "the longest slice that ended in the last 10 s of device time (0: none did)"},
+        {"aioprof_task_session_slice_max_seconds", "gauge", "seconds", "the longest slice of the session"},
         {"aioprof_task_late_resumes", "counter", NULL, "resumes that came after the task was due"},
         {"aioprof_task_late_seconds", "counter", "seconds", "lateness of the resumes, summed"},
     };
+    _Static_assert(METRICS_WINDOW_S == 10u, "the help of aioprof_task_slice_max_seconds says 10 s");
     for (size_t fi = 0; fi < sizeof fam / sizeof fam[0]; fi++) {
+        if (fi == 5 && win == NULL) {
+            continue; /* no window kept: no figure */
+        }
         family(&t, fam[fi].name, fam[fi].type, fam[fi].unit, fam[fi].help);
-        int late = fi >= 6;
+        int late = fi >= 7;
         if (late && s->device.late_unit == 0) {
             continue; /* the device does not report lateness: no figure */
         }
@@ -221,6 +227,10 @@ char *metrics_text(stats_t *s, const char *board, int openmetrics, size_t *len)
             const stats_name_t *nm = &s->names[i];
             if (nm->f.count == 0 && nm->instances == 0) {
                 continue;
+            }
+            int64_t recent = fi == 5 ? metrics_window_max(win, nm->name) : 0;
+            if (recent < 0 && nm->f.count > 0) {
+                continue; /* its slices came before its name did, or past the window's names: not known */
             }
             const char *suffix = strcmp(fam[fi].type, "counter") == 0 ? "_total" : "";
             put(&t, "%s%s{%s,task=\"%s\"} ", fam[fi].name, suffix, dev, label(nm->name, n_esc, sizeof n_esc));
@@ -230,8 +240,9 @@ char *metrics_text(stats_t *s, const char *board, int openmetrics, size_t *len)
             case 2: put(&t, "%llu", (unsigned long long)nm->f.slow); break;
             case 3: put(&t, "%llu", (unsigned long long)nm->f.errors); break;
             case 4: put(&t, "%llu", (unsigned long long)nm->instances); break;
-            case 5: put_seconds(&t, nm->f.max_us); break;
-            case 6: put(&t, "%llu", (unsigned long long)nm->late.count); break;
+            case 5: put_seconds(&t, recent > 0 ? (uint64_t)recent : 0); break;
+            case 6: put_seconds(&t, nm->f.max_us); break;
+            case 7: put(&t, "%llu", (unsigned long long)nm->late.count); break;
             default: put_seconds(&t, nm->late.total_us); break;
             }
             put(&t, "\n");

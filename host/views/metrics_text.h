@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "metrics_window.h"
 #include "stats.h"
 
 #define METRICS_CONTENT_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -20,9 +21,10 @@
 #define METRICS_LE_LAST 31u
 
 /* The text for s (synced by pipeline_stats; its lateness summed here), every sample labelled
- * board="board" and platform= the HELLO's; OpenMetrics, or the older text format (openmetrics 0). Returns a malloc'ed buffer of *len bytes, or NULL when
- * out of memory. */
-char *metrics_text(stats_t *s, const char *board, int openmetrics, size_t *len);
+ * board="board" and platform= the HELLO's; OpenMetrics, or the older text format (openmetrics 0).
+ * win gives the gauge of the last seconds' longest slice (NULL: that family is left out). Returns a
+ * malloc'ed buffer of *len bytes, or NULL when out of memory. */
+char *metrics_text(stats_t *s, const metrics_window_t *win, const char *board, int openmetrics, size_t *len);
 
 /* Does a request's head ask for OpenMetrics (its Accept header names it)? */
 int metrics_wants_openmetrics(const char *head);

@@ -3,7 +3,10 @@
 # aioprof-top serving its figures; the real Prometheus server (Debian's prometheus) scrapes both.
 # Once each board has sent everything, Prometheus' HTTP API must give, for every task of both
 # boards, the slices and own time that aioprof-top's JSON report says at the end (and that report is
-# the simulator's truth: the truth tests check that). Also: promtool accepts the text format,
+# the simulator's truth: the truth tests check that), and the session's longest slice its max_us.
+# A third board (the hog workload, 23.5 s, its hogs captured) gives the gauge of the last 10 s's
+# longest slice: ota.check's must be the longest of the captured hogs that ended in the seconds
+# 14 to 23 of device time, not the session's longest. Also: promtool accepts the text format,
 # OpenMetrics is served to who asks for it and ends with "# EOF", a port in use and a bad address
 # are refused with a sentence before the board is touched, and other paths are 404.
 set -euo pipefail
@@ -37,11 +40,15 @@ PY
 # Two boards: the seed example and the busy one, 3 device seconds each.
 "$SIM" -w seed --duration 3 -o "$WORK/a.cap" 2> /dev/null
 "$SIM" -w busy --tasks 6 --duration 3 -o "$WORK/b.cap" 2> /dev/null
+# hogs every 3 s of 100 to 200 ms: the window's edges (14 s, 23.5 s) are far from any
+"$SIM" -w hog --duration 23.5 -o "$WORK/c.cap" 2> /dev/null
 pty_start "$WORK/board-a" "$WORK/a.cap"
 pty_start "$WORK/board-b" "$WORK/b.cap"
+pty_start "$WORK/board-c" "$WORK/c.cap"
 
 pa=$(free_port)
 pb=$(free_port)
+pc=$(free_port)
 
 # Refused before the board is touched: a bad address, a port in use (held by this script's python).
 rc=0
@@ -64,8 +71,13 @@ IO_PIDS+=("$top_a")
 "$TOP" "$WORK/board-b" --json --metrics ":$pb" > "$WORK/b.json" 2> "$WORK/b.err" &
 top_b=$!
 IO_PIDS+=("$top_b")
+mkdir "$WORK/caps"
+"$TOP" "$WORK/board-c" --json --metrics ":$pc" --capture-hogs "$WORK/caps" --hog-ms 90 > "$WORK/c.json" 2> "$WORK/c.err" &
+top_c=$!
+IO_PIDS+=("$top_c")
 pty_drained "$WORK/board-a"
 pty_drained "$WORK/board-b"
+pty_drained "$WORK/board-c"
 
 # Both formats straight from aioprof-top.
 wait_until grep -q 'task="slow"' <(fetch "http://127.0.0.1:$pa/metrics") || fail "no figures at :$pa"
@@ -85,7 +97,7 @@ global:
 scrape_configs:
   - job_name: boards
     static_configs:
-      - targets: ["127.0.0.1:$pa", "127.0.0.1:$pb"]
+      - targets: ["127.0.0.1:$pa", "127.0.0.1:$pb", "127.0.0.1:$pc"]
 EOF
 prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
     --web.listen-address="127.0.0.1:$pp" > "$WORK/prometheus.log" 2>&1 &
@@ -120,8 +132,12 @@ PY
 }
 
 fetch "http://127.0.0.1:$pb/metrics" > "$WORK/b.txt"
-for metric in aioprof_task_slices_total aioprof_task_running_seconds_total; do
-    { expect "$WORK/a.txt" "$WORK/board-a" $metric; expect "$WORK/b.txt" "$WORK/board-b" $metric; } | sort > "$WORK/want-$metric"
+wait_until grep -q 'task="ota.check"' <(fetch "http://127.0.0.1:$pc/metrics") || fail "no figures at :$pc"
+fetch "http://127.0.0.1:$pc/metrics" > "$WORK/c.txt"
+for metric in aioprof_task_slices_total aioprof_task_running_seconds_total aioprof_task_session_slice_max_seconds \
+    aioprof_task_slice_max_seconds; do
+    { expect "$WORK/a.txt" "$WORK/board-a" $metric; expect "$WORK/b.txt" "$WORK/board-b" $metric
+      expect "$WORK/c.txt" "$WORK/board-c" $metric; } | sort > "$WORK/want-$metric"
     [ "$(wc -l < "$WORK/want-$metric")" -ge 8 ] || fail "too few tasks in $metric: $(cat "$WORK/want-$metric")"
     scraped() {
         query "$metric" | python3 -c 'import sys; [print(b, t, float(v)) for b, t, v in (l.split() for l in sys.stdin)]' |
@@ -134,23 +150,48 @@ done
 # The end: each JSON report says what Prometheus has.
 top_stop "$top_a" || fail "aioprof-top of board a: $(cat "$WORK/a.err")"
 top_stop "$top_b" || fail "aioprof-top of board b: $(cat "$WORK/b.err")"
+top_stop "$top_c" || fail "aioprof-top of board c: $(cat "$WORK/c.err")"
+# the captures' hogs: where each began (its file name) and how long it was (its replay)
+for f in "$WORK"/caps/hog-*-ota.check-*.aiop; do
+    "$TOP" -r "$f" --json > "$f.json" 2> "$WORK/cap.err" || fail "-r $f: $(cat "$WORK/cap.err")"
+done
+python3 - "$WORK" << 'PY' || fail "the gauge of the last 10 s is not the longest of the hogs in them"
+import glob, json, math, re, sys
+w = sys.argv[1]
+now = [float(l.split()[-1]) for l in open(w + "/c.txt") if l.startswith("aioprof_device_seconds_total{")][0]
+hogs = []
+for f in sorted(glob.glob(w + "/caps/hog-*-ota.check-*.aiop")):
+    start = float(re.search(r"-ota\.check-([0-9.]+)s\.aiop$", f).group(1))
+    us = {r["name"]: r for r in json.load(open(f + ".json"))["tasks"]}["ota.check"]["max_us"]
+    hogs.append((start, us))
+assert len(hogs) >= 6, hogs
+# the current second of device time and the nine before it
+inside = [us for start, us in hogs if math.floor(now) - 9 <= math.floor(start + us / 1e6) <= math.floor(now)]
+want = max(inside) / 1e6
+got = [float(l.split()[2]) for l in open(w + "/got-aioprof_task_slice_max_seconds") if l.split()[0].endswith("board-c") and l.split()[1] == "ota.check"]
+session = max(us for _, us in hogs) / 1e6
+assert got == [want], ("scraped", got, "want", want, "now", now, hogs)
+assert want < session, ("the workload's longest hog is in the window: the test cannot tell the two gauges apart", hogs)
+print("ota.check's gauge of the last 10 s: %.6f s (of %d hogs in it), the session's %.6f s" % (want, len(inside), session))
+PY
 python3 - "$WORK" << 'PY' || fail "the JSON reports differ from what Prometheus scraped"
 import json, sys
 w = sys.argv[1]
 want = {}
-for metric, key, scale in (("aioprof_task_slices_total", "count", 1), ("aioprof_task_running_seconds_total", "total_us", 1e6)):
+for metric, key, scale in (("aioprof_task_slices_total", "count", 1), ("aioprof_task_running_seconds_total", "total_us", 1e6),
+                           ("aioprof_task_session_slice_max_seconds", "max_us", 1e6)):
     for line in open("%s/got-%s" % (w, metric)):
         board, task, v = line.split()
         want.setdefault((board, task, key), round(float(v) * scale))
 got = {}
-for board, f in (("%s/board-a" % w, "a.json"), ("%s/board-b" % w, "b.json")):
+for board, f in (("%s/board-a" % w, "a.json"), ("%s/board-b" % w, "b.json"), ("%s/board-c" % w, "c.json")):
     j = json.load(open("%s/%s" % (w, f)))
     for r in j["tasks"]:
-        for key in ("count", "total_us"):
+        for key in ("count", "total_us", "max_us"):
             got[(board, r["name"], key)] = r[key]
 bad = [(k, v, got.get(k)) for k, v in want.items() if got.get(k) != v]
 if bad or len(want) != len(got):
     print("differences:", bad[:10], len(want), len(got))
     sys.exit(1)
-print("Prometheus and the reports agree on", len(want), "figures of two boards")
+print("Prometheus and the reports agree on", len(want), "figures of three boards")
 PY

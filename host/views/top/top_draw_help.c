@@ -131,10 +131,10 @@ static int help_layout(const top_view_t *v, const help_entry_t *e, size_t n, int
 
 void top_draw_help(top_view_t *v)
 {
-    help_entry_t e[64];
+    help_entry_t e[96];
     help_line_t l[HELP_LINES_MAX];
     char slow[64];
-    size_t n = help_entries(v, e, 64, slow, sizeof slow);
+    size_t n = help_entries(v, e, sizeof e / sizeof e[0], slow, sizeof slow);
     int kw = 0;
     for (size_t i = 0; i < n; i++) {
         int w = e[i].left != NULL ? (int)strlen(e[i].left) : 0;

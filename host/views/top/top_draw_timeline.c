@@ -50,7 +50,7 @@ static const char *outside_glyph(const top_view_t *v, uint8_t c)
 }
 
 /* Draws a lane's cells from x: runs of the same glyph in one call each. */
-static void draw_cells(const top_view_t *v, int y, int x, const uint8_t *cells, int n, int outside)
+void top_draw_lane(const top_view_t *v, int y, int x, const uint8_t *cells, int n, int outside)
 {
     char run[TOP_TIMELINE_CELLS_MAX * 3 + 8];
     move(y, x);
@@ -84,32 +84,30 @@ static void axis_label(char *out, size_t size, uint64_t back_us)
     }
 }
 
-/* The heading: the label column's title, then ticks at round times before now, from the span's
- * left edge (its first cell: a tick there whenever the span is a whole number of steps, which
- * every zoom's is), "now" over the last cells. */
-static void draw_axis(const top_view_t *v, int lw, int ncells)
+/* The heading: the label column's title, then ticks at round times before the right edge, from the
+ * span's left edge (its first cell: a tick there whenever the span is a whole number of steps, which
+ * every zoom's is), the edge's name ("now") over the last cells. */
+void top_draw_timeline_axis(const top_view_t *v, int y, int lw, int ncells, uint64_t span, const char *title,
+    const char *edge)
 {
-    const top_layout_t *l = &v->lay;
     attr_t head = top_attr_pair(v, PAIR_THEAD, A_REVERSE);
-    char title[64];
-    snprintf(title, sizeof title, "%s %s", top_table_grouping(v) ? "task" : "name",
-        v->unicode ? "\xE2\x86\x93 lanes" : "lanes");
-    top_draw_cell(v, l->table_y, 0, lw, title, 0, head);
-    top_draw_cell(v, l->table_y, lw, v->width - lw, "", 0, head);
+    top_draw_cell(v, y, 0, lw, title, 0, head);
+    top_draw_cell(v, y, lw, v->width - lw, "", 0, head);
     /* a tick at least every 12 cells: the smallest round step that leaves room for its label */
     static const uint64_t steps[] = {10000u, 20000u, 50000u, 100000u, 200000u, 500000u, 1000000u, 2000000u,
         5000000u, 10000000u, 20000000u, 30000000u};
-    uint64_t span = v->tl_span_us, step = steps[sizeof steps / sizeof steps[0] - 1];
+    uint64_t step = steps[sizeof steps / sizeof steps[0] - 1];
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         if (steps[i] * (uint64_t)ncells >= span * 12u) {
             step = steps[i];
             break;
         }
     }
+    int ew = (int)strlen(edge);
     int x0 = lw + 1;
-    int now_x = x0 + ncells - 3, free_x = x0;
-    /* from the left edge (the whole span back) to now, each where the one before left room */
-    for (uint64_t k = span / step; k >= 1; k--) {
+    int now_x = x0 + ncells - ew, free_x = x0;
+    /* from the left edge (the whole span back) to the right one, each where the one before left room */
+    for (uint64_t k = span / step; k >= 1 && span > 0; k--) {
         uint64_t back = k * step;
         int c = (int)((span - back) * (uint64_t)ncells / span);
         char lab[32];
@@ -118,15 +116,23 @@ static void draw_axis(const top_view_t *v, int lw, int ncells)
         if (x0 + c < free_x || x0 + c + w + 1 >= now_x) {
             continue;
         }
-        top_draw_cell(v, l->table_y, x0 + c, 1, v->unicode ? "\xE2\x94\x82" : "|", 0, head);
-        top_draw_cell(v, l->table_y, x0 + c + 1, w, lab, 0, head);
+        top_draw_cell(v, y, x0 + c, 1, v->unicode ? "\xE2\x94\x82" : "|", 0, head);
+        top_draw_cell(v, y, x0 + c + 1, w, lab, 0, head);
         free_x = x0 + c + w + 2;
     }
-    top_draw_cell(v, l->table_y, now_x, 3, "now", 1, head | A_BOLD);
+    top_draw_cell(v, y, now_x, ew, edge, 1, head | A_BOLD);
+}
+
+static void draw_axis(const top_view_t *v, int lw, int ncells)
+{
+    char title[64];
+    snprintf(title, sizeof title, "%s %s", top_table_grouping(v) ? "task" : "name",
+        v->unicode ? "\xE2\x86\x93 lanes" : "lanes");
+    top_draw_timeline_axis(v, v->lay.table_y, lw, ncells, v->tl_span_us, title, "now");
 }
 
 /* The buffers of a render of lanes x ncells. Returns 0, or -1 when out of memory. */
-static int cells_room(top_view_t *v, size_t lanes, int ncells)
+int top_draw_timeline_room(top_view_t *v, size_t lanes, int ncells)
 {
     size_t need = (lanes + 1) * (size_t)ncells;
     if (need <= v->tl_cap) {
@@ -176,7 +182,7 @@ void top_draw_timeline(top_view_t *v)
         lanes[n].key = lanes[n].by_inst ? r->key : top_timeline_name_hash(top_rows_str(rs, r->name));
         n++;
     }
-    if (cells_room(v, n, ncells) != 0) {
+    if (top_draw_timeline_room(v, n, ncells) != 0) {
         top_draw_seg(v, l->rows_y, 1, "out of memory for the timeline", A_DIM);
         return;
     }
@@ -196,9 +202,9 @@ void top_draw_timeline(top_view_t *v)
         top_table_cell(v, r, TOP_COL_NAME, lw, name, sizeof name, &cls);
         int y = l->rows_y + (int)i;
         top_draw_cell(v, y, 0, lw, name, 0, at == v->cursor ? sel : top_attr_class(v, cls));
-        draw_cells(v, y, lw + 1, v->tl_cells + i * (size_t)ncells, ncells, 0);
+        top_draw_lane(v, y, lw + 1, v->tl_cells + i * (size_t)ncells, ncells, 0);
     }
     int oy = n == 0 ? l->rows_y + 1 : l->rows_y + (int)n;
     top_draw_cell(v, oy, 0, lw, "(outside tasks)", 0, A_DIM);
-    draw_cells(v, oy, lw + 1, v->tl_outside, ncells, 1);
+    top_draw_lane(v, oy, lw + 1, v->tl_outside, ncells, 1);
 }

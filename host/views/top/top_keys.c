@@ -340,6 +340,7 @@ static const struct {
     {'T', key_timeline}, {'f', key_columns}, {KEY_F(2), key_columns}, {'z', key_zoom}, {'Z', key_zoom},
     {CTRL('l'), key_repaint},
     {'k', key_device}, {CTRL('d'), key_device},
+    {'H', top_hogs_key_list},
 };
 
 static const top_key_help_t key_help_text[] = {
@@ -367,6 +368,7 @@ static const top_key_help_t key_help_text[] = {
     {"z  Z", "timeline: zoom in (a shorter span) or out (a longer one), 0.1 s to 60 s"},
     {"Ctrl-L", "repaint the screen"},
     {"k  Ctrl-D", "--run: Ctrl-C to the program; a soft reset (the board runs main.py)"},
+    {"H", "--capture-hogs: the hogs captured, newest first; Enter opens one's timeline, Esc or q comes back"},
 };
 
 const top_key_help_t *top_keys_help(size_t *n)
@@ -434,6 +436,9 @@ unsigned top_keys_apply(top_view_t *v, int key)
     }
     if (v->filter_edit) {
         return keys_filter_edit(v, key);
+    }
+    if ((v->hogs_list || v->capture_shown) && key != '?' && key != KEY_F(1) && key != CTRL('l')) {
+        return top_hogs_keys(v, key);
     }
     for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
         if (key_table[i].key == key) {

@@ -7,6 +7,7 @@
  *   top_draw*.c       drawing (top_draw.h): primitives, header, table, pane and footer, help
  *   top_format.c      pure rendering rules, no state (unit-tested)
  *   top_timeline.c    the timeline's ring of slices and its lanes' cells (unit-tested)
+ *   top_hogs.c        --capture-hogs: the hogs' list (H) and a capture opened from it, their keys
  * Nothing outside host/views/top/ includes this file but a unit test (tests/unit/test_stats.c). */
 #ifndef AIOPROF_TOP_PRIVATE_H
 #define AIOPROF_TOP_PRIVATE_H
@@ -114,6 +115,22 @@ typedef struct top_layout {
     int blocked_w; /* the blocked-by column's, widened for what it shows (top_draw_table) */
 } top_layout_t;
 
+/* A capture opened from the hogs' list: its slices and what its timeline shows (top_hogs.c). */
+#define TOP_CAPTURE_LANES 64
+typedef struct top_capture {
+    int ready;                 /* tl allocated */
+    top_timeline_t tl;         /* the capture's slices, on its own time line */
+    top_hog_t hog;             /* the hog, its path copied into path */
+    char path[4200];
+    char err[TOP_MESSAGE_MAX]; /* "" when it was read */
+    uint64_t from_us;          /* its first slice's start (UINT64_MAX: none) */
+    uint64_t hog_start_us, hog_span_us; /* the hog's slice found in it (span 0: not found) */
+    size_t n_lanes;            /* the names with the most own time, the hog's first */
+    uint64_t lane_hash[TOP_CAPTURE_LANES];
+    char lane_name[TOP_CAPTURE_LANES][STATS_TEXT_MAX];
+    uint64_t lane_total_us[TOP_CAPTURE_LANES];
+} top_capture_t;
+
 struct top_view {
     top_view_options_t opt;
     void *screen;     /* SCREEN * */
@@ -142,6 +159,11 @@ struct top_view {
     uint64_t tl_to_us;             /* its right edge on the device time line, taken with the rows */
     uint64_t tl_reset_us;          /* device time the statistics' resets took from their elapsed time */
     top_timeline_t tl;
+    /* --capture-hogs (top_hogs.c): the list over the rows (H), a capture's timeline opened from it */
+    int hogs_list, capture_shown;
+    size_t hogs_cursor, hogs_scroll; /* in the list, 0 the newest */
+    size_t hogs_chosen;            /* the index into status->hogs that Enter opened */
+    top_capture_t *cap;            /* allocated at the first capture opened */
     uint8_t *tl_cells, *tl_outside; /* the render's output, and its scratch */
     uint64_t *tl_busy;
     size_t tl_cap;                 /* cells allocated (lanes * width) */
@@ -233,6 +255,13 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
 /* The name cell: name, #id and [label] for instances. */
 void top_table_name(const top_view_t *v, const top_row_t *r, char *out, size_t size);
 int top_table_is_hog(const top_view_t *v, const top_row_t *r);
+
+/* ---- top_hogs.c: the hogs' list and a capture's timeline ---- */
+/* H: the list shown or put away (a message without --capture-hogs). */
+unsigned top_hogs_key_list(top_view_t *v, int key);
+/* The keys while the list or a capture is shown (the other keys do nothing then). */
+unsigned top_hogs_keys(top_view_t *v, int key);
+void top_hogs_free(top_view_t *v);
 
 /* ---- top_keys.c: keys to actions (it uses top_table.c; nothing here uses it back but the help) ---- */
 unsigned top_keys_apply(top_view_t *v, int key);

@@ -233,6 +233,7 @@ void top_view_close(top_view_t *v)
     top_rows_free(&v->spare);
     top_history_free(&v->hist);
     top_timeline_free(&v->tl);
+    top_hogs_free(v);
     free(v->tl_cells);
     free(v->tl_outside);
     free(v->tl_busy);
@@ -249,7 +250,7 @@ static int status_changed(top_view_t *v, const top_status_t *s)
     int changed = s->link != o->link || s->record_bytes != o->record_bytes || s->replay_paused != o->replay_paused ||
                   s->replay_speed != o->replay_speed || s->source != o->source || s->record_path != o->record_path ||
                   s->replay_seeking != o->replay_seeking || s->replay_length_s != o->replay_length_s ||
-                  s->hogs_captured != o->hogs_captured || s->hogs_missed != o->hogs_missed ||
+                  s->hogs_captured != o->hogs_captured || s->hogs_missed != o->hogs_missed || s->n_hogs != o->n_hogs ||
                   pos_ms != v->seen_position_ms;
     v->seen_status = *s;
     v->seen_position_ms = pos_ms;

@@ -16,6 +16,15 @@ typedef struct top_view top_view_t;
 
 enum { TOP_LINK_CONNECTED, TOP_LINK_WAITING, TOP_LINK_ENDED };
 
+/* --capture-hogs: one capture written, as the hogs' list (H) shows it. */
+typedef struct top_hog {
+    char when[24];      /* the UTC wall time it was written, "06:59:01" */
+    char task[200];     /* the hog's task name (escaped) */
+    uint64_t self_us;   /* the hog's own time */
+    uint64_t at_us;     /* where it began on the session's device time line */
+    const char *path;   /* the capture's file */
+} top_hog_t;
+
 /* What main knows and the view shows in its header. Read during top_view_poll only. */
 typedef struct top_status {
     const char *source;          /* "/dev/ttyACM0 @ 115200", "session.aiop (replay)" */
@@ -31,6 +40,9 @@ typedef struct top_status {
     /* --capture-hogs: captures written, and hogs not captured (past --hog-max, or no room) */
     int hogs_on;
     uint64_t hogs_captured, hogs_missed;
+    const top_hog_t *hogs; /* the captures written, oldest first */
+    size_t n_hogs;
+    double hogs_ms;        /* the threshold (--hog-ms) */
 } top_status_t;
 
 typedef enum top_action {
@@ -45,6 +57,7 @@ typedef enum top_action {
     TOP_REPLAY_END,       /* seek to the end */
     TOP_DEVICE_INTERRUPT, /* --run: Ctrl-C to the program on the board */
     TOP_DEVICE_RESET,     /* --run: a soft reset of the board (its main.py runs) */
+    TOP_HOG_OPEN,         /* Enter in the hogs' list: main reads top_view_hog_chosen()'s capture */
 } top_action_t;
 
 typedef struct top_view_options {
@@ -93,6 +106,18 @@ void top_view_message(top_view_t *v, const char *msg);
  * It keeps the last slices in a fixed ring whether the timeline is shown or not, so that showing
  * it shows the last seconds at once, even at the end of a replay. */
 const pipeline_observer_t *top_view_observer(void);
+
+/* ---- --capture-hogs: a capture opened from the hogs' list (top_hogs.c) ----
+ * On TOP_HOG_OPEN main reads the capture of status->hogs[top_view_hog_chosen()] through a pipeline
+ * of its own whose observer is top_view_capture_observer() (user: the view), between
+ * top_view_capture_begin and top_view_capture_end; the view then shows that capture's timeline,
+ * the hog marked, over the rows' area until Esc or q, while the live session goes on. */
+size_t top_view_hog_chosen(const top_view_t *v);
+const pipeline_observer_t *top_view_capture_observer(void);
+/* Forgets the last capture shown. Returns 0, or -1 when out of memory (said on the screen). */
+int top_view_capture_begin(top_view_t *v);
+/* The capture was read (s: its statistics), or could not be (s NULL, err one sentence). */
+void top_view_capture_end(top_view_t *v, const struct stats *s, const char *err);
 
 /* Gives the terminal back (endwin) and frees the view. NULL is accepted; calling it after the
  * atexit handler ran is harmless. Call it once per view, from ordinary code (main's loop sees the
