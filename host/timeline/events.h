@@ -57,6 +57,7 @@ typedef struct events_scratch {
     uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / their spacing, of ck_stride cells),
                                then the running sums, then a window's two ends */
     size_t ck_stride;
+    unsigned ck_wide;       /* the checkpoints' spacing is EVENTS_CK_EVERY << ck_wide turns (events_late.c) */
     uint64_t *snap;         /* the sums at each of a frame's late ENTERs (snap_cap cells) */
     size_t snap_cap;
 } events_scratch_t;

@@ -174,14 +174,34 @@ static uint64_t ck_every_of(size_t stride)
     return stride <= EVENTS_CK_FLAT ? EVENTS_CK_EVERY : EVENTS_CK_EVERY * (stride / EVENTS_CK_FLAT);
 }
 
+#define CK_EVERY_LOG2 3u
+_Static_assert((1u << CK_EVERY_LOG2) == EVENTS_CK_EVERY, "EVENTS_CK_EVERY is 1 << CK_EVERY_LOG2");
+
+/* ck_every_of(stride) is EVENTS_CK_EVERY << ck_wide_of(stride): the spacing, the checkpoints'
+ * count and a turn's checkpoint are shifts and masks, not divisions (a window's ends take three). */
+static unsigned ck_wide_of(size_t stride)
+{
+    unsigned wide = 0;
+    while (((uint64_t)EVENTS_CK_EVERY << wide) < ck_every_of(stride)) {
+        wide++;
+    }
+    return wide;
+}
+
 static uint64_t ck_every(const events_t *e)
 {
-    return ck_every_of(e->scratch.ck_stride);
+    return (uint64_t)EVENTS_CK_EVERY << e->scratch.ck_wide;
 }
 
 static size_t ck_slots(const events_t *e)
 {
-    return (size_t)(EVENTS_TURNS / ck_every(e));
+    return (size_t)(EVENTS_TURNS / EVENTS_CK_EVERY) >> e->scratch.ck_wide;
+}
+
+/* The checkpoint of turn k (a multiple of ck_every), in the ring of ck_slots. */
+static size_t ck_place(const events_t *e, uint64_t k)
+{
+    return (size_t)(k >> (e->scratch.ck_wide + CK_EVERY_LOG2)) & (ck_slots(e) - 1u);
 }
 
 /* The running sums (after the checkpoints). */
@@ -221,6 +241,7 @@ static int ck_number(events_t *e, int32_t who)
         }
         m->ck = ck;
         m->ck_stride = stride;
+        m->ck_wide = ck_wide_of(stride);
     }
     m->num[who + 3] = (int32_t)++e->ck_n;
     e->ck_who[e->ck_n - 1u] = who;
@@ -268,7 +289,7 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
             return 0;
         }
     }
-    size_t stride = m->ck_stride, n = e->ck_n, slots = ck_slots(e);
+    size_t stride = m->ck_stride, n = e->ck_n;
     const uint64_t every = ck_every(e);
     if ((size_t)n_win * stride > m->snap_cap) {
         uint64_t *snap = realloc(m->snap, (size_t)n_win * stride * sizeof *snap);
@@ -292,8 +313,8 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
         if (k >= end) {
             break;
         }
-        if (k % every == 0) {
-            memcpy(m->ck + (size_t)(k / every % slots) * stride, sums, stride * sizeof *sums);
+        if ((k & (every - 1u)) == 0) {
+            memcpy(m->ck + ck_place(e, k) * stride, sums, stride * sizeof *sums);
         }
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
         sums[num[t->who + 3] - 1] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
@@ -323,7 +344,7 @@ static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint6
 static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
 {
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
-    uint64_t lo = k - k % every, hi = lo + every;
+    uint64_t lo = k & ~(every - 1u), hi = lo + every;
     hi = hi < e->ck_turn ? hi : e->ck_turn;
     int lo_ok = lo >= oldest && lo < e->ck_turn;
     int hi_ok = hi >= k;
@@ -334,7 +355,7 @@ static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
     uint64_t near = up ? lo : hi;
     const uint64_t *at = near == e->ck_turn
         ? ck_sums(e)
-        : e->scratch.ck + (size_t)(near / every % ck_slots(e)) * e->scratch.ck_stride;
+        : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
     memcpy(sums, at, e->ck_n * sizeof *sums);
     if (up) {
         ck_walk(e, lo, k, 0, sums);
@@ -452,7 +473,8 @@ void events_late_unseen(events_t *e)
 static uint64_t late_of(events_t *e, uint32_t value)
 {
     uint64_t ticks = (uint64_t)value * e->late_unit; /* < 2^64 */
-    if (ticks / e->tick_hz < STATS_LATE_MAX_US / 1000000u) {
+    /* ticks / tick_hz < L, without a division: L * tick_hz < 2^55 */
+    if (ticks < STATS_LATE_MAX_US / 1000000u * (uint64_t)e->tick_hz) {
         return events_ticks_to_us(ticks, e->tick_hz);
     }
     if (!e->late_capped && e->note) {
