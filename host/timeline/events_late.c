@@ -365,26 +365,46 @@ static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
     return 1;
 }
 
+/* The running sums before turn k as they were at a checkpoint (or are now, at ck_turn), *at, with
+ * the turns between it and k taken into hi instead: hi - (sums before k) = hi' - *at. 0 (hi as it
+ * was) when none near k can be used, as ck_at. */
+static int ck_at_into(const events_t *e, uint64_t k, uint64_t *restrict hi, const uint64_t **at)
+{
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
+    uint64_t lo = k & ~(every - 1u), up_to = lo + every;
+    up_to = up_to < e->ck_turn ? up_to : e->ck_turn;
+    int lo_ok = lo >= oldest && lo < e->ck_turn;
+    int hi_ok = up_to >= k;
+    if (!lo_ok && !hi_ok) {
+        return 0;
+    }
+    int up = !hi_ok || (lo_ok && k - lo <= up_to - k); /* from lo, forward; else from up_to, back */
+    uint64_t near = up ? lo : up_to;
+    *at = near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
+    if (up) {
+        ck_walk(e, lo, k, 1, hi); /* the sums before k are *at and these turns: taken off hi */
+    } else {
+        ck_walk(e, k, up_to, 0, hi); /* *at less these turns: added to hi */
+    }
+    return 1;
+}
+
 /* The running sums at the two ends of the window [from, until) of the resume whose ENTER is turn u,
- * and whose first turn is s: *hi before u (snap_u, or made in hi_buf), lo (made there) at from
- * (the part of turn s before the window counted in); each culprit's time in the window is their
- * difference. A window of a few turns is walked: its time in hi_buf, and *lo NULL. Returns 0 when
- * the sums cannot give it (it is walked), else 1 with *unknown the part of the window older than
- * the turns kept. */
-static int ck_ends(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64_t s, uint64_t from,
-    uint64_t *restrict hi_buf, uint64_t *restrict lo_buf, const uint64_t **hi, const uint64_t **lo,
-    uint64_t *unknown)
+ * and whose first turn is s: *hi before u (snap_u, or made in hi_buf; either is changed), *lo at
+ * from (a checkpoint near s, the turns between them and the part of turn s before the window taken
+ * into *hi); each culprit's time in the window is their difference. A window of a few turns is
+ * walked: its time in hi_buf, and *lo NULL. Returns 0 when the sums cannot give it (it is walked),
+ * else 1 with *unknown the part of the window older than the turns kept. */
+static int ck_ends(const events_t *e, uint64_t u, uint64_t *snap_u, uint64_t s, uint64_t from,
+    uint64_t *restrict hi_buf, const uint64_t **hi, const uint64_t **lo, uint64_t *unknown)
 {
     size_t n = e->ck_n;
-    uint64_t *fix; /* where the part of turn s before the window goes: taken off, or counted in */
-    int sub;
+    uint64_t *fix = hi_buf; /* where the part of turn s before the window is taken off */
     if (u - s <= ck_every(e)) {
         memset(hi_buf, 0, n * sizeof *hi_buf);
         ck_walk(e, s, u, 0, hi_buf);
         *hi = hi_buf;
         *lo = NULL;
-        fix = hi_buf;
-        sub = 1;
     } else {
         if (snap_u == NULL) {
             if (!ck_at(e, u, hi_buf)) {
@@ -392,21 +412,18 @@ static int ck_ends(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64
             }
             snap_u = hi_buf;
         }
-        if (!ck_at(e, s, lo_buf)) {
+        if (!ck_at_into(e, s, snap_u, lo)) {
             return 0;
         }
         *hi = snap_u;
-        *lo = lo_buf;
-        fix = lo_buf;
-        sub = 0;
+        fix = snap_u;
     }
     const events_turn_t *t = &e->turns[s & (EVENTS_TURNS - 1u)];
     *unknown = 0;
     if (from < t->at) {
         *unknown = t->at - from; /* s is the oldest turn kept, and began after from */
     } else {
-        uint64_t *cell = &fix[e->scratch.num[t->who + 3] - 1];
-        *cell = sub ? *cell - (from - t->at) : *cell + (from - t->at);
+        fix[e->scratch.num[t->who + 3] - 1] -= from - t->at;
     }
     return 1;
 }
@@ -547,13 +564,14 @@ void events_late_frame(events_t *e, int ok)
     for (size_t c = 2; sums && c < e->ck_n; c++) {
         e->ck_slot[c] = stats_late_slot(s, e->ck_who[c]);
     }
-    uint64_t *hi_buf = sums ? ck_sums(e) + e->scratch.ck_stride : NULL, *lo_buf = hi_buf + e->scratch.ck_stride;
+    uint64_t *hi_buf = sums ? ck_sums(e) + e->scratch.ck_stride : NULL;
     for (uint32_t j = 0; j < n_win; j++) {
         uint32_t i = win[j];
         events_enter_t *en = &e->enters[i];
         uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at, unknown;
-        const uint64_t *snap_u = j >= snapped ? e->scratch.snap + (size_t)j * e->scratch.ck_stride : NULL, *hi, *lo;
-        if (sums && ck_ends(e, en->turn, snap_u, first[i], from[i], hi_buf, lo_buf, &hi, &lo, &unknown)) {
+        uint64_t *snap_u = j >= snapped ? e->scratch.snap + (size_t)j * e->scratch.ck_stride : NULL;
+        const uint64_t *hi, *lo;
+        if (sums && ck_ends(e, en->turn, snap_u, first[i], from[i], hi_buf, &hi, &lo, &unknown)) {
             uint64_t gap[2] = {hi[0], hi[1]}; /* unknown, outside */
             if (lo != NULL) {
                 gap[0] -= lo[0];
