@@ -306,8 +306,9 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
     *snapped = j;
     const int32_t *restrict num = m->num;
     uint64_t *restrict sums = ck_sums(e);
+    uint64_t next_u = j < n_win ? e->enters[win[j]].turn : UINT64_MAX; /* the next window's ENTER */
     for (uint64_t k = e->ck_turn;; k++) {
-        for (; j < n_win && e->enters[win[j]].turn == k; j++) {
+        for (; next_u == k; next_u = ++j < n_win ? e->enters[win[j]].turn : UINT64_MAX) {
             memcpy(m->snap + (size_t)j * stride, sums, n * sizeof *sums);
         }
         if (k >= end) {
