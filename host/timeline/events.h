@@ -40,6 +40,7 @@
 typedef struct events_turn {
     uint64_t at;
     int32_t who;
+    int32_t cell; /* who's cell in the running sums (events_late.c), set when they number it */
 } events_turn_t;
 
 /* The lateness scratch (events_late.c), allocated once and kept for the next stream: a window's

@@ -280,14 +280,16 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
          * sums go on without them, and only checkpoints from here on (never older) are used */
         e->ck_turn = oldest;
     }
-    const events_turn_t *restrict turns = e->turns;
-    /* the new culprits numbered first: the cells of the sums stay where they are below */
+    events_turn_t *restrict turns = e->turns;
+    /* the new culprits numbered first: the cells of the sums stay where they are below; each
+     * turn told its culprit's cell, for the sums and the walks between checkpoints */
     for (uint64_t k = e->ck_turn; k < end; k++) {
-        int32_t who = turns[k & (EVENTS_TURNS - 1u)].who;
-        if (m->num[who + 3] == 0 && !ck_number(e, who)) {
+        events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+        if (m->num[t->who + 3] == 0 && !ck_number(e, t->who)) {
             e->ck_off = 1;
             return 0;
         }
+        t->cell = m->num[t->who + 3] - 1;
     }
     size_t stride = m->ck_stride, n = e->ck_n;
     const uint64_t every = ck_every(e);
@@ -304,7 +306,6 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
         j++;
     }
     *snapped = j;
-    const int32_t *restrict num = m->num;
     uint64_t *restrict sums = ck_sums(e);
     uint64_t next_u = j < n_win ? e->enters[win[j]].turn : UINT64_MAX; /* the next window's ENTER */
     for (uint64_t k = e->ck_turn;; k++) {
@@ -318,7 +319,7 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
             memcpy(m->ck + ck_place(e, k) * stride, sums, stride * sizeof *sums);
         }
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        sums[num[t->who + 3] - 1] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
+        sums[t->cell] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
     }
     e->ck_turn = end > e->ck_turn ? end : e->ck_turn;
     return 1;
@@ -329,12 +330,11 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
 static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint64_t *restrict acc)
 {
     const events_turn_t *restrict turns = e->turns;
-    const int32_t *restrict num = e->scratch.num;
     uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
     for (uint64_t k = a; k < b; k++) {
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
         uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
-        acc[num[t->who + 3] - 1] += negate ? at - next : next - at;
+        acc[t->cell] += negate ? at - next : next - at;
         at = next;
     }
 }
@@ -424,7 +424,7 @@ static int ck_ends(const events_t *e, uint64_t u, uint64_t *snap_u, uint64_t s, 
     if (from < t->at) {
         *unknown = t->at - from; /* s is the oldest turn kept, and began after from */
     } else {
-        fix[e->scratch.num[t->who + 3] - 1] -= from - t->at;
+        fix[t->cell] -= from - t->at;
     }
     return 1;
 }
