@@ -104,6 +104,7 @@ void stats_hist_drop(stats_hist_t *h);
  * is blamed, part by part, on the name of the task that ran then (blocked by), on no task (the
  * scheduler, the drain: outside), or on nothing known (before the host's time line, lost frames). */
 #define STATS_BLAME_MAX 32u /* culprit names kept per row; the time of more goes to other_us */
+#define STATS_LATE_SLOTS_MAX 63u /* culprit slots (STATS_LATE_SLOTS, below) */
 /* A resume's lateness is counted up to 2^42 us (50 days; MicroPython's longest, 2^32 ms, is less),
  * and the sums of lateness saturate: a hostile stream cannot wrap them. */
 #define STATS_LATE_MAX_US (1ull << 42)
@@ -133,6 +134,9 @@ typedef struct stats_late {
     uint64_t other_us;   /* waiting blamed on names past STATS_BLAME_MAX */
     stats_blame_t *blame;
     uint32_t n_blame, cap_blame;
+    /* an instance row's windows not yet in blame (stats_late.c): their time per culprit slot,
+     * taken in by stats_late_settle before the list is read; NULL: none */
+    struct stats_late_dense *dense;
     stats_hist_t hist;   /* every resume's lateness (on time: 0), for its percentiles */
 } stats_late_t;
 
@@ -253,6 +257,7 @@ typedef struct stats {
     uint32_t next_order;
     int32_t past_cap;    /* the instance row of "(tasks past the cap)" (id 0), -1 until needed */
     uint32_t late_slots; /* culprit slots given (stats_late_slot) */
+    int32_t late_slot_who[STATS_LATE_SLOTS_MAX]; /* slot -> its culprit */
     uint8_t late_unnamed_slot; /* STATS_WHO_UNNAMED's slot + 1; 0: none yet */
     uint8_t late_stale;  /* some name row's late_stale is set */
     uint64_t *late_sums; /* per culprit (at who + 1), while a name row's blocked by is summed; else 0 */
@@ -378,7 +383,7 @@ void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us);
 /* A culprit's slot (a name row or STATS_WHO_UNNAMED): the first STATS_LATE_SLOTS culprits blamed
  * get one, in that order, for good (until stats_clear); a row finds a culprit that has one at
  * once (its index), the others by a search. STATS_LATE_NO_SLOT when they are all given. */
-#define STATS_LATE_SLOTS 63u
+#define STATS_LATE_SLOTS STATS_LATE_SLOTS_MAX
 #define STATS_LATE_NO_SLOT 63u /* never set in an index */
 uint8_t stats_late_slot(stats_t *s, int32_t who);
 
@@ -394,6 +399,13 @@ void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, con
  * time at the window's two ends (events_late.c), taken in the same pass. */
 void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us);
+
+/* stats_late_window_sums keeps an instance row's windows as time per culprit slot (while every
+ * culprit has a slot) and lists them when the list is read: l's list (and other_us) made what the
+ * windows one by one would have made, in the same order. stats_rows, stats_late_sync and
+ * stats_late_fold do it; stats_late_settle_all does it for every instance row. */
+void stats_late_settle(stats_t *s, stats_late_t *l);
+void stats_late_settle_all(stats_t *s);
 
 /* us of in's waiting while no task ran (outside = 1), or that the host did not see (outside = 0). */
 void stats_late_gap(stats_t *s, stats_instance_t *in, int outside, uint64_t us);

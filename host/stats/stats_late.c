@@ -40,6 +40,7 @@ uint8_t stats_late_slot(stats_t *s, int32_t who)
         if (s->late_slots == STATS_LATE_SLOTS) {
             return STATS_LATE_NO_SLOT;
         }
+        s->late_slot_who[s->late_slots] = who;
         *slot = (uint8_t)++s->late_slots;
     }
     return (uint8_t)(*slot - 1u);
@@ -145,6 +146,92 @@ static inline __attribute__((always_inline)) void late_window_add(stats_t *s, st
     }
 }
 
+/* ---- an instance row's windows per culprit slot (stats_late_settle): one fused subtract and
+ * add per culprit a window, the list made when it is read. Only while at most STATS_BLAME_MAX
+ * slots are given: every culprit ever blamed then has a slot, so the list takes every culprit
+ * with time whatever the order they come in, with the time the windows one by one would give it
+ * (other_us stays 0); only the list's order differs, which no figure depends on (a row's culprit
+ * is the most time, ties by name; a name row's sums are by time). The sums are modulo 2^64 and
+ * taken in (saturating) once per DENSE_SETTLE windows at most, so that they cannot wrap (a
+ * window is at most 2^42 us). ---- */
+
+#define DENSE_SETTLE (1u << 20)
+
+typedef struct stats_late_dense {
+    uint32_t windows; /* kept since the list was made */
+    uint32_t cells;   /* slots it has room for */
+    uint64_t us[];    /* per slot */
+} late_dense_t;
+
+/* l's slots, room for the first `cells` (their sums kept): NULL when out of memory. */
+static late_dense_t *dense_room(stats_late_t *l, uint32_t cells)
+{
+    late_dense_t *d = l->dense;
+    if (d != NULL && d->cells >= cells) {
+        return d;
+    }
+    uint32_t old = d != NULL ? d->cells : 0;
+    uint32_t want = cells < 8u ? 8u : cells;
+    d = realloc(d, sizeof *d + want * sizeof d->us[0]);
+    if (d == NULL) {
+        return NULL;
+    }
+    if (l->dense == NULL) {
+        d->windows = 0;
+    }
+    memset(d->us + old, 0, (want - old) * sizeof d->us[0]);
+    d->cells = want;
+    l->dense = d;
+    return d;
+}
+
+void stats_late_settle(stats_t *s, stats_late_t *l)
+{
+    late_dense_t *d = l->dense;
+    if (d == NULL || d->windows == 0) {
+        return;
+    }
+    for (uint32_t k = 0; k < d->cells; k++) {
+        if (d->us[k] != 0) {
+            blame_add(l, s->late_slot_who[k], (uint8_t)k, d->us[k]);
+            d->us[k] = 0;
+        }
+    }
+    d->windows = 0;
+}
+
+void stats_late_settle_all(stats_t *s)
+{
+    for (size_t i = 0; i < s->inst_used; i++) {
+        stats_late_settle(s, &s->inst[i].late);
+    }
+}
+
+/* A window's time per culprit (hi[i] - lo[i], or hi[i] when lo is NULL) kept in l's slots: 0
+ * when it cannot be (out of memory), and nothing is. */
+static int dense_window(stats_t *s, stats_late_t *l, const uint8_t *restrict slot, const uint64_t *restrict hi,
+    const uint64_t *restrict lo, size_t n)
+{
+    late_dense_t *d = dense_room(l, s->late_slots);
+    if (d == NULL) {
+        return 0;
+    }
+    uint64_t *restrict us = d->us;
+    if (lo != NULL) {
+        for (size_t i = 0; i < n; i++) {
+            us[slot[i]] += hi[i] - lo[i];
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            us[slot[i]] += hi[i];
+        }
+    }
+    if (++d->windows == DENSE_SETTLE) {
+        stats_late_settle(s, l);
+    }
+    return 1;
+}
+
 /* The window's gaps to in's row (its name row marked to be summed again). */
 static void late_window_gaps(stats_t *s, stats_instance_t *in, uint64_t outside_us, uint64_t unknown_us)
 {
@@ -156,6 +243,7 @@ void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, con
     const uint64_t *us, size_t n, uint64_t outside_us, uint64_t unknown_us)
 {
     late_window_gaps(s, in, outside_us, unknown_us);
+    stats_late_settle(s, &in->late);
     late_window_add(s, &in->late, who, slot, us, NULL, n, 0);
 }
 
@@ -163,6 +251,11 @@ void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who
     const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us)
 {
     late_window_gaps(s, in, outside_us, unknown_us);
+    /* every culprit has a slot (the events stage asks for them first), and they all fit */
+    if (slot != NULL && s->late_slots <= STATS_BLAME_MAX && dense_window(s, &in->late, slot, hi, lo, n)) {
+        return;
+    }
+    stats_late_settle(s, &in->late);
     late_window_add(s, &in->late, who, slot, hi, lo, n, 1);
 }
 
@@ -293,6 +386,7 @@ static void sums_keep(stats_t *s, stats_late_t *l, uint64_t other_us)
 
 void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src)
 {
+    stats_late_settle(s, (stats_late_t *)src); /* an instance row's, or settled */
     nm->late_stale = 1;
     s->late_stale = 1;
     stats_late_merge(&nm->folded, src);
@@ -348,6 +442,7 @@ void stats_late_sync(stats_t *s)
         uint64_t other_us = nm->folded.other_us;
         sums_add(s, &nm->folded);
         for (int32_t i = first[r]; i >= 0; i = next[i]) {
+            stats_late_settle(s, &s->inst[i].late);
             stats_late_merge(l, &s->inst[i].late);
             sums_add(s, &s->inst[i].late);
             other_us = stats_sat_add(other_us, s->inst[i].late.other_us);
@@ -374,5 +469,6 @@ void stats_late_drop(stats_late_t *l)
 {
     stats_hist_drop(&l->hist);
     free(l->blame ? (char *)blame_index(l) : NULL);
+    free(l->dense);
     memset(l, 0, sizeof *l);
 }

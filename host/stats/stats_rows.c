@@ -97,6 +97,7 @@ static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_
         r->name = own;
     }
     r->parent_name = stats_parent_name(s, in);
+    stats_late_settle((stats_t *)s, (stats_late_t *)&in->late); /* its list read by the views */
     r->late = stats_late_known(s, &in->late) ? &in->late : NULL;
     row_pcts(r, &in->slices);
 }

@@ -40,6 +40,7 @@
 typedef struct events_turn {
     uint64_t at;
     int32_t who;
+    int32_t cell; /* who's cell in the running sums (events_late.c), set when they number it */
 } events_turn_t;
 
 /* The lateness scratch (events_late.c), allocated once and kept for the next stream: a window's
@@ -57,6 +58,7 @@ typedef struct events_scratch {
     uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / their spacing, of ck_stride cells),
                                then the running sums, then a window's two ends */
     size_t ck_stride;
+    unsigned ck_wide;       /* the checkpoints' spacing is EVENTS_CK_EVERY << ck_wide turns (events_late.c) */
     uint64_t *snap;         /* the sums at each of a frame's late ENTERs (snap_cap cells) */
     size_t snap_cap;
 } events_scratch_t;

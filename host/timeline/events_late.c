@@ -174,14 +174,34 @@ static uint64_t ck_every_of(size_t stride)
     return stride <= EVENTS_CK_FLAT ? EVENTS_CK_EVERY : EVENTS_CK_EVERY * (stride / EVENTS_CK_FLAT);
 }
 
+#define CK_EVERY_LOG2 3u
+_Static_assert((1u << CK_EVERY_LOG2) == EVENTS_CK_EVERY, "EVENTS_CK_EVERY is 1 << CK_EVERY_LOG2");
+
+/* ck_every_of(stride) is EVENTS_CK_EVERY << ck_wide_of(stride): the spacing, the checkpoints'
+ * count and a turn's checkpoint are shifts and masks, not divisions (a window's ends take three). */
+static unsigned ck_wide_of(size_t stride)
+{
+    unsigned wide = 0;
+    while (((uint64_t)EVENTS_CK_EVERY << wide) < ck_every_of(stride)) {
+        wide++;
+    }
+    return wide;
+}
+
 static uint64_t ck_every(const events_t *e)
 {
-    return ck_every_of(e->scratch.ck_stride);
+    return (uint64_t)EVENTS_CK_EVERY << e->scratch.ck_wide;
 }
 
 static size_t ck_slots(const events_t *e)
 {
-    return (size_t)(EVENTS_TURNS / ck_every(e));
+    return (size_t)(EVENTS_TURNS / EVENTS_CK_EVERY) >> e->scratch.ck_wide;
+}
+
+/* The checkpoint of turn k (a multiple of ck_every), in the ring of ck_slots. */
+static size_t ck_place(const events_t *e, uint64_t k)
+{
+    return (size_t)(k >> (e->scratch.ck_wide + CK_EVERY_LOG2)) & (ck_slots(e) - 1u);
 }
 
 /* The running sums (after the checkpoints). */
@@ -221,6 +241,7 @@ static int ck_number(events_t *e, int32_t who)
         }
         m->ck = ck;
         m->ck_stride = stride;
+        m->ck_wide = ck_wide_of(stride);
     }
     m->num[who + 3] = (int32_t)++e->ck_n;
     e->ck_who[e->ck_n - 1u] = who;
@@ -259,16 +280,18 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
          * sums go on without them, and only checkpoints from here on (never older) are used */
         e->ck_turn = oldest;
     }
-    const events_turn_t *restrict turns = e->turns;
-    /* the new culprits numbered first: the cells of the sums stay where they are below */
+    events_turn_t *restrict turns = e->turns;
+    /* the new culprits numbered first: the cells of the sums stay where they are below; each
+     * turn told its culprit's cell, for the sums and the walks between checkpoints */
     for (uint64_t k = e->ck_turn; k < end; k++) {
-        int32_t who = turns[k & (EVENTS_TURNS - 1u)].who;
-        if (m->num[who + 3] == 0 && !ck_number(e, who)) {
+        events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+        if (m->num[t->who + 3] == 0 && !ck_number(e, t->who)) {
             e->ck_off = 1;
             return 0;
         }
+        t->cell = m->num[t->who + 3] - 1;
     }
-    size_t stride = m->ck_stride, n = e->ck_n, slots = ck_slots(e);
+    size_t stride = m->ck_stride, n = e->ck_n;
     const uint64_t every = ck_every(e);
     if ((size_t)n_win * stride > m->snap_cap) {
         uint64_t *snap = realloc(m->snap, (size_t)n_win * stride * sizeof *snap);
@@ -283,20 +306,20 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
         j++;
     }
     *snapped = j;
-    const int32_t *restrict num = m->num;
     uint64_t *restrict sums = ck_sums(e);
+    uint64_t next_u = j < n_win ? e->enters[win[j]].turn : UINT64_MAX; /* the next window's ENTER */
     for (uint64_t k = e->ck_turn;; k++) {
-        for (; j < n_win && e->enters[win[j]].turn == k; j++) {
+        for (; next_u == k; next_u = ++j < n_win ? e->enters[win[j]].turn : UINT64_MAX) {
             memcpy(m->snap + (size_t)j * stride, sums, n * sizeof *sums);
         }
         if (k >= end) {
             break;
         }
-        if (k % every == 0) {
-            memcpy(m->ck + (size_t)(k / every % slots) * stride, sums, stride * sizeof *sums);
+        if ((k & (every - 1u)) == 0) {
+            memcpy(m->ck + ck_place(e, k) * stride, sums, stride * sizeof *sums);
         }
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        sums[num[t->who + 3] - 1] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
+        sums[t->cell] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
     }
     e->ck_turn = end > e->ck_turn ? end : e->ck_turn;
     return 1;
@@ -307,12 +330,11 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
 static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint64_t *restrict acc)
 {
     const events_turn_t *restrict turns = e->turns;
-    const int32_t *restrict num = e->scratch.num;
     uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
     for (uint64_t k = a; k < b; k++) {
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
         uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
-        acc[num[t->who + 3] - 1] += negate ? at - next : next - at;
+        acc[t->cell] += negate ? at - next : next - at;
         at = next;
     }
 }
@@ -323,7 +345,7 @@ static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint6
 static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
 {
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
-    uint64_t lo = k - k % every, hi = lo + every;
+    uint64_t lo = k & ~(every - 1u), hi = lo + every;
     hi = hi < e->ck_turn ? hi : e->ck_turn;
     int lo_ok = lo >= oldest && lo < e->ck_turn;
     int hi_ok = hi >= k;
@@ -334,7 +356,7 @@ static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
     uint64_t near = up ? lo : hi;
     const uint64_t *at = near == e->ck_turn
         ? ck_sums(e)
-        : e->scratch.ck + (size_t)(near / every % ck_slots(e)) * e->scratch.ck_stride;
+        : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
     memcpy(sums, at, e->ck_n * sizeof *sums);
     if (up) {
         ck_walk(e, lo, k, 0, sums);
@@ -344,26 +366,46 @@ static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
     return 1;
 }
 
+/* The running sums before turn k as they were at a checkpoint (or are now, at ck_turn), *at, with
+ * the turns between it and k taken into hi instead: hi - (sums before k) = hi' - *at. 0 (hi as it
+ * was) when none near k can be used, as ck_at. */
+static int ck_at_into(const events_t *e, uint64_t k, uint64_t *restrict hi, const uint64_t **at)
+{
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
+    uint64_t lo = k & ~(every - 1u), up_to = lo + every;
+    up_to = up_to < e->ck_turn ? up_to : e->ck_turn;
+    int lo_ok = lo >= oldest && lo < e->ck_turn;
+    int hi_ok = up_to >= k;
+    if (!lo_ok && !hi_ok) {
+        return 0;
+    }
+    int up = !hi_ok || (lo_ok && k - lo <= up_to - k); /* from lo, forward; else from up_to, back */
+    uint64_t near = up ? lo : up_to;
+    *at = near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
+    if (up) {
+        ck_walk(e, lo, k, 1, hi); /* the sums before k are *at and these turns: taken off hi */
+    } else {
+        ck_walk(e, k, up_to, 0, hi); /* *at less these turns: added to hi */
+    }
+    return 1;
+}
+
 /* The running sums at the two ends of the window [from, until) of the resume whose ENTER is turn u,
- * and whose first turn is s: *hi before u (snap_u, or made in hi_buf), lo (made there) at from
- * (the part of turn s before the window counted in); each culprit's time in the window is their
- * difference. A window of a few turns is walked: its time in hi_buf, and *lo NULL. Returns 0 when
- * the sums cannot give it (it is walked), else 1 with *unknown the part of the window older than
- * the turns kept. */
-static int ck_ends(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64_t s, uint64_t from,
-    uint64_t *restrict hi_buf, uint64_t *restrict lo_buf, const uint64_t **hi, const uint64_t **lo,
-    uint64_t *unknown)
+ * and whose first turn is s: *hi before u (snap_u, or made in hi_buf; either is changed), *lo at
+ * from (a checkpoint near s, the turns between them and the part of turn s before the window taken
+ * into *hi); each culprit's time in the window is their difference. A window of a few turns is
+ * walked: its time in hi_buf, and *lo NULL. Returns 0 when the sums cannot give it (it is walked),
+ * else 1 with *unknown the part of the window older than the turns kept. */
+static int ck_ends(const events_t *e, uint64_t u, uint64_t *snap_u, uint64_t s, uint64_t from,
+    uint64_t *restrict hi_buf, const uint64_t **hi, const uint64_t **lo, uint64_t *unknown)
 {
     size_t n = e->ck_n;
-    uint64_t *fix; /* where the part of turn s before the window goes: taken off, or counted in */
-    int sub;
+    uint64_t *fix = hi_buf; /* where the part of turn s before the window is taken off */
     if (u - s <= ck_every(e)) {
         memset(hi_buf, 0, n * sizeof *hi_buf);
         ck_walk(e, s, u, 0, hi_buf);
         *hi = hi_buf;
         *lo = NULL;
-        fix = hi_buf;
-        sub = 1;
     } else {
         if (snap_u == NULL) {
             if (!ck_at(e, u, hi_buf)) {
@@ -371,21 +413,18 @@ static int ck_ends(const events_t *e, uint64_t u, const uint64_t *snap_u, uint64
             }
             snap_u = hi_buf;
         }
-        if (!ck_at(e, s, lo_buf)) {
+        if (!ck_at_into(e, s, snap_u, lo)) {
             return 0;
         }
         *hi = snap_u;
-        *lo = lo_buf;
-        fix = lo_buf;
-        sub = 0;
+        fix = snap_u;
     }
     const events_turn_t *t = &e->turns[s & (EVENTS_TURNS - 1u)];
     *unknown = 0;
     if (from < t->at) {
         *unknown = t->at - from; /* s is the oldest turn kept, and began after from */
     } else {
-        uint64_t *cell = &fix[e->scratch.num[t->who + 3] - 1];
-        *cell = sub ? *cell - (from - t->at) : *cell + (from - t->at);
+        fix[t->cell] -= from - t->at;
     }
     return 1;
 }
@@ -452,7 +491,8 @@ void events_late_unseen(events_t *e)
 static uint64_t late_of(events_t *e, uint32_t value)
 {
     uint64_t ticks = (uint64_t)value * e->late_unit; /* < 2^64 */
-    if (ticks / e->tick_hz < STATS_LATE_MAX_US / 1000000u) {
+    /* ticks / tick_hz < L, without a division: L * tick_hz < 2^55 */
+    if (ticks < STATS_LATE_MAX_US / 1000000u * (uint64_t)e->tick_hz) {
         return events_ticks_to_us(ticks, e->tick_hz);
     }
     if (!e->late_capped && e->note) {
@@ -525,13 +565,14 @@ void events_late_frame(events_t *e, int ok)
     for (size_t c = 2; sums && c < e->ck_n; c++) {
         e->ck_slot[c] = stats_late_slot(s, e->ck_who[c]);
     }
-    uint64_t *hi_buf = sums ? ck_sums(e) + e->scratch.ck_stride : NULL, *lo_buf = hi_buf + e->scratch.ck_stride;
+    uint64_t *hi_buf = sums ? ck_sums(e) + e->scratch.ck_stride : NULL;
     for (uint32_t j = 0; j < n_win; j++) {
         uint32_t i = win[j];
         events_enter_t *en = &e->enters[i];
         uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at, unknown;
-        const uint64_t *snap_u = j >= snapped ? e->scratch.snap + (size_t)j * e->scratch.ck_stride : NULL, *hi, *lo;
-        if (sums && ck_ends(e, en->turn, snap_u, first[i], from[i], hi_buf, lo_buf, &hi, &lo, &unknown)) {
+        uint64_t *snap_u = j >= snapped ? e->scratch.snap + (size_t)j * e->scratch.ck_stride : NULL;
+        const uint64_t *hi, *lo;
+        if (sums && ck_ends(e, en->turn, snap_u, first[i], from[i], hi_buf, &hi, &lo, &unknown)) {
             uint64_t gap[2] = {hi[0], hi[1]}; /* unknown, outside */
             if (lo != NULL) {
                 gap[0] -= lo[0];

@@ -86,3 +86,56 @@ make_capture() {
 
 # fix DECIMALS VALUE: the value rounded for a line or the summary ("?" without one).
 fix() { awk -v v="$2" -v d="$1" 'BEGIN { if (v == "" || v == "nan") print "?"; else printf "%.*f\n", d, v }'; }
+
+# ---- issue 26's table: every row of it, printed after the summary, measured or not ----
+# i26_row KEY MEASURED VERDICT: a part's figure for the row KEY (the keys: i26_print's list).
+i26_row() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$tmp/i26"; }
+# i26_why KEY WHY: why the row KEY has no figure (its program, build or input is absent).
+i26_why() { printf '%s\t%s\n' "$1" "$2" >> "$tmp/i26.why"; }
+
+i26_print() {
+    local rows=(
+        "replay_late|replay|replay of busy, every resume late (--report), time against md5sum|<= 3x"
+        "replay_plain|replay|the same without lateness (--late-unit 0), time against md5sum|<= 1.5x"
+        "export|export|--export-trace beside --report on busy with lateness, time against --report|<= 4x"
+        "live_fast|live|live table at 1 MB/s, busy (CPU of one core)|< 2 %"
+        "live_trickle|live|live table at a UART trickle, busy (CPU of one core)|< 1 %"
+        "hook_size|device|hook, Thumb small build (Cortex-M0+, -Os, --gc-sections)|<= 2400 B"
+        "native_size|device|native module loaded into the board's RAM, armv6m (.mpy size)|<= 9000 B"
+        "firmware|mpy|firmware engine per task switch (instructions; time; as a user has it)|<= 3 % each"
+        "python|mpy|python engine per task switch (instructions; time)|<= 60 %"
+        "overhead|mpy|the overhead the header shows against the measured, per engine|within 30 % each"
+    )
+    local line key part figure goal got measured verdict why w1=0 w2=0 w3=0
+    : > "$tmp/i26.out"
+    touch "$tmp/i26" "$tmp/i26.why"
+    for line in "${rows[@]}"; do
+        IFS='|' read -r key part figure goal <<< "$line"
+        got=$(awk -F'\t' -v k="$key" '$1 == k { m = $2; v = $3 } END { if (m != "") print m "\t" v }' "$tmp/i26")
+        if [ -n "$got" ]; then
+            measured=${got%%$'\t'*}
+            verdict=${got#*$'\t'}
+        else
+            why=$(awk -F'\t' -v k="$key" '$1 == k { w = $2 } END { print w }' "$tmp/i26.why")
+            if [ -z "$why" ]; then
+                if wants "$part"; then why="part $part gave no figure"; else why="part $part not run (BENCH_ONLY)"; fi
+            fi
+            measured="not measured: $why"
+            verdict="-"
+        fi
+        printf '%s\t%s\t%s\t%s\n' "$figure" "$goal" "$measured" "$verdict" >> "$tmp/i26.out"
+    done
+    say "issue 26's table: every row, its goal, what this run measured (ratios against a baseline in"
+    say "this run, medians), and the verdict:"
+    awk -F'\t' '
+        { for (i = 1; i <= 4; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }
+        END {
+            h[1] = "figure"; h[2] = "goal"; h[3] = "measured"
+            for (i = 1; i <= 3; i++) if (length(h[i]) > w[i]) w[i] = length(h[i])
+            printf "  %-*s | %-*s | %-*s |\n", w[1], h[1], w[2], h[2], w[3], h[3]
+            printf "  %s-+-%s-+-%s-+-%s\n", dashes(w[1]), dashes(w[2]), dashes(w[3]), "-------"
+            for (r = 1; r <= NR; r++)
+                printf "  %-*s | %-*s | %-*s | %s\n", w[1], c[r, 1], w[2], c[r, 2], w[3], c[r, 3], c[r, 4]
+        }
+        function dashes(n,   s) { s = ""; while (n-- > 0) s = s "-"; return s }' "$tmp/i26.out"
+}

@@ -96,12 +96,36 @@ part_device() {
                     for (i = 1; i < NF; i++) if ($i == "code") { print $(i + 1); exit } }' "$arm_build/summary.txt")
                 summary_row "hook code, Cortex-M0+ $config build (-Os, --gc-sections)" "<= 2400 B" "${bytes:-?} B" \
                     "$(verdict "$bytes" '<=' 2400)"
+                [ "$config" = small ] && i26_row hook_size "${bytes:-?} B" "$(verdict "$bytes" '<=' 2400)"
             done
         else
             skip "code size" "the arm build failed: $(tail -1 "$tmp/arm.log")"
+            i26_why hook_size "the arm build failed"
         fi
     else
         skip "code size" "arm-none-eabi-gcc is not installed (make arm installs it)"
+        i26_why hook_size "arm-none-eabi-gcc is not installed"
     fi
+    device_native_size
     say ""
+}
+
+# The native module's size for armv6m (its code is loaded into the board's RAM): the .mpy named
+# by AIOPROF_NATIVE_ARMV6M, else the newest prebuilt one (device/micropython/mpy/armv6m/*/).
+device_native_size() {
+    local mpy=${AIOPROF_NATIVE_ARMV6M:-} bytes
+    if [ -z "$mpy" ]; then
+        local f
+        for f in "$src"/device/micropython/mpy/armv6m/*/_aioprof_native.mpy; do
+            [ -s "$f" ] && { [ -z "$mpy" ] || [ "$f" -nt "$mpy" ]; } && mpy=$f
+        done
+    fi
+    if [ -z "$mpy" ] || [ ! -s "$mpy" ]; then
+        skip "native module size" "no armv6m _aioprof_native.mpy (set AIOPROF_NATIVE_ARMV6M, or make mpy)"
+        i26_why native_size "no armv6m .mpy built (AIOPROF_NATIVE_ARMV6M, or make mpy)"
+        return
+    fi
+    bytes=$(stat -c %s "$mpy")
+    say "native module, armv6m: $bytes B ($mpy; goal <= 9000 B)"
+    i26_row native_size "$bytes B" "$(verdict "$bytes" '<=' 9000)"
 }

@@ -52,15 +52,17 @@ live_say() { # LABEL TOP_FILE CAT_FILE
     fi
 }
 
-# live_row TOP CAT SAY ROW GOAL LIMIT: a live figure's line and summary row (its median CPU, and
-# its ratio to cat on the same pace), when it was measured; LIMIT empty: no goal, no verdict.
+# live_row TOP CAT SAY ROW GOAL LIMIT [I26_KEY]: a live figure's line and summary row (its median
+# CPU, and its ratio to cat on the same pace), when it was measured; LIMIT empty: no goal, no
+# verdict; I26_KEY: its row of issue 26's table too.
 live_row() {
-    local top=$1 cat=$2 cpu verdict_text=""
+    local top=$1 cat=$2 cpu verdict_text="" key=${7:-}
     [ -s "$top" ] || return 0
     live_say "$3" "$top" "$cat"
     cpu=$(fix 2 "$(median_of "$top" 1)")
     [ -z "$6" ] || verdict_text=$(verdict "$cpu" '<' "$6")
     summary_row "$4" "$5" "$cpu % ($(fix 1 "$(ratio_of "$top" "$cat" 1)")x cat)" "$verdict_text"
+    [ -z "$key" ] || i26_row "$key" "$cpu % ($(fix 1 "$(ratio_of "$top" "$cat" 1)")x cat)" "$verdict_text"
 }
 
 part_live() {
@@ -68,10 +70,14 @@ part_live() {
     local cpu ratio t_tui t_rep f
     if ! have "$top" || ! have "$sim" || ! have "$pacer"; then
         skip "live" "aioprof-top, aioprof-sim or tests/bench/pty_pacer is not built"
+        i26_why live_fast "aioprof-top, aioprof-sim or tests/bench/pty_pacer is not built"
+        i26_why live_trickle "aioprof-top, aioprof-sim or tests/bench/pty_pacer is not built"
         say ""
         return
     elif ! command -v tmux >/dev/null; then
         skip "live" "tmux is not installed (apt-get install tmux)"
+        i26_why live_fast "tmux is not installed"
+        i26_why live_trickle "tmux is not installed"
         say ""
         return
     fi
@@ -95,9 +101,9 @@ part_live() {
     say "live table (aioprof-top PTY, drawn in a 120x40 tmux pane), CPU over ${live_seconds} s windows once the table"
     say "shows the device (/proc/PID/schedstat), median of $live_runs rounds interleaved with cat on the same pace:"
     live_row "$tmp/live.top.trickle" "$tmp/live.cat.trickle" "busy capture, UART trickle ($trickle_rate B/s in $trickle_chunk-byte writes)" \
-        "live table, CPU at a UART trickle ($trickle_rate B/s, $trickle_chunk-byte writes)" "< 1 %" 1
+        "live table, CPU at a UART trickle ($trickle_rate B/s, $trickle_chunk-byte writes)" "< 1 %" 1 live_trickle
     live_row "$tmp/live.top.fast" "$tmp/live.cat.fast" "busy capture, 1 MB/s ($fast_chunk-byte writes)" \
-        "live table, CPU at 1 MB/s (busy)" "< 2 %" 2
+        "live table, CPU at 1 MB/s (busy)" "< 2 %" 2 live_fast
     live_row "$tmp/live.tl.trickle" "$tmp/live.cat.trickle" "busy capture, UART trickle, the timeline shown" \
         "live table, the timeline shown, CPU at a UART trickle" "< 1 %" 1
     live_row "$tmp/live.tl.fast" "$tmp/live.cat.fast" "busy capture, 1 MB/s, the timeline shown" \

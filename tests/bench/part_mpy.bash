@@ -50,19 +50,31 @@ if ns is not None and events:
     print("%.1f %.1f" % (2 * ns + d["drain_us"] * 1000.0 * 2 / events, ns))'
 }
 
+# mpy_all_met VERDICT...: "met" when every one is, "?" when one is unknown, else "NOT met".
+mpy_all_met() {
+    local v out=met
+    for v in "$@"; do
+        case $v in met) ;; "NOT met") out="NOT met" ;; *) [ "$out" = met ] && out="?" ;; esac
+    done
+    echo "$out"
+}
+
 part_mpy() {
     local fw=${AIOPROF_MICROPYTHON:-} stock=${AIOPROF_MICROPYTHON_STOCK:-} mp e line goal limit
     local -A instr allocs ns ratio says cost build extra
+    local overhead_text="" overhead_verdicts=()
     mpy_tasks=${BENCH_MPY_TASKS:-20}
     mpy_switches=${BENCH_MPY_SWITCHES:-2000}
     mpy_cg=${BENCH_MPY_CG:-500}
     if [ -z "$fw" ] && [ -z "$stock" ]; then
         skip "MicroPython engines" "set AIOPROF_MICROPYTHON and AIOPROF_MICROPYTHON_STOCK to unix-port builds (docs/micropython.md)"
+        for e in firmware python overhead; do i26_why "$e" "no MicroPython builds (AIOPROF_MICROPYTHON, AIOPROF_MICROPYTHON_STOCK)"; done
         say ""
         return
     fi
     if ! command -v valgrind > /dev/null; then
         skip "MicroPython engines" "valgrind is not installed (apt-get install valgrind)"
+        for e in firmware python overhead; do i26_why "$e" "valgrind is not installed"; done
         say ""
         return
     fi
@@ -147,24 +159,36 @@ part_mpy() {
         [ -n "${ratio[$label]:-}" ] && tpct=$(awk -v r="${ratio[$label]}" 'BEGIN { printf "%.1f", r * 100 }')
         summary_row "MicroPython $label engine, overhead per task switch (instructions; time)" "<= $limit %" \
             "${pct:-?} %; ${tpct:-?} %" "$(verdict "$pct" '<=' "$limit")"
+        [ "$label" = python ] && i26_row python "${pct:-?} %; ${tpct:-?} %" \
+            "$(mpy_all_met "$(verdict "$pct" '<=' 60)" "$(verdict "$tpct" '<=' 60)")"
         if [ "$label" = firmware ]; then
             local upct=""
             [ -n "${instr[firmware-user]:-}" ] && [ -n "${instr[firmware-bare]:-}" ] &&
                 upct=$(awk -v a="${instr[firmware-user]}" -v b="${instr[firmware-bare]}" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }')
             summary_row "MicroPython firmware engine as a user has it (enable()'s defaults, aioprof.py from the filesystem; instructions)" \
                 "<= 3 %" "${upct:-?} %" "$(verdict "$upct" '<=' 3)"
+            i26_row firmware "${pct:-?} %; ${tpct:-?} %; ${upct:-?} %" "$(mpy_all_met "$(verdict "$pct" '<=' 3)" \
+                "$(verdict "$tpct" '<=' 3)" "$(verdict "$upct" '<=' 3)")"
         fi
         local within
         within="within $(awk -v t="$MPY_TOLERANCE" 'BEGIN { printf "%d", t * 100 }') %"
         if [ -n "${says[$label]:-}" ] && [ -n "${extra[$label]:-}" ]; then
             local rel
             rel=$(awk -v d="${says[$label]}" -v m="${extra[$label]}" 'BEGIN { if (m > 0) printf "%.2f", d / m - 1 }')
+            local ok
+            ok=$(awk -v r="$rel" -v t="$MPY_TOLERANCE" 'BEGIN { if (r == "") print "?"; else print (r <= t && r >= -t) ? "met" : "NOT met" }')
             summary_row "MicroPython $label engine, what the device says per switch against the measured" "$within" \
-                "${says[$label]} ns against ${extra[$label]} ns (${rel:-?})" \
-                "$(awk -v r="$rel" -v t="$MPY_TOLERANCE" 'BEGIN { if (r == "") print "?"; else print (r <= t && r >= -t) ? "met" : "NOT met" }')"
+                "${says[$label]} ns against ${extra[$label]} ns (${rel:-?})" "$ok"
+            overhead_text+="${overhead_text:+, }$label ${rel:-?}"
+            overhead_verdicts+=("$ok")
         else
             summary_row "MicroPython $label engine, what the device says per switch against the measured" "$within" "?" "?"
+            overhead_text+="${overhead_text:+, }$label ?"
+            overhead_verdicts+=("?")
         fi
     done
+    [ -n "$overhead_text" ] && i26_row overhead "$overhead_text" "$(mpy_all_met "${overhead_verdicts[@]}")"
+    [ -n "$fw" ] || i26_why firmware "no firmware build (AIOPROF_MICROPYTHON)"
+    [ -n "$stock" ] || i26_why python "no stock build (AIOPROF_MICROPYTHON_STOCK)"
     say ""
 }

@@ -11,6 +11,8 @@ part_replay() {
     local capture=$work/busy-${capture_mb}MB.aiop rate seconds size t_top t_cat t_md5 r_cat r_md5 mbs events
     if ! have "$top" || ! have "$sim"; then
         skip "replay" "aioprof-top or aioprof-sim is not built"
+        i26_why replay_plain "aioprof-top or aioprof-sim is not built"
+        i26_why replay_late "aioprof-top or aioprof-sim is not built"
         say ""
         return
     fi
@@ -61,6 +63,7 @@ part_replay() {
         printf "  cat FILE > /dev/null:         %7.1f MB/s (%.3f s); aioprof-top takes %sx its time\n", s / c / 1e6, c, rc }'
     summary_row "replay, decode + aggregate, one core (-r busy, $((size / 1000000)) MB, --report)" \
         ">= 300 MB/s: <= 1.6x md5sum" "$mbs MB/s, ${r_md5}x md5sum, ${r_cat}x cat" "$(verdict "$r_md5" '<=' 1.6)"
+    i26_row replay_plain "${r_md5}x ($mbs MB/s, $((size / 1000000)) MB)" "$(verdict "$r_md5" '<=' 1.5)"
     replay_late
     say ""
 }
@@ -86,18 +89,22 @@ replay_late() {
     done
     t_top=$(median_of "$tmp/late.top" 1)
     t_md5=$(median_of "$tmp/late.md5" 1)
-    r_md5=$(fix 1 "$(ratio_of "$tmp/late.top" "$tmp/late.md5" 1)")
+    r_md5=$(fix 2 "$(ratio_of "$tmp/late.top" "$tmp/late.md5" 1)")
     awk -v s="$size" -v a="$t_top" -v m="$t_md5" -v rm="$r_md5" 'BEGIN {
         printf "  with lateness (ms), %.0f MB: aioprof-top %.1f MB/s (%.3f s), %sx md5sum (%.3f s)\n",
             s / 1e6, s / a / 1e6, a, rm, m }'
-    summary_row "replay with lateness (-r busy, every resume late, --report)" "-" \
-        "$(awk -v s="$size" -v a="$t_top" 'BEGIN { printf "%.0f", s / a / 1e6 }') MB/s, ${r_md5}x md5sum" ""
+    local mbs
+    mbs=$(awk -v s="$size" -v a="$t_top" 'BEGIN { printf "%.0f", s / a / 1e6 }')
+    summary_row "replay with lateness (-r busy, every resume late, --report)" "<= 3x md5sum" \
+        "$mbs MB/s, ${r_md5}x md5sum" "$(verdict "$r_md5" '<=' 3)"
+    i26_row replay_late "${r_md5}x ($mbs MB/s, $((size / 1000000)) MB)" "$(verdict "$r_md5" '<=' 3)"
 }
 
 part_export() {
     local capture=$tmp/session-busy.aiop json=$work/export-trace.json t_rep t_exp ratio json_mb
     if ! have "$top" || ! have "$sim"; then
         skip "export" "aioprof-top or aioprof-sim is not built"
+        i26_why export "aioprof-top or aioprof-sim is not built"
         say ""
         return
     fi
@@ -129,5 +136,6 @@ part_export() {
         printf "  --report --export-trace FILE: %.3f s, %.0f MB of JSON (%.0f MB/s); %sx the time of --report\n", e, j, j / e, q }'
     summary_row "--export-trace, time against --report (busy, $session_seconds s)" "<= 6x" "${ratio}x" \
         "$(verdict "$ratio" '<=' 6)"
+    i26_row export "${ratio}x" "$(verdict "$ratio" '<=' 4)"
     say ""
 }

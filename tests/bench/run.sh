@@ -71,4 +71,6 @@ for part in device wire classify scale memory replay export live mpy; do
 done
 summary_print
 say ""
+i26_print
+say ""
 say "took $(( $(date +%s) - started )) s ($(awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }' "$tmp/durations"))"

@@ -149,6 +149,7 @@ static unsigned task_of(const schedule_t *c, const stats_t *s, const stats_insta
 static unsigned check_rows(const schedule_t *c, const pipeline_t *p)
 {
     const stats_t *s = pipeline_stats(p);
+    stats_late_settle_all((stats_t *)s); /* the instance rows' lists made, as a view makes them */
     unsigned cols = c->tasks + 2u, rows = 0, unknown = 0;
     for (size_t i = 0; i < s->inst_used; i++) {
         const stats_instance_t *in = &s->inst[i];

@@ -9,6 +9,7 @@
 static const stats_instance_t *late_row(const pipeline_t *p, const char *name)
 {
     const stats_t *s = pipeline_stats(p);
+    stats_late_settle_all((stats_t *)s); /* the instance rows' lists made, as a view makes them */
     const stats_instance_t *found = NULL;
     for (size_t i = 0; i < s->inst_used; i++) {
         const stats_instance_t *in = &s->inst[i];
