@@ -109,8 +109,9 @@ timeout 60 "$TOP" --demo --duration 2 --budget "$WORK/live.json" --junit "$WORK/
 rc=$?
 set -e
 [ "$rc" = 3 ] || fail "live: exited $rc: $(cat "$WORK/err")"
-grep -Eq "budget broken \(line 1: slow\): slow: max slice 8[0-9]\.[0-9]{3} ms > 50\.000 ms, the worst at" "$WORK/err" \
-    || fail "live: $(cat "$WORK/err")"
+# slow sleeps 80 ms a slice; on a loaded machine the simulator's slices run longer, never shorter
+live_max=$(sed -n 's/.*budget broken (line 1: slow): slow: max slice \([0-9]*\)\.[0-9]\{3\} ms > 50\.000 ms, the worst at .*/\1/p' "$WORK/err")
+[ -n "$live_max" ] && [ "$live_max" -ge 80 ] || fail "live: $(cat "$WORK/err")"
 python3 -c "
 import sys, xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
