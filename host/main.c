@@ -130,6 +130,7 @@ static int main_open_input(session_t *s)
     }
     if (o->run != NULL)
         flags |= SOURCE_DEVICE_WRITE;
+    flags |= (o->dtr_off ? SOURCE_DEVICE_DTR_OFF : 0u) | (o->rts_off ? SOURCE_DEVICE_RTS_OFF : 0u);
     s->src = source_device_open(path, o->baud, flags, o->verbose, err, sizeof err);
     if (s->src == NULL)
         goto error;

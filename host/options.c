@@ -18,10 +18,13 @@ enum {
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
     OPT_JSON_LINES, OPT_RUN,
     OPT_COMPARE, OPT_BUDGET, OPT_JUNIT, OPT_METRICS, OPT_CAPTURE_HOGS, OPT_HOG_MS, OPT_HOG_WINDOW, OPT_HOG_MAX,
+    OPT_DTR, OPT_RTS,
 };
 
 static const struct option long_options[] = {
     {"baud", required_argument, NULL, 'b'},
+    {"dtr", required_argument, NULL, OPT_DTR},
+    {"rts", required_argument, NULL, OPT_RTS},
     {"list", no_argument, NULL, OPT_LIST},
     {"run", required_argument, NULL, OPT_RUN},
     {"replay", required_argument, NULL, 'r'},
@@ -71,6 +74,9 @@ static void options_help(FILE *out)
           "\n"
           "Input:\n"
           "  -b, --baud RATE      baud rate of a UART (default 115200; USB boards ignore it)\n"
+          "      --dtr on|off     the DTR line once the port is open (default on)\n"
+          "      --rts on|off     the RTS line once the port is open (default on); an ESP32 or\n"
+          "                       ESP8266 resets while RTS is on and DTR off\n"
           "      --list           list the serial ports and what is known about them, then exit\n"
           "      --run FILE       send the program FILE through the board's raw REPL (as\n"
           "                       mpremote run, after a soft reset) and profile what it does;\n"
@@ -152,6 +158,17 @@ static void options_help(FILE *out)
           "Exit status: 0 success, 1 runtime failure (port gone, unreadable file), 2 usage error,\n"
           "3 a --budget limit broken.\n",
           out);
+}
+
+/* --dtr, --rts: on or off. Returns 0 with *off set, or -1 after saying why. */
+static int options_line(const char *name, const char *text, int *off)
+{
+    if (strcmp(text, "on") == 0 || strcmp(text, "off") == 0) {
+        *off = strcmp(text, "off") == 0;
+        return 0;
+    }
+    fprintf(stderr, "aioprof-top: %s takes on or off, not '%s'.\n", name, text);
+    return -1;
 }
 
 /* A plain decimal number. strtod alone also takes "nan", "inf", hexadecimal and leading blanks;
@@ -290,6 +307,10 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --workload only applies to --demo.\n", stderr);
         return -1;
     }
+    if (o->lines_given && (o->replay != NULL || o->demo)) {
+        fputs("aioprof-top: --dtr and --rts set a serial port's lines; --replay and --demo open none.\n", stderr);
+        return -1;
+    }
     if (o->run != NULL && o->replay != NULL) {
         fputs("aioprof-top: --run sends a program to a board; a replay has none to send it to.\n", stderr);
         return -1;
@@ -316,6 +337,16 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case 'b':
             if (options_integer("--baud", optarg, 50, 20000000, &o->baud) < 0)
                 return OPTIONS_BAD;
+            break;
+        case OPT_DTR:
+            if (options_line("--dtr", optarg, &o->dtr_off) < 0)
+                return OPTIONS_BAD;
+            o->lines_given = 1;
+            break;
+        case OPT_RTS:
+            if (options_line("--rts", optarg, &o->rts_off) < 0)
+                return OPTIONS_BAD;
+            o->lines_given = 1;
             break;
         case OPT_LIST: o->list = 1; break;
         case OPT_RUN: o->run = optarg; break;

@@ -34,6 +34,8 @@ typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON, VIEW_JSON_LINES, VIE
 typedef struct options {
     const char *port;       /* a device path; NULL: --replay, --demo, or pick a board */
     int baud;
+    int dtr_off, rts_off;   /* --dtr off, --rts off (default: both asserted, as Linux opens a tty) */
+    int lines_given;        /* --dtr or --rts was given */
     int list;
     const char *replay;
     double speed;           /* replay pacing: 1 as recorded, 0 as fast as possible */
