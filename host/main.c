@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "board_install.h"
 #include "compare_session.h"
 #include "events.h"
 #include "session.h"
@@ -580,7 +581,7 @@ static int main_session(const options_t *o)
         if (rc != 0)
             goto cleanup;
     }
-    if (o->run != NULL && run_open(&s.run, o->run, live, err, sizeof err) < 0) {
+    if (o->run != NULL && run_open(&s.run, o->run, live, !o->no_enable, !o->no_reset, err, sizeof err) < 0) {
         /* before the port: a program that cannot be sent leaves the board alone */
         fprintf(stderr, "aioprof-top: %s\n", err);
         rc = EXIT_FAILURE_RUNTIME;
@@ -633,6 +634,11 @@ int main(int argc, char **argv)
             return EXIT_FAILURE_RUNTIME;
         }
         return EXIT_OK;
+    }
+    if (o.install || o.uninstall) {
+        int rc = o.install ? board_install(&o) : board_uninstall(&o);
+        if (rc != EXIT_OK || o.run == NULL)
+            return rc;
     }
     if (o.compare_new != NULL)
         return compare_files(&o);

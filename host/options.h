@@ -44,6 +44,9 @@ typedef struct options {
     const char *export_trace; /* --export-trace: the Chrome Trace Event JSON file */
     const char *log;        /* --log: the device's text lines with host times */
     const char *run;        /* --run: a program sent through the board's raw REPL */
+    int no_enable;          /* --no-enable: --run sends the program without the prologue that enables aioprof */
+    int no_reset;           /* --no-reset: --run sends the program without a soft reset first */
+    int install, uninstall; /* --install, --uninstall: the profiler onto the board (or off it) */
     int force;
     int demo;
     const char *workload;   /* --demo: the simulator's workload */
