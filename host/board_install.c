@@ -111,9 +111,10 @@ static const char install_helpers[] =
     "        if r:\n"
     "            print('F', n, r[0], r[1])\n"
     "    try:\n"
-    "        with open(d + '/" INSTALL_RECORD "') as f:\n"
-    "            for line in f:\n"
-    "                print('R', line.strip())\n"
+    "        with open(d + '/" INSTALL_RECORD "', 'rb') as f:\n"
+    "            for line in f.read().decode().split('\\n'):\n"
+    "                if line.strip():\n"
+    "                    print('R', line.strip())\n"
     "    except OSError:\n"
     "        pass\n";
 
