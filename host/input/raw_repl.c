@@ -57,7 +57,7 @@ struct raw_repl {
 
 raw_repl_t *raw_repl_new(const char *name, const uint8_t *script, size_t len, char *err, size_t errlen)
 {
-    if (len > RAW_REPL_SCRIPT_MAX + RAW_REPL_PROLOGUE_MAX) {
+    if (len > RAW_REPL_SCRIPT_MAX) {
         snprintf(err, errlen, "%s is %zu bytes; --run sends at most %u.", name, len, RAW_REPL_SCRIPT_MAX);
         return NULL;
     }
@@ -108,10 +108,17 @@ raw_repl_t *raw_repl_open(const char *path, const char *prologue, char *err, siz
         const char *slash = strrchr(path, '/');
         /* the limit is the program's: the prologue comes on top */
         const char *name = slash != NULL && slash[1] != '\0' ? slash + 1 : path;
-        if (n > RAW_REPL_SCRIPT_MAX)
-            snprintf(err, errlen, "%s is more than %u bytes, the most --run sends.", name, RAW_REPL_SCRIPT_MAX);
-        else
+        /* the program's own faults first, at its own offsets; then the prologue's bytes count too */
+        raw_repl_t *alone = raw_repl_new(name, buf + pro, n, err, errlen);
+        if (alone != NULL && pro > 0) {
+            raw_repl_free(alone);
             r = raw_repl_new(name, buf, pro + n, err, errlen);
+            if (r == NULL && pro + n > RAW_REPL_SCRIPT_MAX)
+                snprintf(err, errlen, "%s is %zu bytes; with the prologue that enables aioprof (%zu bytes) --run sends "
+                         "at most %u (or --no-enable).", name, n, pro, RAW_REPL_SCRIPT_MAX);
+        } else {
+            r = alone;
+        }
     }
     free(buf);
     return r;

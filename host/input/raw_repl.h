@@ -21,7 +21,6 @@
 #include <stdint.h>
 
 #define RAW_REPL_SCRIPT_MAX (1024u * 1024u) /* the largest program --run sends */
-#define RAW_REPL_PROLOGUE_MAX 4096u         /* and the most of a prologue sent ahead of it */
 #define RAW_REPL_ENTER_TIMEOUT_US 10000000u /* to reach the raw REPL's prompt (mpremote's 10 s) */
 #define RAW_REPL_RETRY_US 3000000u          /* Ctrl-C and Ctrl-A again after this long */
 #define RAW_REPL_REPLY_TIMEOUT_US 10000000u /* between replies while the program is sent */
