@@ -12,4 +12,10 @@
 int board_install(const options_t *o);
 int board_uninstall(const options_t *o);
 
+/* --run --in-ram: is aioprof on the board? When it is not, the python engine goes
+ * into RAM for this run: a soft reset, then each file's source executed into a module of
+ * sys.modules, so that the run (which must then skip its own soft reset: *no_reset is set) finds
+ * it. Returns an exit code; 0 also when nothing had to be done. */
+int board_run_prepare(const options_t *o, int *no_reset);
+
 #endif

@@ -639,6 +639,11 @@ int main(int argc, char **argv)
         int rc = o.install ? board_install(&o) : board_uninstall(&o);
         if (rc != EXIT_OK || o.run == NULL)
             return rc;
+    } else if (o.in_ram) {
+        /* a board without aioprof gets the python engine in RAM for this run */
+        int rc = board_run_prepare(&o, &o.no_reset);
+        if (rc != EXIT_OK)
+            return rc;
     }
     if (o.compare_new != NULL)
         return compare_files(&o);

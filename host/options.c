@@ -18,7 +18,7 @@ enum {
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
     OPT_JSON_LINES, OPT_RUN,
     OPT_COMPARE, OPT_BUDGET, OPT_JUNIT, OPT_METRICS, OPT_CAPTURE_HOGS, OPT_HOG_MS, OPT_HOG_WINDOW, OPT_HOG_MAX,
-    OPT_DTR, OPT_RTS, OPT_INSTALL, OPT_UNINSTALL, OPT_NO_ENABLE, OPT_NO_RESET,
+    OPT_DTR, OPT_RTS, OPT_INSTALL, OPT_UNINSTALL, OPT_NO_ENABLE, OPT_NO_RESET, OPT_IN_RAM,
 };
 
 static const struct option long_options[] = {
@@ -29,6 +29,7 @@ static const struct option long_options[] = {
     {"run", required_argument, NULL, OPT_RUN},
     {"no-enable", no_argument, NULL, OPT_NO_ENABLE},
     {"no-reset", no_argument, NULL, OPT_NO_RESET},
+    {"in-ram", no_argument, NULL, OPT_IN_RAM},
     {"install", no_argument, NULL, OPT_INSTALL},
     {"uninstall", no_argument, NULL, OPT_UNINSTALL},
     {"replay", required_argument, NULL, 'r'},
@@ -90,6 +91,8 @@ static void options_help(FILE *out)
           "      --no-enable      --run: no prologue (the program calls aioprof.enable() itself)\n"
           "      --no-reset       --run: no soft reset before the program (what the board holds\n"
           "                       in RAM stays, as mpremote resume)\n"
+          "      --in-ram         --run: on a board without aioprof, send the python engine into\n"
+          "                       its RAM for this run (nothing is written to its filesystem)\n"
           "      --install        put aioprof on the board (its native module when one was\n"
           "                       built for it, else the python engine), through the raw REPL;\n"
           "                       with --run: install, then run\n"
@@ -339,8 +342,13 @@ static int options_check(const options_t *o)
               stderr);
         return -1;
     }
-    if ((o->no_enable || o->no_reset) && o->run == NULL) {
-        fputs("aioprof-top: --no-enable and --no-reset only apply to --run.\n", stderr);
+    if ((o->no_enable || o->no_reset || o->in_ram) && o->run == NULL) {
+        fputs("aioprof-top: --no-enable, --no-reset and --in-ram only apply to --run.\n", stderr);
+        return -1;
+    }
+    if (o->in_ram && (o->install || o->demo || o->no_enable)) {
+        fputs("aioprof-top: --in-ram sends the engine for one run on a board; with --install it is on the board "
+              "already, --demo has none to send it to, --no-enable would not use it.\n", stderr);
         return -1;
     }
     if (o->run != NULL && o->replay != NULL) {
@@ -384,6 +392,7 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
         case OPT_RUN: o->run = optarg; break;
         case OPT_NO_ENABLE: o->no_enable = 1; break;
         case OPT_NO_RESET: o->no_reset = 1; break;
+        case OPT_IN_RAM: o->in_ram = 1; break;
         case OPT_INSTALL: o->install = 1; break;
         case OPT_UNINSTALL: o->uninstall = 1; break;
         case 'r': o->replay = optarg; break;

@@ -46,6 +46,7 @@ typedef struct options {
     const char *run;        /* --run: a program sent through the board's raw REPL */
     int no_enable;          /* --no-enable: --run sends the program without the prologue that enables aioprof */
     int no_reset;           /* --no-reset: --run sends the program without a soft reset first */
+    int in_ram;             /* --in-ram: --run sends the python engine into the board's RAM first */
     int install, uninstall; /* --install, --uninstall: the profiler onto the board (or off it) */
     int force;
     int demo;

@@ -12,7 +12,7 @@
  * enabled, or, on a board without it, an ImportError that says what to do. */
 static const char run_prologue[] =
     "exec(\"try:\\n import aioprof\\nexcept ImportError as e:\\n raise ImportError('aioprof is not on this board "
-    "(%s): aioprof-top --install puts it there (or add --install to --run)' % e)\\naioprof.enable()\")\n";
+    "(%s): aioprof-top --install puts it there, or add --in-ram to --run for this run only' % e)\\naioprof.enable()\")\n";
 
 int run_open(run_t *r, const char *path, int live, int enable, int reset, char *err, size_t errlen)
 {

@@ -235,6 +235,19 @@ int board_repl_exec(board_repl_t *b, const char *code, size_t len, int timeout_m
     return exc_len > 0 ? 1 : 0;
 }
 
+int board_repl_soft_reset(board_repl_t *b, int timeout_ms)
+{
+    if (board_write(b, "\x04", 1) < 0)
+        return -1;
+    int r = board_read_until(b, "soft reboot\r\n", timeout_ms);
+    if (r == 0)
+        r = board_read_until(b, board_banner, timeout_ms);
+    if (r == -2)
+        snprintf(b->error, sizeof b->error, "the board did not come back from a soft reset (Ctrl-D) within %d s.",
+                 timeout_ms / 1000);
+    return r == 0 ? 0 : -1;
+}
+
 void board_repl_leave(board_repl_t *b)
 {
     if (b->in_raw && !b->src->down) {

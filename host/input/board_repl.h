@@ -40,6 +40,10 @@ int board_repl_enter(board_repl_t *b, int timeout_ms);
  * the protocol failed, or no answer came within timeout_ms of the last byte. */
 int board_repl_exec(board_repl_t *b, const char *code, size_t len, int timeout_ms);
 
+/* In the raw REPL: a soft reset (Ctrl-D at its prompt: a fresh VM), back at the raw prompt.
+ * Returns 0, or -1 with b->error set. */
+int board_repl_soft_reset(board_repl_t *b, int timeout_ms);
+
 /* Back to the friendly REPL, when in the raw one. */
 void board_repl_leave(board_repl_t *b);
 

@@ -5,7 +5,8 @@
 # (tests/micropython/ramfs.py, sent with --run) and, since a soft reset would take it away, runs
 # the app with --no-reset. Checks: the module chosen and the engine the board imports; the app's
 # figures, exactly its loops' iterations (as board_run_qemu); a second --install sends no file;
-# --uninstall leaves the filesystem as it was; --run on a board without aioprof says to --install.
+# --uninstall leaves the filesystem as it was; --run on a board without aioprof says to --install,
+# and --in-ram runs it with the python engine sent into RAM; a full filesystem is refused.
 #   AIOPROF_MPY_QEMU_STOCK_FIRMWARE  a qemu-port firmware without the C module (a stock board;
 #                                    docs/micropython.md, "A stock qemu board"), or else
 #   AIOPROF_MPY_QEMU_FIRMWARE        the one with it (the engine is then the firmware's)
@@ -61,8 +62,14 @@ listing() { # NAME: the filesystem's listing, as the board prints it
 rc=0; top nofs --install || rc=$?
 [ $rc = 1 ] && grep -q "has no filesystem to install to" "$WORK/nofs.err" || fail "no filesystem: exit $rc: $(cat "$WORK/nofs.err")"
 
-# a filesystem in RAM
-top mount --run "$src/tests/micropython/ramfs.py" --no-enable --json || fail "mounting the RAM filesystem: $(cat "$WORK/mount.err")"
+# a filesystem in RAM, first one too small for the files: full, one sentence, exit 1
+sed 's/RamFS(256 \* 1024)/RamFS(16 * 1024)/' "$src/tests/micropython/ramfs.py" > "$WORK/ramfs_small.py"
+top small --run "$WORK/ramfs_small.py" --no-enable --json || fail "mounting the small RAM filesystem: $(cat "$WORK/small.err")"
+rc=0; top full --install || rc=$?
+[ $rc = 1 ] && grep -q "filesystem is full: 16384 bytes free" "$WORK/full.err" || fail "full: exit $rc: $(cat "$WORK/full.err")"
+{ echo "vfs.umount('/')"; cat "$src/tests/micropython/ramfs.py"; } > "$WORK/ramfs_big.py"
+sed -i '1{h;d};/^import io, os, vfs/G' "$WORK/ramfs_big.py"
+top mount --run "$WORK/ramfs_big.py" --no-enable --no-reset --json || fail "mounting the RAM filesystem: $(cat "$WORK/mount.err")"
 before=$(listing before)
 
 # 2. the install
@@ -97,14 +104,18 @@ async def main():
 
 asyncio.run(main())
 PY
+check() { # NAME: the report of one run of app.py: slow 10 + 1 slices, quick 50 + 1, its text
+    local counts
+    counts=$(json "$WORK/$1.out" '{t["name"]: t["count"] for t in j["tasks"]}')
+    [ "$(json "$WORK/$1.out" '{t["name"]: t["count"] for t in j["tasks"]}.get("slow")')" = 11 ] || fail "$1: slow: $counts"
+    [ "$(json "$WORK/$1.out" '{t["name"]: t["count"] for t in j["tasks"]}.get("quick")')" = 51 ] || fail "$1: quick: $counts"
+    [ "$(json "$WORK/$1.out" 'j["stream"]["dropped_events"] + j["stream"]["crc_errors"] + j["stream"]["lost_frames"]')" = 0 ] \
+        || fail "$1: the stream was damaged: $(json "$WORK/$1.out" 'j["stream"]')"
+    grep -q '^device: run: done$' "$WORK/$1.err" || fail "$1: the program's text is missing: $(cat "$WORK/$1.err")"
+    echo "$1: $counts"
+}
 top run --run "$WORK/app.py" --no-reset --json || fail "--run exited $?: $(cat "$WORK/run.err")"
-counts=$(json "$WORK/run.out" '{t["name"]: t["count"] for t in j["tasks"]}')
-[ "$(json "$WORK/run.out" '{t["name"]: t["count"] for t in j["tasks"]}.get("slow")')" = 11 ] || fail "slow: $counts"
-[ "$(json "$WORK/run.out" '{t["name"]: t["count"] for t in j["tasks"]}.get("quick")')" = 51 ] || fail "quick: $counts"
-[ "$(json "$WORK/run.out" 'j["stream"]["dropped_events"] + j["stream"]["crc_errors"] + j["stream"]["lost_frames"]')" = 0 ] \
-    || fail "the stream was damaged: $(json "$WORK/run.out" 'j["stream"]')"
-grep -q '^device: run: done$' "$WORK/run.err" || fail "the program's text is missing: $(cat "$WORK/run.err")"
-echo "run: $counts"
+check run
 
 # 4. again: nothing to send
 top again --install || fail "the second --install exited $?: $(cat "$WORK/again.err")"
@@ -120,9 +131,15 @@ rc=0; top twice --uninstall || rc=$?
 [ $rc = 1 ] && grep -q "nothing to uninstall" "$WORK/twice.err" || fail "a second --uninstall: exit $rc: $(cat "$WORK/twice.err")"
 
 # 6. --run without aioprof on the board (a soft reset: the modules imported above, and the RAM
-# filesystem, are gone): what to do, not a bare ImportError
+# filesystem, are gone): what to do, not a bare ImportError; then --in-ram: the python engine
+# into RAM for the run
 if [ $want_engine != firmware ]; then
     top missing --run "$WORK/app.py" --json || true
-    grep -q "aioprof-top --install puts it there" "$WORK/missing.err" || fail "no word of --install: $(cat "$WORK/missing.err")"
+    grep -q "aioprof-top --install puts it there, or add --in-ram" "$WORK/missing.err" \
+        || fail "no word of --install: $(cat "$WORK/missing.err")"
+    top ram --run "$WORK/app.py" --in-ram --json || fail "--run --in-ram exited $?: $(cat "$WORK/ram.err")"
+    grep -q "loaded into the board's RAM" "$WORK/ram.err" || fail "--in-ram: $(cat "$WORK/ram.err")"
+    check ram
+    grep "loaded into the board's RAM" "$WORK/ram.err"
 fi
 echo "board_install_qemu: all checks passed"
