@@ -225,6 +225,16 @@ static int board_arch_runs(int board, int mod)
     return board >= BOARD_ARCH_ARMV6M && board <= BOARD_ARCH_ARMV7EMDP && mod >= BOARD_ARCH_ARMV6M && mod < board;
 }
 
+/* Among the modules a board runs, the better one: the highest architecture, but armv7m before
+ * armv7em on a board that says armv7em, which every Thumb-2 firmware without an FPU says, a
+ * Cortex-M3 (armv7m, no DSP instructions) included: armv7m code runs on both. */
+static int board_arch_rank(int board, int mod)
+{
+    if (board == BOARD_ARCH_ARMV7EM && mod == BOARD_ARCH_ARMV7EM)
+        return 2 * BOARD_ARCH_ARMV7M - 1;
+    return 2 * mod;
+}
+
 const board_module_t *board_pick_module(const board_manifest_t *m, int mpy, char *why, size_t whylen)
 {
     int version = mpy & 0xff, sub = (mpy >> 8) & 3, arch = (mpy >> 10) & 0x3f;
@@ -248,15 +258,15 @@ const board_module_t *board_pick_module(const board_manifest_t *m, int mpy, char
             same_arch_other_version = 1;
             continue;
         }
-        if (best == NULL || mod->arch == arch || (best->arch != arch && mod->arch > best->arch))
+        if (best == NULL || board_arch_rank(arch, mod->arch) > board_arch_rank(arch, best->arch))
             best = mod;
     }
     if (best != NULL) {
         if (best->arch == arch)
             snprintf(why, whylen, "the prebuilt module for %s, .mpy %d.%d", name, version, sub);
         else
-            snprintf(why, whylen, "the prebuilt module for %s, which this %s board runs (.mpy %d.%d; none was built "
-                     "for %s itself)", board_arch_name(best->arch, buf, sizeof buf), name, version, sub, name);
+            snprintf(why, whylen, "the prebuilt module for %s, which this %s board runs (.mpy %d.%d)",
+                     board_arch_name(best->arch, buf, sizeof buf), name, version, sub);
         return best;
     }
     if (same_arch_other_version)

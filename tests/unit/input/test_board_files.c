@@ -27,7 +27,8 @@ static const char manifest[] =
     "  {\"path\": \"mpy/armv7emsp/6.3/_aioprof_native.mpy\", \"arch\": \"armv7emsp\", \"mpy_version\": 6, \"mpy_sub_version\": 3},"
     "  {\"path\": \"mpy/armv6m/6.2/_aioprof_native.mpy\", \"arch\": \"armv6m\", \"mpy_version\": 6, \"mpy_sub_version\": 2},"
     "  {\"path\": \"mpy/rv32imc/6.3/_aioprof_native.mpy\", \"arch\": \"rv32imc\", \"mpy_version\": 6, \"mpy_sub_version\": 3},"
-    "  {\"path\": \"mpy/x64/6.3/_aioprof_native.mpy\", \"arch\": \"x64\", \"mpy_version\": 6, \"mpy_sub_version\": 3}"
+    "  {\"path\": \"mpy/x64/6.3/_aioprof_native.mpy\", \"arch\": \"x64\", \"mpy_version\": 6, \"mpy_sub_version\": 3},"
+    "  {\"path\": \"mpy/armv7em/6.3/_aioprof_native.mpy\", \"arch\": \"armv7em\", \"mpy_version\": 6, \"mpy_sub_version\": 3}"
     " ]}";
 
 static const char *pick(const board_manifest_t *m, int mpy, char *why, size_t len)
@@ -43,7 +44,7 @@ static void test_exact_arch_and_version(void **state)
     char err[300], why[300];
     assert_int_equal(board_manifest_parse(&m, manifest, err, sizeof err), 0);
     assert_int_equal(m.n_python, 4);
-    assert_int_equal(m.n_modules, 6);
+    assert_int_equal(m.n_modules, 7);
     assert_string_equal(pick(&m, mpy_of(6, 3, BOARD_ARCH_ARMV6M), why, sizeof why), "mpy/armv6m/6.3/_aioprof_native.mpy");
     assert_string_equal(pick(&m, mpy_of(6, 2, BOARD_ARCH_ARMV6M), why, sizeof why), "mpy/armv6m/6.2/_aioprof_native.mpy");
     assert_string_equal(pick(&m, mpy_of(6, 3, BOARD_ARCH_ARMV7M), why, sizeof why), "mpy/armv7m/6.3/_aioprof_native.mpy");
@@ -60,11 +61,12 @@ static void test_cortex_m_runs_lower(void **state)
     board_manifest_t m;
     char err[300], why[300];
     assert_int_equal(board_manifest_parse(&m, manifest, err, sizeof err), 0);
-    /* armv7em (the qemu port's Cortex-M3 build says so): the highest one below it, armv7m */
+    /* armv7em (every Thumb-2 firmware without an FPU says so, a Cortex-M3's too): armv7m, which
+     * runs on both, before the armv7em module, which a Cortex-M3 may not run */
     assert_string_equal(pick(&m, mpy_of(6, 3, BOARD_ARCH_ARMV7EM), why, sizeof why),
                         "mpy/armv7m/6.3/_aioprof_native.mpy");
     assert_non_null(strstr(why, "which this armv7em board runs"));
-    /* armv7emdp: armv7emsp, the highest below */
+    /* armv7emdp: armv7emsp, the highest below (armv7em too is below it) */
     assert_string_equal(pick(&m, mpy_of(6, 3, BOARD_ARCH_ARMV7EMDP), why, sizeof why),
                         "mpy/armv7emsp/6.3/_aioprof_native.mpy");
     /* armv7em at 6.2: only armv6m was built for 6.2 */
