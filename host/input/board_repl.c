@@ -112,9 +112,9 @@ int board_repl_enter(board_repl_t *b, int timeout_ms)
         if (r == -1)
             return -1;
     }
-    snprintf(b->error, sizeof b->error, "%s is not a MicroPython REPL: no answer to Ctrl-C and Ctrl-A (\"raw REPL; "
-             "CTRL-B to exit\") within %d s; is it the board's port, and does a program on it ignore Ctrl-C?",
-             b->src->name, timeout_ms / 1000);
+    snprintf(b->error, sizeof b->error, "not a MicroPython REPL: no answer to Ctrl-C and Ctrl-A (\"raw REPL; CTRL-B "
+             "to exit\") within %d s; is it the board's port, and does a program on it ignore Ctrl-C?",
+             timeout_ms / 1000);
     return -1;
 }
 
