@@ -34,6 +34,7 @@ typedef struct install_file {
 typedef struct board_info {
     char impl[32], version[32], platform[32], dir[16], hash_kind[16];
     int mpy, major, minor, made_dir;
+    int base64;             /* the board has binascii.a2b_base64 */
     long long free_bytes, total_bytes;
     /* the record left by an earlier install: its files and their hashes */
     char rec_name[INSTALL_FILES_MAX][BOARD_FILES_NAME_MAX];
@@ -93,6 +94,14 @@ static const char install_helpers[] =
     "        return 'sha256'\n"
     "    except (ImportError, AttributeError):\n"
     "        return 'adler32'\n"
+    "def _aioprof_b64():\n"
+    "    global _aioprof_a\n"
+    "    try:\n"
+    "        import binascii\n"
+    "        _aioprof_a = binascii.a2b_base64\n"
+    "        return 1\n"
+    "    except (ImportError, AttributeError):\n"
+    "        return 0\n"
     "def _aioprof_dir():\n"
     "    return '/lib' if '/lib' in sys.path else ''\n"
     "def _aioprof_probe(names):\n"
@@ -106,6 +115,7 @@ static const char install_helpers[] =
     "    except Exception:\n"
     "        print('S 0 0')\n"
     "    print('D', d or '/')\n"
+    "    print('B', _aioprof_b64())\n"
     "    for n in names:\n"
     "        r = _aioprof_h(d + '/' + n)\n"
     "        if r:\n"
@@ -206,6 +216,8 @@ static int install_probe(install_t *in, const char *const *names, int n_names)
         } else if (sscanf(line, "S %lld %lld", &x, &y) == 2) {
             b->free_bytes = x;
             b->total_bytes = y;
+        } else if (sscanf(line, "B %d", &b->base64) == 1) {
+            b->base64 = b->base64 == 1;
         } else if (sscanf(line, "D %15s", b->dir) == 1) {
             if (strcmp(b->dir, "/") != 0 && strcmp(b->dir, "/lib") != 0)
                 b->dir[0] = '\0';
@@ -303,6 +315,34 @@ static size_t install_literal(char *out, const uint8_t *data, size_t len)
     return n;
 }
 
+/* The length install_literal would make of data, without making it. */
+static size_t install_literal_len(const uint8_t *data, size_t len)
+{
+    size_t n = 3;
+    for (size_t i = 0; i < len; i++)
+        n += data[i] >= 0x20 && data[i] < 0x7f && data[i] != '\\' && data[i] != '\'' ? 1 : 4;
+    return n;
+}
+
+/* data as a base64 bytes literal (RFC 4648), which binascii.a2b_base64 decodes on the board. */
+static size_t install_base64(char *out, const uint8_t *data, size_t len)
+{
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = 0;
+    out[n++] = 'b';
+    out[n++] = '\'';
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)data[i] << 16 | (i + 1 < len ? (uint32_t)data[i + 1] << 8 : 0u) |
+                     (i + 2 < len ? data[i + 2] : 0u);
+        out[n++] = digits[v >> 18 & 63];
+        out[n++] = digits[v >> 12 & 63];
+        out[n++] = i + 1 < len ? digits[v >> 6 & 63] : '=';
+        out[n++] = i + 2 < len ? digits[v & 63] : '=';
+    }
+    out[n++] = '\'';
+    return n;
+}
+
 static const char *install_board_dir(const install_t *in)
 {
     return strcmp(in->info.dir, "/") == 0 ? "" : in->info.dir;
@@ -319,8 +359,15 @@ static int install_send(install_t *in, const install_file_t *f, size_t *file_byt
         return -1;
     for (size_t off = 0; off < f->size || f->size == 0; off += INSTALL_PIECE) {
         size_t n = f->size - off < INSTALL_PIECE ? f->size - off : INSTALL_PIECE;
-        len = (size_t)snprintf(code, sizeof code, "_aioprof_f.write(");
-        len += install_literal(code + len, f->data + off, n);
+        /* a piece of a binary file (an .mpy) is shorter in base64 where the board can decode it */
+        if (in->info.base64 && (n + 2) / 3 * 4 + 16 < install_literal_len(f->data + off, n)) {
+            len = (size_t)snprintf(code, sizeof code, "_aioprof_f.write(_aioprof_a(");
+            len += install_base64(code + len, f->data + off, n);
+            code[len++] = ')';
+        } else {
+            len = (size_t)snprintf(code, sizeof code, "_aioprof_f.write(");
+            len += install_literal(code + len, f->data + off, n);
+        }
         code[len++] = ')';
         code[len++] = '\n';
         if (install_exec(in, code, len, doing) < 0)

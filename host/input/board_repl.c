@@ -107,8 +107,14 @@ int board_repl_enter(board_repl_t *b, int timeout_ms)
             return -1;
         b->in_raw = 1;
         int r = board_read_until(b, board_banner, 1000);
-        if (r == 0)
-            return 0;
+        if (r == 0) {
+            /* a board that was slow to answer hears a second knock and says its banner again: what
+             * follows the first banner is read away until the line is quiet for 200 ms */
+            int c, n = 0;
+            while (n++ < 4096 && (c = board_read_byte(b, 200)) >= 0)
+                ;
+            return c == -1 ? -1 : 0;
+        }
         if (r == -1)
             return -1;
     }
