@@ -194,6 +194,13 @@ static int install_token_ok(const char *s)
     return 1;
 }
 
+/* A name from the board's record that may go into a command: one an install writes (printable, no
+ * quote, backslash or slash). */
+static int install_safe_name(const char *name)
+{
+    return name[0] != '\0' && install_token_ok(name) && strpbrk(name, "'\\/") == NULL;
+}
+
 /* The probe's lines into in->info; names: the files to ask about. */
 static int install_probe(install_t *in, const char *const *names, int n_names)
 {
@@ -496,8 +503,7 @@ static int install_drop_stale(install_t *in, const install_file_t *files, int n)
         int kept = 0;
         for (int k = 0; k < n; k++)
             kept |= strcmp(in->info.rec_name[i], files[k].name) == 0;
-        if (kept || !install_token_ok(in->info.rec_name[i]) || strchr(in->info.rec_name[i], '\'') != NULL ||
-            strchr(in->info.rec_name[i], '/') != NULL)
+        if (kept || !install_safe_name(in->info.rec_name[i]))
             continue;
         size_t len = (size_t)snprintf(code, sizeof code, "try:\n    os.remove('%s/%s')\nexcept OSError:\n    pass\n",
                                       install_board_dir(in), in->info.rec_name[i]);
@@ -624,13 +630,29 @@ int board_uninstall(const options_t *o)
         install_say_error(&in, why);
         goto out;
     }
+    /* the record's files as they are now: one changed since the install is the user's, and stays */
+    board_info_t rec = in.info;
+    const char *names[INSTALL_FILES_MAX] = {NULL};
+    int n_names = 0;
+    for (int i = 0; i < rec.n_rec; i++)
+        if (install_safe_name(rec.rec_name[i]))
+            names[n_names++] = rec.rec_name[i];
+    if (install_probe(&in, names, n_names) < 0)
+        goto out;
     char code[600];
     const char *d = install_board_dir(&in);
-    int removed = 0;
-    for (int i = 0; i < in.info.n_rec; i++) {
-        const char *name = in.info.rec_name[i];
-        if (!install_token_ok(name) || strchr(name, '\'') != NULL || strchr(name, '/') != NULL)
+    int removed = 0, kept = 0;
+    for (int i = 0; i < rec.n_rec; i++) {
+        const char *name = rec.rec_name[i];
+        char now[65];
+        if (!install_safe_name(name))
             continue; /* not a name an install wrote */
+        if (install_have(&in.info, name, now) && strcmp(now, rec.rec_hash[i]) != 0) {
+            fprintf(stderr, "aioprof-top: kept %s/%s: it changed since the install (its %s is not the record's)\n", d,
+                    name, in.info.hash_kind);
+            kept++;
+            continue;
+        }
         size_t len = (size_t)snprintf(code, sizeof code,
                                       "try:\n    os.remove('%s/%s')\n    print('X 1')\nexcept OSError:\n    print('X 0')\n",
                                       d, name);
@@ -644,13 +666,14 @@ int board_uninstall(const options_t *o)
     size_t len = (size_t)snprintf(code, sizeof code, "os.remove('%s/%s')\n", d, INSTALL_RECORD);
     if (install_exec(&in, code, len, "removing the record") < 0)
         goto out;
-    if (in.info.rec_made_dir) {
+    if (rec.rec_made_dir) {
         static const char rm[] = "try:\n    os.rmdir('/lib')\n    print('removed /lib')\nexcept OSError:\n    pass\n";
         if (install_exec(&in, rm, sizeof rm - 1, "removing /lib") < 0)
             goto out;
     }
-    fprintf(stderr, "aioprof-top: %d files and the record removed from %s%s\n", removed, in.info.dir,
-            strstr(in.repl.out, "removed /lib") != NULL ? ", and /lib, which the install had made" : "");
+    fprintf(stderr, "aioprof-top: %d files and the record removed from %s%s%s\n", removed, in.info.dir,
+            strstr(in.repl.out, "removed /lib") != NULL ? ", and /lib, which the install had made" : "",
+            kept > 0 ? " (changed files kept)" : "");
     install_summary(&in, "uninstalled");
     rc = EXIT_OK;
 out:

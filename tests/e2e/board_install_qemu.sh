@@ -5,7 +5,7 @@
 # (tests/micropython/ramfs.py, sent with --run) and, since a soft reset would take it away, runs
 # the app with --no-reset. Checks: the module chosen and the engine the board imports; the app's
 # figures, exactly its loops' iterations (as board_run_qemu); a second --install sends no file;
-# --uninstall leaves the filesystem as it was; --run on a board without aioprof says to --install,
+# --uninstall leaves the filesystem as it was, but keeps a file changed since the install; --run on a board without aioprof says to --install,
 # and --in-ram runs it with the python engine sent into RAM; a full filesystem is refused.
 #   AIOPROF_MPY_QEMU_STOCK_FIRMWARE  a qemu-port firmware without the C module (a stock board;
 #                                    docs/micropython.md, "A stock qemu board"), or else
@@ -129,6 +129,21 @@ after=$(listing after)
 [ "$before" = "$after" ] || fail "the filesystem differs after --uninstall: before '$before', after '$after'"
 rc=0; top twice --uninstall || rc=$?
 [ $rc = 1 ] && grep -q "nothing to uninstall" "$WORK/twice.err" || fail "a second --uninstall: exit $rc: $(cat "$WORK/twice.err")"
+
+# a file the user changed after the install is theirs: --uninstall keeps it
+top again2 --install || fail "--install after --uninstall exited $?: $(cat "$WORK/again2.err")"
+cat > "$WORK/edit.py" <<'PY'
+with open("/aioprof_wrapper.py", "a") as f:
+    f.write("# mine\n")
+PY
+top edit --run "$WORK/edit.py" --no-enable --no-reset --json || fail "editing a file: $(cat "$WORK/edit.err")"
+top kept --uninstall || fail "--uninstall of a changed install exited $?: $(cat "$WORK/kept.err")"
+grep -q "kept /aioprof_wrapper.py: it changed since the install" "$WORK/kept.err" || fail "not kept: $(cat "$WORK/kept.err")"
+kept=$(listing kept-listing)
+case "$kept" in *"/aioprof_wrapper.py:7306"*) ;; *) fail "the changed file is not there: $kept" ;; esac
+printf 'import os\nos.remove("/aioprof_wrapper.py")\n' > "$WORK/rm.py"
+top rm --run "$WORK/rm.py" --no-enable --no-reset --json || fail "removing the changed file: $(cat "$WORK/rm.err")"
+[ "$(listing final)" = "$before" ] || fail "not as before at the end: $(listing final2)"
 
 # 6. --run without aioprof on the board (a soft reset: the modules imported above, and the RAM
 # filesystem, are gone): what to do, not a bare ImportError; then --in-ram: the python engine
