@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "board_install.h"
 #include "compare_session.h"
 #include "events.h"
 #include "session.h"
@@ -130,6 +131,7 @@ static int main_open_input(session_t *s)
     }
     if (o->run != NULL)
         flags |= SOURCE_DEVICE_WRITE;
+    flags |= (o->dtr_off ? SOURCE_DEVICE_DTR_OFF : 0u) | (o->rts_off ? SOURCE_DEVICE_RTS_OFF : 0u);
     s->src = source_device_open(path, o->baud, flags, o->verbose, err, sizeof err);
     if (s->src == NULL)
         goto error;
@@ -583,7 +585,7 @@ static int main_session(const options_t *o)
         if (rc != 0)
             goto cleanup;
     }
-    if (o->run != NULL && run_open(&s.run, o->run, live, err, sizeof err) < 0) {
+    if (o->run != NULL && run_open(&s.run, o->run, live, !o->no_enable, !o->no_reset, err, sizeof err) < 0) {
         /* before the port: a program that cannot be sent leaves the board alone */
         fprintf(stderr, "aioprof-top: %s\n", err);
         rc = EXIT_FAILURE_RUNTIME;
@@ -636,6 +638,16 @@ int main(int argc, char **argv)
             return EXIT_FAILURE_RUNTIME;
         }
         return EXIT_OK;
+    }
+    if (o.install || o.uninstall) {
+        int rc = o.install ? board_install(&o) : board_uninstall(&o);
+        if (rc != EXIT_OK || o.run == NULL)
+            return rc;
+    } else if (o.in_ram) {
+        /* a board without aioprof gets the python engine in RAM for this run */
+        int rc = board_run_prepare(&o, &o.no_reset);
+        if (rc != EXIT_OK)
+            return rc;
     }
     if (o.compare_new != NULL)
         return compare_files(&o);

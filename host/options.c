@@ -18,12 +18,20 @@ enum {
     OPT_SORT, OPT_SLOW, OPT_INSTANCES, OPT_NO_RECONNECT, OPT_LIST, OPT_EXPORT_TRACE, OPT_LOG, OPT_TEXT,
     OPT_JSON_LINES, OPT_RUN,
     OPT_COMPARE, OPT_BUDGET, OPT_JUNIT, OPT_METRICS, OPT_CAPTURE_HOGS, OPT_HOG_MS, OPT_HOG_WINDOW, OPT_HOG_MAX,
+    OPT_DTR, OPT_RTS, OPT_INSTALL, OPT_UNINSTALL, OPT_NO_ENABLE, OPT_NO_RESET, OPT_IN_RAM,
 };
 
 static const struct option long_options[] = {
     {"baud", required_argument, NULL, 'b'},
+    {"dtr", required_argument, NULL, OPT_DTR},
+    {"rts", required_argument, NULL, OPT_RTS},
     {"list", no_argument, NULL, OPT_LIST},
     {"run", required_argument, NULL, OPT_RUN},
+    {"no-enable", no_argument, NULL, OPT_NO_ENABLE},
+    {"no-reset", no_argument, NULL, OPT_NO_RESET},
+    {"in-ram", no_argument, NULL, OPT_IN_RAM},
+    {"install", no_argument, NULL, OPT_INSTALL},
+    {"uninstall", no_argument, NULL, OPT_UNINSTALL},
     {"replay", required_argument, NULL, 'r'},
     {"speed", required_argument, NULL, OPT_SPEED},
     {"write", required_argument, NULL, 'w'},
@@ -60,6 +68,7 @@ static void options_help(FILE *out)
 {
     fputs("Usage: aioprof-top [OPTIONS] [PORT]\n"
           "       aioprof-top --run PROGRAM.py [OPTIONS] [PORT]\n"
+          "       aioprof-top --install|--uninstall [PORT]\n"
           "       aioprof-top --replay FILE [OPTIONS]\n"
           "       aioprof-top --demo [OPTIONS]\n"
           "       aioprof-top --list\n"
@@ -71,10 +80,23 @@ static void options_help(FILE *out)
           "\n"
           "Input:\n"
           "  -b, --baud RATE      baud rate of a UART (default 115200; USB boards ignore it)\n"
+          "      --dtr STATE      the DTR line once the port is open: on (default) or off\n"
+          "      --rts STATE      the RTS line once the port is open: on (default) or off; an\n"
+          "                       ESP32 or ESP8266 resets while RTS is on and DTR off\n"
           "      --list           list the serial ports and what is known about them, then exit\n"
           "      --run FILE       send the program FILE through the board's raw REPL (as\n"
           "                       mpremote run, after a soft reset) and profile what it does;\n"
-          "                       in the table k sends it Ctrl-C, Ctrl-D soft-resets the board\n"
+          "                       in the table k sends it Ctrl-C, Ctrl-D soft-resets the board;\n"
+          "                       a prologue enables aioprof first (the app need not mention it)\n"
+          "      --no-enable      --run: no prologue (the program calls aioprof.enable() itself)\n"
+          "      --no-reset       --run: no soft reset before the program (what the board holds\n"
+          "                       in RAM stays, as mpremote resume)\n"
+          "      --in-ram         --run: on a board without aioprof, send the python engine into\n"
+          "                       its RAM for this run (nothing is written to its filesystem)\n"
+          "      --install        put aioprof on the board (its native module when one was\n"
+          "                       built for it, else the python engine), through the raw REPL;\n"
+          "                       with --run: install, then run\n"
+          "      --uninstall      remove what --install put on the board\n"
           "  -r, --replay FILE    read a recording (-w) or a raw capture instead of a port\n"
           "      --speed X        replay pacing: 1 as recorded, 2 twice as fast, 0 as fast as\n"
           "                       possible (default 1 in the live table, 0 for reports); a raw\n"
@@ -137,6 +159,7 @@ static void options_help(FILE *out)
           "\n"
           "Examples:\n"
           "  aioprof-top /dev/ttyACM0                  profile a board\n"
+          "  aioprof-top --install                     put the profiler on the board\n"
           "  aioprof-top --run app.py                  run app.py on the board and profile it\n"
           "  aioprof-top -w session.aiop               profile the only board and record it\n"
           "  aioprof-top -r session.aiop --report      table of a recorded session\n"
@@ -152,6 +175,17 @@ static void options_help(FILE *out)
           "Exit status: 0 success, 1 runtime failure (port gone, unreadable file), 2 usage error,\n"
           "3 a --budget limit broken.\n",
           out);
+}
+
+/* --dtr, --rts: on or off. Returns 0 with *off set, or -1 after saying why. */
+static int options_line(const char *name, const char *text, int *off)
+{
+    if (strcmp(text, "on") == 0 || strcmp(text, "off") == 0) {
+        *off = strcmp(text, "off") == 0;
+        return 0;
+    }
+    fprintf(stderr, "aioprof-top: %s takes on or off, not '%s'.\n", name, text);
+    return -1;
 }
 
 /* A plain decimal number. strtod alone also takes "nan", "inf", hexadecimal and leading blanks;
@@ -290,6 +324,33 @@ static int options_check(const options_t *o)
         fputs("aioprof-top: --workload only applies to --demo.\n", stderr);
         return -1;
     }
+    if (o->lines_given && (o->replay != NULL || o->demo)) {
+        fputs("aioprof-top: --dtr and --rts set a serial port's lines; --replay and --demo open none.\n", stderr);
+        return -1;
+    }
+    if ((o->install || o->uninstall) && (o->replay != NULL || o->demo || o->list)) {
+        fputs("aioprof-top: --install and --uninstall act on a board's port; --replay, --demo and --list have none.\n",
+              stderr);
+        return -1;
+    }
+    if (o->install && o->uninstall) {
+        fputs("aioprof-top: choose one of --install and --uninstall.\n", stderr);
+        return -1;
+    }
+    if (o->uninstall && o->run != NULL) {
+        fputs("aioprof-top: --run needs aioprof on the board; --uninstall takes it away: run them one after the other.\n",
+              stderr);
+        return -1;
+    }
+    if ((o->no_enable || o->no_reset || o->in_ram) && o->run == NULL) {
+        fputs("aioprof-top: --no-enable, --no-reset and --in-ram only apply to --run.\n", stderr);
+        return -1;
+    }
+    if (o->in_ram && (o->install || o->demo || o->no_enable)) {
+        fputs("aioprof-top: --in-ram sends the engine for one run on a board; with --install it is on the board "
+              "already, --demo has none to send it to, --no-enable would not use it.\n", stderr);
+        return -1;
+    }
     if (o->run != NULL && o->replay != NULL) {
         fputs("aioprof-top: --run sends a program to a board; a replay has none to send it to.\n", stderr);
         return -1;
@@ -317,8 +378,23 @@ options_result_t options_parse(options_t *o, int argc, char **argv)
             if (options_integer("--baud", optarg, 50, 20000000, &o->baud) < 0)
                 return OPTIONS_BAD;
             break;
+        case OPT_DTR:
+            if (options_line("--dtr", optarg, &o->dtr_off) < 0)
+                return OPTIONS_BAD;
+            o->lines_given = 1;
+            break;
+        case OPT_RTS:
+            if (options_line("--rts", optarg, &o->rts_off) < 0)
+                return OPTIONS_BAD;
+            o->lines_given = 1;
+            break;
         case OPT_LIST: o->list = 1; break;
         case OPT_RUN: o->run = optarg; break;
+        case OPT_NO_ENABLE: o->no_enable = 1; break;
+        case OPT_NO_RESET: o->no_reset = 1; break;
+        case OPT_IN_RAM: o->in_ram = 1; break;
+        case OPT_INSTALL: o->install = 1; break;
+        case OPT_UNINSTALL: o->uninstall = 1; break;
         case 'r': o->replay = optarg; break;
         case OPT_SPEED:
             if (options_speed(optarg, &o->speed) < 0)

@@ -34,6 +34,8 @@ typedef enum view_kind { VIEW_LIVE, VIEW_REPORT, VIEW_JSON, VIEW_JSON_LINES, VIE
 typedef struct options {
     const char *port;       /* a device path; NULL: --replay, --demo, or pick a board */
     int baud;
+    int dtr_off, rts_off;   /* --dtr off, --rts off (default: both asserted, as Linux opens a tty) */
+    int lines_given;        /* --dtr or --rts was given */
     int list;
     const char *replay;
     double speed;           /* replay pacing: 1 as recorded, 0 as fast as possible */
@@ -42,6 +44,10 @@ typedef struct options {
     const char *export_trace; /* --export-trace: the Chrome Trace Event JSON file */
     const char *log;        /* --log: the device's text lines with host times */
     const char *run;        /* --run: a program sent through the board's raw REPL */
+    int no_enable;          /* --no-enable: --run sends the program without the prologue that enables aioprof */
+    int no_reset;           /* --no-reset: --run sends the program without a soft reset first */
+    int in_ram;             /* --in-ram: --run sends the python engine into the board's RAM first */
+    int install, uninstall; /* --install, --uninstall: the profiler onto the board (or off it) */
     int force;
     int demo;
     const char *workload;   /* --demo: the simulator's workload */

@@ -8,12 +8,20 @@
 #define RUN_PACED_READ_MS 5
 #define RUN_LEAVE_PATIENCE_MS 300
 
-int run_open(run_t *r, const char *path, int live, char *err, size_t errlen)
+/* One line, so that the program's own line numbers move by one only: aioprof imported and
+ * enabled, or, on a board without it, an ImportError that says what to do. */
+static const char run_prologue[] =
+    "exec(\"try:\\n import aioprof\\nexcept ImportError as e:\\n raise ImportError('aioprof is not on this board "
+    "(%s): aioprof-top --install puts it there, or add --in-ram to --run for this run only' % e)\\naioprof.enable()\")\n";
+
+int run_open(run_t *r, const char *path, int live, int enable, int reset, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     r->live = live;
     r->said = RAW_REPL_IDLE;
-    r->repl = raw_repl_open(path, err, errlen);
+    r->repl = raw_repl_open(path, enable ? run_prologue : NULL, err, errlen);
+    if (r->repl != NULL && !reset)
+        raw_repl_no_reset(r->repl);
     return r->repl != NULL ? 0 : -1;
 }
 

@@ -28,8 +28,11 @@ typedef enum run_status {
     RUN_FAILED,               /* said on stderr */
 } run_status_t;
 
-/* Reads the program (path) and makes the client. Returns 0, or -1 with one sentence in err. */
-int run_open(run_t *r, const char *path, int live, char *err, size_t errlen);
+/* Reads the program (path) and makes the client; with enable, the program is sent after a
+ * one-line prologue that imports aioprof and enables it (RUN_PROLOGUE: the app need not mention
+ * aioprof; one that calls enable() itself gets the engine already running). Returns 0, or -1 with
+ * one sentence in err. */
+int run_open(run_t *r, const char *path, int live, int enable, int reset, char *err, size_t errlen);
 void run_close(run_t *r);
 
 /* The link is up (at first, or back): the handshake starts if the program was not sent yet. */

@@ -36,6 +36,7 @@ struct raw_repl {
     int wait;                 /* WAIT_* above */
     int in_raw;               /* Ctrl-A went out and no Ctrl-B since: the board may be in the raw REPL */
     int pasted;
+    int no_reset;             /* raw_repl_no_reset: no soft reset before the program */
     uint64_t began_us, retry_us, deadline_us, next_chunk_us;
     uint8_t answer[2];        /* the two-byte answers */
     size_t answer_len;
@@ -80,21 +81,24 @@ raw_repl_t *raw_repl_new(const char *name, const uint8_t *script, size_t len, ch
     return r;
 }
 
-raw_repl_t *raw_repl_open(const char *path, char *err, size_t errlen)
+raw_repl_t *raw_repl_open(const char *path, const char *prologue, char *err, size_t errlen)
 {
+    size_t pro = prologue != NULL ? strlen(prologue) : 0;
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         snprintf(err, errlen, "cannot read the program %s: %s.", path, strerror(errno));
         return NULL;
     }
     /* one byte more than the most it takes, to tell a program that is too large */
-    uint8_t *buf = malloc(RAW_REPL_SCRIPT_MAX + 1);
+    uint8_t *buf = malloc(pro + RAW_REPL_SCRIPT_MAX + 1);
     if (buf == NULL) {
         fclose(f);
         snprintf(err, errlen, "out of memory.");
         return NULL;
     }
-    size_t n = fread(buf, 1, RAW_REPL_SCRIPT_MAX + 1, f);
+    if (pro > 0)
+        memcpy(buf, prologue, pro);
+    size_t n = fread(buf + pro, 1, RAW_REPL_SCRIPT_MAX + 1, f);
     int failed = ferror(f);
     fclose(f);
     raw_repl_t *r = NULL;
@@ -102,10 +106,27 @@ raw_repl_t *raw_repl_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cannot read the program %s (is it a file?).", path);
     } else {
         const char *slash = strrchr(path, '/');
-        r = raw_repl_new(slash != NULL && slash[1] != '\0' ? slash + 1 : path, buf, n, err, errlen);
+        /* the limit is the program's: the prologue comes on top */
+        const char *name = slash != NULL && slash[1] != '\0' ? slash + 1 : path;
+        /* the program's own faults first, at its own offsets; then the prologue's bytes count too */
+        raw_repl_t *alone = raw_repl_new(name, buf + pro, n, err, errlen);
+        if (alone != NULL && pro > 0) {
+            raw_repl_free(alone);
+            r = raw_repl_new(name, buf, pro + n, err, errlen);
+            if (r == NULL && pro + n > RAW_REPL_SCRIPT_MAX)
+                snprintf(err, errlen, "%s is %zu bytes; with the prologue that enables aioprof (%zu bytes) --run sends "
+                         "at most %u (or --no-enable).", name, n, pro, RAW_REPL_SCRIPT_MAX);
+        } else {
+            r = alone;
+        }
     }
     free(buf);
     return r;
+}
+
+void raw_repl_no_reset(raw_repl_t *r)
+{
+    r->no_reset = 1;
 }
 
 void raw_repl_free(raw_repl_t *r)
@@ -209,7 +230,11 @@ static void repl_byte(raw_repl_t *r, uint8_t b, uint64_t now_us)
     repl_remember(r, b);
     switch (r->wait) {
     case WAIT_PROMPT:
-        if (repl_matched(r, "raw REPL; CTRL-B to exit\r\n>")) {
+        if (repl_matched(r, "raw REPL; CTRL-B to exit\r\n>") && r->no_reset) {
+            /* --no-reset: the program runs in the VM as it is (what it holds in RAM stays) */
+            repl_queue(r, "\x05" "A" "\x01", 3);
+            repl_wait(r, RAW_REPL_SENDING, WAIT_PASTE_ANSWER, now_us, RAW_REPL_REPLY_TIMEOUT_US);
+        } else if (repl_matched(r, "raw REPL; CTRL-B to exit\r\n>")) {
             /* a fresh VM for the program, as mpremote run gives it */
             repl_queue(r, "\x04", 1);
             repl_wait(r, RAW_REPL_RESETTING, WAIT_REBOOT, now_us, RAW_REPL_ENTER_TIMEOUT_US);

@@ -45,9 +45,14 @@ typedef struct raw_repl raw_repl_t;
  * messages call the program ("app.py"). */
 raw_repl_t *raw_repl_new(const char *name, const uint8_t *script, size_t len, char *err, size_t errlen);
 
-/* raw_repl_new with the program read from path (named by its file name). */
-raw_repl_t *raw_repl_open(const char *path, char *err, size_t errlen);
+/* raw_repl_new with the program read from path (named by its file name), after prologue (NULL:
+ * none): text sent ahead of the program, as if it were its first line(s). */
+raw_repl_t *raw_repl_open(const char *path, const char *prologue, char *err, size_t errlen);
 void raw_repl_free(raw_repl_t *r);
+
+/* --no-reset: the program goes to the board as it is, without the soft reset (as mpremote's
+ * resume): what the board holds in RAM (a filesystem mounted there, a network) stays. */
+void raw_repl_no_reset(raw_repl_t *r);
 
 /* The link is up for the first time (now_us: monotonic): interrupt, enter, reset, send. */
 void raw_repl_begin(raw_repl_t *r, uint64_t now_us);

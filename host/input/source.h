@@ -76,6 +76,8 @@ long source_write(source_t *s, const uint8_t *data, size_t len);
 enum {
     SOURCE_DEVICE_WAIT = 1,  /* a port not there yet is waited for (the source starts down) */
     SOURCE_DEVICE_WRITE = 2, /* opened to write too (--run sends a program) */
+    SOURCE_DEVICE_DTR_OFF = 4, /* --dtr off: DTR deasserted after the open (default: asserted) */
+    SOURCE_DEVICE_RTS_OFF = 8, /* --rts off: RTS deasserted after the open (default: asserted) */
 };
 
 /* Opens a device path: libserialport first, termios for ttys it refuses (pseudo-terminals). A

@@ -59,6 +59,53 @@ static int device_not_owned(device_source_t *d, dev_t rdev, char *err, size_t er
     return -1;
 }
 
+/* The modem lines DTR and RTS. ESP8266 and ESP32 boards (and the ESP32-C3/S3's USB serial) tie
+ * them to the chip's EN (reset) and its boot pin through two crossed transistors: RTS asserted
+ * alone holds EN low (the chip resets), DTR asserted alone pulls the boot pin low (a reset then
+ * enters the ROM bootloader), both asserted or both deasserted leave the chip alone. Linux asserts
+ * both at once when a tty opens and drops both at once when it closes (HUPCL), and mpremote and
+ * pyserial's miniterm leave them asserted on Linux; so does this by default. --dtr and --rts set
+ * another state (as miniterm's and tio's options), in an order that never passes through "RTS
+ * alone" unless that is what was asked for: first the changes toward safety (DTR on, RTS off),
+ * then the rest. */
+typedef struct device_lines {
+    int dtr_on, rts_on;
+} device_lines_t;
+
+static device_lines_t device_lines_wanted(const device_source_t *d)
+{
+    device_lines_t l = {!(d->flags & SOURCE_DEVICE_DTR_OFF), !(d->flags & SOURCE_DEVICE_RTS_OFF)};
+    return l;
+}
+
+static void device_lines_libserialport(const device_source_t *d, struct sp_port *port)
+{
+    device_lines_t l = device_lines_wanted(d);
+    if (l.dtr_on)
+        (void)sp_set_dtr(port, SP_DTR_ON);
+    if (!l.rts_on)
+        (void)sp_set_rts(port, SP_RTS_OFF);
+    if (!l.dtr_on)
+        (void)sp_set_dtr(port, SP_DTR_OFF);
+    if (l.rts_on)
+        (void)sp_set_rts(port, SP_RTS_ON);
+}
+
+/* The same through termios' ioctls; a pseudo-terminal has no modem lines (it refuses them: fine). */
+static void device_lines_termios(const device_source_t *d, int fd)
+{
+    device_lines_t l = device_lines_wanted(d);
+    int dtr = TIOCM_DTR, rts = TIOCM_RTS;
+    if (l.dtr_on)
+        (void)ioctl(fd, TIOCMBIS, &dtr);
+    if (!l.rts_on)
+        (void)ioctl(fd, TIOCMBIC, &rts);
+    if (!l.dtr_on)
+        (void)ioctl(fd, TIOCMBIC, &dtr);
+    if (l.rts_on)
+        (void)ioctl(fd, TIOCMBIS, &rts);
+}
+
 /* libserialport fails get_port_by_name for any tty without a sysfs device (SP_ERR_ARG); other
  * failures carry an errno. */
 static int device_open_libserialport(device_source_t *d, const char *real, char *err, size_t errlen)
@@ -78,7 +125,8 @@ static int device_open_libserialport(device_source_t *d, const char *real, char 
             snprintf(err, errlen, "cannot use %s: libserialport gave no handle.", d->path);
         goto error_close;
     }
-    /* 8N1, no flow control; DTR on, since some USB CDC stacks only send to an open terminal */
+    /* 8N1, no flow control; DTR on by default, since some USB CDC stacks only send to an open
+     * terminal (device_lines_libserialport) */
     if (sp_set_baudrate(port, d->baud) != SP_OK || sp_set_bits(port, 8) != SP_OK ||
         sp_set_parity(port, SP_PARITY_NONE) != SP_OK || sp_set_stopbits(port, 1) != SP_OK ||
         sp_set_flowcontrol(port, SP_FLOWCONTROL_NONE) != SP_OK) {
@@ -87,7 +135,7 @@ static int device_open_libserialport(device_source_t *d, const char *real, char 
         sp_free_error_message(msg);
         goto error_close;
     }
-    (void)sp_set_dtr(port, SP_DTR_ON);
+    device_lines_libserialport(d, port);
     d->port = port;
     snprintf(d->base.how, sizeof d->base.how, "libserialport");
     return 0;
@@ -142,11 +190,13 @@ static int device_connect(device_source_t *d, char *err, size_t errlen)
         d->fd = source_pty_open(d->path, d->baud, (d->flags & SOURCE_DEVICE_WRITE) != 0, err, errlen);
         if (d->fd < 0)
             return -1;
+        device_lines_termios(d, d->fd);
         snprintf(d->base.how, sizeof d->base.how, "termios (libserialport does not know this tty)");
     }
     device_follow_stable_name(d);
     if (d->verbose)
-        fprintf(stderr, "aioprof-top: opened %s (%s) through %s\n", d->path, real, d->base.how);
+        fprintf(stderr, "aioprof-top: opened %s (%s) through %s, DTR %s, RTS %s\n", d->path, real, d->base.how,
+                (d->flags & SOURCE_DEVICE_DTR_OFF) ? "off" : "on", (d->flags & SOURCE_DEVICE_RTS_OFF) ? "off" : "on");
     d->base.down = 0;
     d->idle_since_us = monotonic_us();
     d->byte_us = 0; /* the first read is looked at: a session may have taken it since the check above */
