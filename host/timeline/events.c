@@ -27,8 +27,11 @@ void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, cons
      * and the turns are written before they are read (a megabyte not cleared at every restart) */
     events_late_restart(e);
     events_scratch_t scratch = e->scratch;
+    events_spans_t *spans = e->spans;
     memset(e, 0, offsetof(events_t, enters));
     e->scratch = scratch;
+    e->spans = spans;
+    events_spans_restart(e);
     memset(e->line, 0, sizeof *e - offsetof(events_t, line));
     e->stats = stats;
     stats->pinned = events_pinned;
@@ -224,6 +227,11 @@ static void on_control(events_t *e, const aioprof_record_t *r)
     case AIOPROF_REC_LATE:
         events_late_record(e, r);
         break;
+    case AIOPROF_REC_SPAN_ENTER:
+    case AIOPROF_REC_SPAN_EXIT:
+    case AIOPROF_REC_SPAN_NAME:
+        events_span_record(e, r);
+        break;
     default:
         break;
     }
@@ -349,6 +357,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         stats_instance_t *in = o->in;
         if (o->known) {
             uint64_t self_us = o->acc_us + (now - o->resume_us);
+            in->run_us += self_us;
             stats_figures_add(&in->f, self_us, slow_us);
             stats_hist_add(&in->slices, self_us);
             stats_dirty(s, in);
@@ -360,6 +369,9 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         }
         if (tag >= AIOPROF_TAG_EXIT_RETURN) {
             e->depth = depth; /* ending it may fold another: what runs is up to date */
+            if (e->spans != NULL && events_spans_any(e)) {
+                events_spans_task_end(e, in, now); /* its spans still open end with it */
+            }
             stats_instance_end(s, in, AIOPROF_TAG_EXIT_KIND(tag));
         }
         if (depth > 0) {

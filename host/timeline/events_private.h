@@ -63,6 +63,16 @@ void events_late_frame(events_t *e, int ok);
 /* The running sums of a stream undone, for the next one (events_init). */
 void events_late_restart(events_t *e);
 
+/* Spans (events_spans.c): a SPAN_ENTER, SPAN_EXIT or SPAN_NAME of the frame being read; in ended
+ * at now_us (its slice counted): its open spans close, unwound; every open span cut (a loss, what
+ * runs no longer known, the end); is any span open; the pool emptied (events_init) and freed. */
+void events_span_record(events_t *e, const aioprof_record_t *r);
+void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t now_us);
+void events_spans_cut(events_t *e);
+int events_spans_any(const events_t *e);
+void events_spans_restart(events_t *e);
+void events_spans_free(events_t *e);
+
 /* The stream ended: a partial text line is shown (events_text.c). */
 void events_text_finish(events_t *e);
 
