@@ -18,6 +18,40 @@ spans() { # name: the JSON of $tmp/NAME.aiop against its truth
 
 truth_capture virtual -w spans --clock virtual --duration 10 && spans virtual
 truth_capture real -w spans --duration 1 && spans real
+
+# the text report's spans table: every (task, span) of the truth, its figures summed per task name
+"$TOP" -r "$tmp/virtual.aiop" --report > "$tmp/virtual.txt" &&
+if python3 - "$tmp/virtual.txt" "$tmp/virtual.truth.json" <<'PY'
+import json, re, sys
+text, truth = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+part = text[text.find("\nspans ("):]
+want = {}
+for e in truth["spans"]:
+    w = want.setdefault((e["task"], e["span"]), [0, 0, 0, 0, 0])
+    for i, k in enumerate(("count", "own_us", "inclusive_us", "wall_us")):
+        w[i] += e[k]
+    w[4] = max(w[4], e["max_us"])
+ms = lambda us: "%d.%03d" % divmod(us, 1000)
+task, bad = None, 0
+rows = {}
+for line in part.splitlines():
+    cells = [c.strip() for c in re.split(r"[|│]", line)[1:-1]]
+    if len(cells) != 12 or cells[1] == "span":
+        continue
+    task = cells[0] or task
+    rows[(task, cells[1])] = cells[2:7]
+for key, w in want.items():
+    exp = [str(w[0]), ms(w[1]), ms(w[2]), ms(w[3]), ms(w[4])]
+    if rows.get(key) != exp:
+        print(f"report: {key}: {rows.get(key)}, the truth {exp}")
+        bad += 1
+sys.exit(1 if bad or not want else 0)
+PY
+then
+    echo "ok   report: its spans table says the truth, per task name"
+else
+    echo "FAIL report: spans table"; status=1
+fi
 truth_capture wrap -w spans --clock virtual --duration 4 --tick-bits 30 --start-tick 1073000000 --seed 3 && spans wrap
 
 # no span on the wire: none in the report
