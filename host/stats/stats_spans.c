@@ -154,6 +154,11 @@ int32_t stats_span_name_of(stats_t *s, uint32_t id)
     return slot->name;
 }
 
+const char *stats_span_name_text(const stats_t *s, int32_t span)
+{
+    return s->spans && span >= 0 && span <= (int32_t)STATS_SPAN_NAME_CAP ? s->spans->names[span] : "";
+}
+
 /* The row of (in, span), made when new; NULL when they are all taken. */
 static span_row_t *row_of(stats_spans_t *sp, const stats_instance_t *in, int32_t span)
 {

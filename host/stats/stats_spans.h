@@ -37,6 +37,9 @@ int32_t stats_span_name_of(stats_t *s, uint32_t id);
 /* A SPAN_NAME: id's name, raw untrusted bytes. Returns its name index, or -1 (out of memory). */
 int32_t stats_span_name_set(stats_t *s, uint32_t id, const uint8_t *name, size_t len);
 
+/* The escaped text of a name index ("" for none). */
+const char *stats_span_name_text(const stats_t *s, int32_t span);
+
 /* A span of name index `span` of in closed (unwound: by its task's end). Returns 0, or -1 when it
  * had no row (counted as refused). */
 int stats_span_close(stats_t *s, const stats_instance_t *in, int32_t span, uint64_t own_us, uint64_t inclusive_us,

@@ -364,13 +364,16 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
             if (observed && e->obs->slice) {
                 observe_slice(e, o, self_us, AIOPROF_TAG_EXIT_KIND(tag), now);
             }
+            if (observed && tag < AIOPROF_TAG_EXIT_RETURN && e->spans != NULL && events_spans_any(e)) {
+                events_spans_slice_end(e, in, o->start_us, now); /* its open spans' pieces in it */
+            }
         } else {
             s->stream.unmatched++;
         }
         if (tag >= AIOPROF_TAG_EXIT_RETURN) {
             e->depth = depth; /* ending it may fold another: what runs is up to date */
             if (e->spans != NULL && events_spans_any(e)) {
-                events_spans_task_end(e, in, now); /* its spans still open end with it */
+                events_spans_task_end(e, in, o->start_us, now); /* its spans still open end with it */
             }
             stats_instance_end(s, in, AIOPROF_TAG_EXIT_KIND(tag));
         }

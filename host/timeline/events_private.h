@@ -64,10 +64,13 @@ void events_late_frame(events_t *e, int ok);
 void events_late_restart(events_t *e);
 
 /* Spans (events_spans.c): a SPAN_ENTER, SPAN_EXIT or SPAN_NAME of the frame being read; in ended
- * at now_us (its slice counted): its open spans close, unwound; every open span cut (a loss, what
- * runs no longer known, the end); is any span open; the pool emptied (events_init) and freed. */
+ * at now_us (its slice, started at slice_us, counted): its open spans close, unwound; in's slice
+ * that started at slice_us yielded: an observer is told its open spans' pieces in it; every open
+ * span cut (a loss, what runs no longer known, the end); is any span open; the pool emptied
+ * (events_init) and freed. */
 void events_span_record(events_t *e, const aioprof_record_t *r);
-void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t now_us);
+void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t slice_us, uint64_t now_us);
+void events_spans_slice_end(events_t *e, const stats_instance_t *in, uint64_t slice_us, uint64_t now_us);
 void events_spans_cut(events_t *e);
 int events_spans_any(const events_t *e);
 void events_spans_restart(events_t *e);

@@ -94,12 +94,36 @@ static uint64_t own_now(const events_open_t *o, uint64_t now_us)
     return o->in->run_us + o->acc_us + (now_us > o->resume_us ? now_us - o->resume_us : 0);
 }
 
-/* The innermost open span of t closed at now_us (own: its task's own time then). */
-static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_t now_us, int unwound)
+/* Tells the observer x's piece in the slice that started at slice_us, up to now_us. */
+static void span_piece(events_t *e, const events_span_task_t *t, const events_span_t *x, uint32_t depth,
+    uint64_t slice_us, uint64_t now_us, int last, int unwound)
+{
+    pipeline_span_t p = {
+        .name = stats_span_name_text(e->stats, x->name),
+        .start_us = x->opened_us > slice_us ? x->opened_us : slice_us,
+        .end_us = now_us,
+        .depth = depth,
+        .last = last,
+        .unwound = unwound,
+    };
+    if (p.start_us > p.end_us) {
+        p.start_us = p.end_us;
+    }
+    events_task_view(e, t->in, &p.task);
+    e->obs->span(e->obs_user, &p);
+}
+
+/* The innermost open span of t closed at now_us (own: its task's own time then; slice_us: when
+ * the slice it closes in started, for an observer). */
+static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_t now_us, int unwound,
+    uint64_t slice_us)
 {
     events_spans_t *sp = e->spans;
     int32_t at = t->top;
     events_span_t *x = &sp->open[at];
+    if (e->obs && e->obs->span) {
+        span_piece(e, t, x, t->depth - 1u, slice_us, now_us, 1, unwound);
+    }
     uint64_t inclusive = own > x->own_at_open ? own - x->own_at_open : 0;
     uint64_t self = inclusive > x->children_us ? inclusive - x->children_us : 0;
     uint64_t wall = now_us > x->opened_us ? now_us - x->opened_us : 0;
@@ -184,7 +208,7 @@ static void span_exit(events_t *e, const aioprof_record_t *r)
         t->top = sp->open[t->top].outer;
         t->depth--;
     } else {
-        span_close(e, t, own_now(o, now), now, 0);
+        span_close(e, t, own_now(o, now), now, 0, o->start_us);
     }
     if (t->depth == 0) {
         task_remove(sp, t);
@@ -208,7 +232,7 @@ void events_span_record(events_t *e, const aioprof_record_t *r)
     }
 }
 
-void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t now_us)
+void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t slice_us, uint64_t now_us)
 {
     events_spans_t *sp = e->spans;
     events_span_task_t *t = task_find(sp, in);
@@ -217,9 +241,22 @@ void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t now_us)
     }
     /* its last slice is counted in run_us already: its own time stands there */
     while (t->depth) {
-        span_close(e, t, in->run_us, now_us, 1);
+        span_close(e, t, in->run_us, now_us, 1, slice_us);
     }
     task_remove(sp, t);
+}
+
+void events_spans_slice_end(events_t *e, const stats_instance_t *in, uint64_t slice_us, uint64_t now_us)
+{
+    events_spans_t *sp = e->spans;
+    events_span_task_t *t = task_find(sp, in);
+    if (t == NULL || !e->obs || !e->obs->span) {
+        return;
+    }
+    uint32_t depth = t->depth;
+    for (int32_t at = t->top; at >= 0; at = sp->open[at].outer) {
+        span_piece(e, t, &sp->open[at], --depth, slice_us, now_us, 0, 0);
+    }
 }
 
 void events_spans_cut(events_t *e)
