@@ -85,7 +85,9 @@ void top_draw(top_view_t *v)
         if (v->help) {
             top_draw_help(v);
         } else {
-            if (v->timeline) {
+            if (v->spans_open) {
+                top_draw_spans(v);
+            } else if (v->timeline) {
                 top_draw_timeline(v);
             } else {
                 top_draw_table(v);

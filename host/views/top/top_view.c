@@ -237,6 +237,7 @@ void top_view_close(top_view_t *v)
     free(v->tl_outside);
     free(v->tl_busy);
     free(v->vis);
+    free(v->spans);
     free(v);
 }
 
@@ -270,6 +271,7 @@ static void view_build(top_view_t *v, const stats_t *s, int both, uint64_t now_u
         top_layout(v); /* the main columns gain (or lose) lateness */
     }
     top_history_take(&v->hist, &v->base[g], g, s, now_us);
+    top_spans_take(v, s);
     v->head.any_lower = 0;
     for (size_t i = 0; i < v->base[g].n; i++) {
         v->head.any_lower |= v->base[g].rows[i].lower_bound;
