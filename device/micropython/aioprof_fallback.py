@@ -346,6 +346,10 @@ class Recorder(FrameWriter):
 
     # ---- spans (device/aioprof_span.c) ----
 
+    def span(self, name):
+        """A span's handle for span_enter: its SpanRec (aioprof.py keeps one per name)."""
+        return SpanRec(name)
+
     def span_enter(self, sp):
         """The running task enters span sp (a SpanRec); spans nest."""
         self._span_at(_OP_SPAN_ENTER, sp, self.ticks() & self.mask)
