@@ -348,20 +348,25 @@ class Span:
         self.name = name
         self.eng = None
         self.handle = None
+        self.exit = None
 
     def __enter__(self):
         s = _state
         if s is not None and s.spans:
-            if self.eng is not s.eng:
-                self.handle = s.eng.span(self.name)
-                self.eng = s.eng
-            s.eng.span_enter(self.handle)
+            eng = s.eng
+            if self.eng is not eng:
+                # once per engine: its handle, and its bound methods (a lookup less per pair)
+                self.handle = eng.span(self.name)
+                self.enter = eng.span_enter
+                self.exit = eng.span_exit
+                self.eng = eng
+            self.enter(self.handle)
         return self
 
     def __exit__(self, exc_type, exc, tb):
         s = _state
-        if s is not None and s.spans:
-            s.eng.span_exit()
+        if s is not None and s.eng is self.eng:
+            self.exit()
         return False
 
     def __call__(self, f):
