@@ -194,8 +194,10 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
             events_turn(e, e->frame_before_us, EVENTS_WHO_UNKNOWN); /* the frames lost */
         }
         e->late_shift += cut_us;
+        events_spans_lost(e);
         events_stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
+        events_spans_lost(e);
         events_stack_resync(e, f->running);
     } else if (e->depth == 0) {
         e->known_bottom = 1;
@@ -326,6 +328,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
             }
             if (depth == EVENTS_STACK_MAX) {
                 e->depth = depth;
+                events_spans_lost(e);
                 events_stack_drop(e);
                 depth = 0;
                 known_bottom = 0;
@@ -471,6 +474,7 @@ void events_gap(events_t *e)
     if (e->late_unit) {
         events_turn(e, e->now_us, EVENTS_WHO_UNKNOWN);
     }
+    events_spans_lost(e);
     events_stack_drop(e);
     e->known_bottom = 0;
     e->have_time = 0;
@@ -485,6 +489,7 @@ void events_link_up(events_t *e)
 
 void events_finish(events_t *e)
 {
+    events_spans_lost(e);
     events_stack_drop(e);
     e->known_bottom = 0;
     events_text_finish(e);

@@ -52,9 +52,6 @@ void events_time_start(events_t *e, uint32_t base, unsigned bits)
 
 void events_stack_drop(events_t *e)
 {
-    if (e->spans) {
-        events_spans_cut(e); /* what they ran in is no longer known */
-    }
     e->stats->stream.unmatched += e->depth;
     e->depth = 0;
 }
