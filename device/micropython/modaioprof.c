@@ -433,8 +433,9 @@ static mp_obj_t prof_span(mp_obj_t self_in, mp_obj_t name)
     (void)self_in;
     size_t len;
     const char *s = mp_obj_str_get_data(name, &len);
-    len = len < AIOPROF_SPAN_NAME_MAX ? len : AIOPROF_SPAN_NAME_MAX;
-    uint8_t init[sizeof(aioprof_span_t) + AIOPROF_SPAN_NAME_MAX] = {0};
+    /* one byte past the wire's limit: the hook cuts it there at a whole character (prof_cut) */
+    len = len <= AIOPROF_SPAN_NAME_MAX ? len : AIOPROF_SPAN_NAME_MAX + 1u;
+    uint8_t init[sizeof(aioprof_span_t) + AIOPROF_SPAN_NAME_MAX + 1u] = {0};
     memcpy(init + sizeof(aioprof_span_t), s, len);
     mp_obj_t h = mp_obj_new_bytearray(sizeof(aioprof_span_t) + len, init);
     mp_buffer_info_t bi;

@@ -444,8 +444,9 @@ static mp_obj_t prof_span(mp_obj_t self_in, mp_obj_t name)
     (void)self_in;
     size_t len;
     const char *s = mp_obj_str_get_data(name, &len);
-    len = len < AIOPROF_SPAN_NAME_MAX ? len : AIOPROF_SPAN_NAME_MAX;
-    uint8_t *buf = m_new(uint8_t, sizeof(aioprof_span_t) + AIOPROF_SPAN_NAME_MAX);
+    /* one byte past the wire's limit: the hook cuts it there at a whole character (prof_cut) */
+    len = len <= AIOPROF_SPAN_NAME_MAX ? len : AIOPROF_SPAN_NAME_MAX + 1u;
+    uint8_t *buf = m_new(uint8_t, sizeof(aioprof_span_t) + AIOPROF_SPAN_NAME_MAX + 1u);
     memset(buf, 0, sizeof(aioprof_span_t));
     memcpy(buf + sizeof(aioprof_span_t), s, len);
     aioprof_span_t *sp = (aioprof_span_t *)buf; /* the heap's blocks are aligned for it */
