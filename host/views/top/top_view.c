@@ -185,9 +185,15 @@ static void top_view_on_slice(void *user, const pipeline_slice_t *slice)
     top_timeline_add(&v->tl, slice);
 }
 
+static void top_view_on_span(void *user, const pipeline_span_t *span)
+{
+    top_view_t *v = user;
+    top_timeline_add_span(&v->tl, span);
+}
+
 const pipeline_observer_t *top_view_observer(void)
 {
-    static const pipeline_observer_t observer = {.slice = top_view_on_slice};
+    static const pipeline_observer_t observer = {.slice = top_view_on_slice, .span = top_view_on_span};
     return &observer;
 }
 
