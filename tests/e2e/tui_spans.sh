@@ -2,7 +2,7 @@
 # The live table's spans of a task (S; docs/live-table.md, "Spans"): on the spans workload's
 # replay, S on the sensors row shows its spans read and i2c with the truth's count, own, inclusive
 # and wall time (summed over its instances); Esc goes back to the tasks; per instance (g), S on ui's
-# instance shows its hog, draw, with the truth's max.
+# instance shows its hog, draw, with the truth's max; the timeline (T) marks sensors' lane.
 set -euo pipefail
 source "$(dirname "$0")/tui_common.bash"
 
@@ -49,6 +49,16 @@ draw_want=$(want ui draw)
 tui_until "ui's span draw is not $draw_want" span_is draw "$draw_want"
 tui_key S
 tui_lacks 'spans of ui'
+
+# the timeline marks where a task ran inside a span: sensors' lane (its slices are all spans but
+# 0.15 ms), not main's (no span)
+tui_key Escape
+tui_key g
+tui_has 'by name'
+tui_key T
+tui_has 'timeline'
+tui_until "sensors' lane shows no span mark" grep -qE '^sensors .*▄' "$TUI_SHOT"
+grep -qE '^main .*▄' "$TUI_SHOT" && fail "main's lane shows a span mark, main has no span"
 tui_key q
 tui_wait '^EXIT=0' || fail "q did not end aioprof-top with exit code 0"
 echo "ok: tui_spans (sensors: read $read_want, i2c $i2c_want; ui #: draw $draw_want)"
