@@ -92,13 +92,23 @@ static void watch_event(void *user, uint64_t at_us)
         h->next->event(h->next_user, at_us);
 }
 
-_Static_assert(sizeof(pipeline_observer_t) == 5 * sizeof(void (*)(void)),
+static void watch_span(void *user, const pipeline_span_t *span)
+{
+    session_hogs_t *h = user;
+    if (h->next != NULL && h->next->span != NULL)
+        h->next->span(h->next_user, span);
+}
+
+_Static_assert(sizeof(pipeline_observer_t) == 6 * sizeof(void (*)(void)),
     "pipeline_observer_t has a member the hogs' watch does not pass on");
 
 static const pipeline_observer_t watch_all = {
     .slice = watch_slice, .late = watch_late, .mark = watch_mark, .text_line = watch_text_line, .event = watch_event,
+    .span = watch_span,
 };
-static const pipeline_observer_t watch_own = {.slice = watch_slice, .late = watch_late, .mark = watch_mark};
+static const pipeline_observer_t watch_own = {
+    .slice = watch_slice, .late = watch_late, .mark = watch_mark, .span = watch_span,
+};
 
 /* ---- the context: frames that name what a reader joining at the stretch would not know ---- */
 

@@ -66,7 +66,7 @@ int session_lines_failed(session_t *s)
 
 /* Each member of the observer has its forwarder below: a member added to pipeline_observer_t
  * fails this until it has one (late-core's late did once, and the trace beside the table lost it). */
-_Static_assert(sizeof(pipeline_observer_t) == 5 * sizeof(void (*)(void)),
+_Static_assert(sizeof(pipeline_observer_t) == 6 * sizeof(void (*)(void)),
     "pipeline_observer_t has a member the tee does not forward");
 
 static void tee_slice(void *user, const pipeline_slice_t *slice)
@@ -100,6 +100,17 @@ static void tee_event(void *user, uint64_t at_us)
     export_trace_observer()->event(s->trace, at_us);
 }
 
+static void tee_span(void *user, const pipeline_span_t *span)
+{
+    session_t *s = user;
+    if (export_trace_observer()->span) {
+        export_trace_observer()->span(s->trace, span);
+    }
+    if (top_view_observer()->span) {
+        top_view_observer()->span(s->view, span);
+    }
+}
+
 /* The observer of a session: the trace's, the timeline's, both, or none. */
 static void session_observe(session_t *s, pipeline_config_t *pc)
 {
@@ -113,6 +124,7 @@ static void session_observe(session_t *s, pipeline_config_t *pc)
             .mark = trace->mark ? tee_mark : NULL,
             .text_line = trace->text_line ? tee_text_line : NULL,
             .event = trace->event ? tee_event : NULL,
+            .span = trace->span || view->span ? tee_span : NULL,
         };
         pc->observer = &tee;
         pc->observer_user = s;

@@ -212,6 +212,8 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
         cost = int(event_cost_ns * 1.024 + 0.5)
     s.eng = make(write)
     s.eng.set_event_cost(cost)
+    # a C engine built before spans has none: aioprof.span() is then a no-op (spans() says so)
+    s.spans = hasattr(s.eng, "span_enter")
     if kind == "python":
         s.wrapped = mod.Wrapped
     # each engine's wrap(coro, name) records the task's creation (its parent: the task running
@@ -318,3 +320,86 @@ def disable():
 def engine():
     """The engine in use ("firmware", "native", "python"), or None when disabled."""
     return _state.kind if _state else None
+
+
+# ---- spans (docs/usage.md, "Spans") ----
+#
+# aioprof.span("parse") gives the span of that name: the same object for the same name (interned,
+# up to _SPANS_MAX names), so that `with aioprof.span("parse"):` in a loop allocates nothing, and
+# its engine handle (the C engines' aioprof_span_t, the python engine's SpanRec) is made once per
+# engine: the name goes on the wire once. While aioprof is disabled a span only checks that.
+
+_SPANS_MAX = 256
+_spans = {}
+
+
+def _probe():
+    yield
+
+
+_GENERATOR_FUNCTION = type(_probe)  # what `async def` makes in MicroPython
+
+
+class Span:
+    """A named stretch of code inside the running task: a context manager, and a decorator of
+    functions and coroutine functions (a coroutine's span covers it to its end, awaits included)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.eng = None
+        self.handle = None
+        self.exit = None
+
+    def __enter__(self):
+        s = _state
+        if s is not None and s.spans:
+            eng = s.eng
+            if self.eng is not eng:
+                # once per engine: its handle, and its bound methods (a lookup less per pair)
+                self.handle = eng.span(self.name)
+                self.enter = eng.span_enter
+                self.exit = eng.span_exit
+                self.eng = eng
+            self.enter(self.handle)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        s = _state
+        if s is not None and s.eng is self.eng:
+            self.exit()
+        return False
+
+    def __call__(self, f):
+        sp = self
+        if type(f) is _GENERATOR_FUNCTION:
+
+            async def spanned_coro(*args, **kw):
+                with sp:
+                    return await f(*args, **kw)
+
+            return spanned_coro
+
+        def spanned(*args, **kw):
+            with sp:
+                return f(*args, **kw)
+
+        return spanned
+
+
+def span(name):
+    """with aioprof.span("parse"): ...   or   @aioprof.span("parse") on a function or an async def."""
+    sp = _spans.get(name)
+    if sp is None:
+        sp = Span(name)
+        if len(_spans) < _SPANS_MAX:
+            _spans[name] = sp
+    return sp
+
+
+zone = span
+
+
+def spans():
+    """Does the engine in use record spans? (False when disabled, or for a C engine built before
+    spans: its firmware or .mpy is to be rebuilt.)"""
+    return _state is not None and _state.spans

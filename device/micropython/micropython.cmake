@@ -21,5 +21,7 @@ target_include_directories(usermod_aioprof INTERFACE
 
 # the port bound at compile time: the clock read in place (aioprof_mp_port.h)
 target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_PORT_HEADER="aioprof_mp_port.h")
+# spans (aioprof.span): the hook's span records (device/aioprof_span.c)
+target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_SPANS=1)
 
 target_link_libraries(usermod INTERFACE usermod_aioprof)

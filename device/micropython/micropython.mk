@@ -28,3 +28,5 @@ SRC_USERMOD_LIB_C += \
 CFLAGS_USERMOD += -I$(AIOPROF_TOP)/device -I$(AIOPROF_TOP)/proto -I$(AIOPROF_MOD_DIR)
 # the port bound at compile time: the clock read in place (aioprof_mp_port.h)
 CFLAGS_USERMOD += -DAIOPROF_PORT_HEADER=\"aioprof_mp_port.h\"
+# spans (aioprof.span): the hook's span records (device/aioprof_span.c)
+CFLAGS_USERMOD += -DAIOPROF_SPANS=1

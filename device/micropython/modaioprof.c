@@ -424,7 +424,62 @@ static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
 
+#if AIOPROF_SPANS
+/* span(name) -> a handle for span_enter: a bytearray that holds the library's aioprof_span_t and
+ * the name's bytes it points to (they live as long as the handle; aioprof.py keeps one per name,
+ * so that a name is interned: its id and its SPAN_NAME once). */
+static mp_obj_t prof_span(mp_obj_t self_in, mp_obj_t name)
+{
+    (void)self_in;
+    size_t len;
+    const char *s = mp_obj_str_get_data(name, &len);
+    /* one byte past the wire's limit: the hook cuts it there at a whole character (prof_cut) */
+    len = len <= AIOPROF_SPAN_NAME_MAX ? len : AIOPROF_SPAN_NAME_MAX + 1u;
+    uint8_t init[sizeof(aioprof_span_t) + AIOPROF_SPAN_NAME_MAX + 1u] = {0};
+    memcpy(init + sizeof(aioprof_span_t), s, len);
+    mp_obj_t h = mp_obj_new_bytearray(sizeof(aioprof_span_t) + len, init);
+    mp_buffer_info_t bi;
+    mp_get_buffer_raise(h, &bi, MP_BUFFER_RW);
+    aioprof_span_t *sp = bi.buf; /* the heap's blocks are aligned for it */
+    sp->name = (const char *)bi.buf + sizeof(aioprof_span_t);
+    sp->name_len = (uint8_t)len;
+    return h;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_span_obj, prof_span);
+
+/* span_enter(handle): the running task enters the span (a handle from span() of this module). */
+static mp_obj_t prof_span_enter(mp_obj_t self_in, mp_obj_t handle)
+{
+    aioprof_mod_t *m = mod_self(self_in);
+    mp_buffer_info_t bi;
+    mp_get_buffer_raise(handle, &bi, MP_BUFFER_RW);
+    if (bi.len < sizeof(aioprof_span_t)) {
+        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: not a span handle"));
+    }
+    if (m->running) {
+        aioprof_span_enter(&m->prof, bi.buf);
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_span_enter_obj, prof_span_enter);
+
+static mp_obj_t prof_span_exit(mp_obj_t self_in)
+{
+    aioprof_mod_t *m = mod_self(self_in);
+    if (m->running) {
+        aioprof_span_exit(&m->prof);
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_span_exit_obj, prof_span_exit);
+#endif
+
 static const mp_rom_map_elem_t prof_locals_table[] = {
+#if AIOPROF_SPANS
+    { MP_ROM_QSTR(MP_QSTR_span), MP_ROM_PTR(&prof_span_obj) },
+    { MP_ROM_QSTR(MP_QSTR_span_enter), MP_ROM_PTR(&prof_span_enter_obj) },
+    { MP_ROM_QSTR(MP_QSTR_span_exit), MP_ROM_PTR(&prof_span_exit_obj) },
+#endif
     { MP_ROM_QSTR(MP_QSTR_wrap), MP_ROM_PTR(&prof_wrap_obj) },
     { MP_ROM_QSTR(MP_QSTR_set_event_cost), MP_ROM_PTR(&prof_set_event_cost_obj) },
     { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&prof_label_obj) },

@@ -8,6 +8,7 @@
 #include "aioprof_wire.h"
 #include "escape.h"
 #include "stats_private.h"
+#include "stats_spans.h"
 
 static const stats_figures_t figures_empty = {0, 0, 0, UINT64_MAX, 0, 0};
 /* The key of a row given up: no lookup has it (the 2^32-1st epoch's task 2^32-1). */
@@ -119,6 +120,7 @@ void stats_clear(stats_t *s)
     }
     stats_late_free(s);
     stats_late_drop(&s->view_unnamed_late);
+    stats_spans_free(s);
     memset(s->names, 0, s->n_names * sizeof *s->names);
     memset(s->inst, 0, s->inst_used * sizeof *s->inst);
     stats_t kept = *s;
@@ -157,6 +159,7 @@ void stats_free(stats_t *s)
     }
     stats_late_free(s);
     stats_late_drop(&s->view_unnamed_late);
+    stats_spans_free(s);
     free(s->names);
     free(s->name_table);
     free(s->inst);
@@ -534,6 +537,7 @@ void stats_new_epoch(stats_t *s)
     /* the rows of the old epoch stay (finished or not, they are history); lookups by the new ids
      * no longer reach them, and those still live may be folded now, as finished ones */
     s->epoch++;
+    stats_spans_epoch(s);
     for (size_t i = 0; i < s->inst_used; i++) {
         const stats_instance_t *in = &s->inst[i];
         if (in->in_use && in->end == STATS_END_LIVE && in->epoch + 1u == s->epoch && (int32_t)i != s->past_cap) {
@@ -580,4 +584,5 @@ void stats_reset(stats_t *s)
     }
     s->elapsed_us = s->outside_us = 0;
     s->folded_instances = 0;
+    stats_spans_reset(s);
 }

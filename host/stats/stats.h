@@ -190,6 +190,8 @@ typedef struct stats_instance {
     stats_figures_t synced; /* what of f its name row holds (count, total_us, slow and errors) */
     stats_late_t late;      /* its name row holds it too once the instance has a name */
     stats_hist_t slices;    /* its slice lengths (its name row takes them when it is folded) */
+    uint64_t run_us;        /* its exclusive time counted since it was placed, never reset: the
+                               clock its spans' own time is read from (the events stage's) */
 } stats_instance_t;
 
 /* The stream's health counters (docs/usage.md, "Health counters", says what each means). */
@@ -218,6 +220,17 @@ typedef struct stats_device {
     uint32_t late_unit;     /* the unit of its lateness, in ticks (its last HELLO's); 0: it does not report it */
     double event_sum_us;    /* the events between those HELLOs (received and dropped), at that cost */
 } stats_device_t;
+
+/* The span figures (stats_spans.h), allocated at a stream's first span. */
+typedef struct stats_spans stats_spans_t;
+
+/* The stream's span counters (docs/usage.md, "Spans"). */
+typedef struct stats_span_counts {
+    uint64_t refused;     /* SPAN_ENTERs not followed: too deep, too many open, no row left */
+    uint64_t unmatched;   /* SPAN_EXITs with no open span, and span records while no task ran */
+    uint64_t cut;         /* open spans dropped at a loss or at the stream's end */
+    uint64_t other_names; /* span names past the caps (their spans counted in "(other spans)") */
+} stats_span_counts_t;
 
 typedef struct stats_slot {
     uint64_t key;
@@ -273,6 +286,8 @@ typedef struct stats {
     /* the lateness of "(unnamed tasks)" in the last view by name, with that of the unnamed
      * instances it summed in (stats_rows): what its row points to, until the next view */
     stats_late_t view_unnamed_late;
+    stats_spans_t *spans; /* NULL while the stream had no span */
+    stats_span_counts_t span_counts;
 } stats_t;
 
 /* Returns 0, or -1 when out of memory. instance_cap 0 picks the default. */

@@ -27,8 +27,11 @@ void events_init(events_t *e, stats_t *stats, void (*text_line)(void *user, cons
      * and the turns are written before they are read (a megabyte not cleared at every restart) */
     events_late_restart(e);
     events_scratch_t scratch = e->scratch;
+    events_spans_t *spans = e->spans;
     memset(e, 0, offsetof(events_t, enters));
     e->scratch = scratch;
+    e->spans = spans;
+    events_spans_restart(e);
     memset(e->line, 0, sizeof *e - offsetof(events_t, line));
     e->stats = stats;
     stats->pinned = events_pinned;
@@ -191,8 +194,10 @@ static void frame_start(events_t *e, const aioprof_frame_info_t *f)
             events_turn(e, e->frame_before_us, EVENTS_WHO_UNKNOWN); /* the frames lost */
         }
         e->late_shift += cut_us;
+        events_spans_lost(e);
         events_stack_resync(e, f->running);
     } else if (stack_innermost_id(e) != f->running) {
+        events_spans_lost(e);
         events_stack_resync(e, f->running);
     } else if (e->depth == 0) {
         e->known_bottom = 1;
@@ -223,6 +228,11 @@ static void on_control(events_t *e, const aioprof_record_t *r)
         break;
     case AIOPROF_REC_LATE:
         events_late_record(e, r);
+        break;
+    case AIOPROF_REC_SPAN_ENTER:
+    case AIOPROF_REC_SPAN_EXIT:
+    case AIOPROF_REC_SPAN_NAME:
+        events_span_record(e, r);
         break;
     default:
         break;
@@ -318,6 +328,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
             }
             if (depth == EVENTS_STACK_MAX) {
                 e->depth = depth;
+                events_spans_lost(e);
                 events_stack_drop(e);
                 depth = 0;
                 known_bottom = 0;
@@ -349,17 +360,24 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         stats_instance_t *in = o->in;
         if (o->known) {
             uint64_t self_us = o->acc_us + (now - o->resume_us);
+            in->run_us += self_us;
             stats_figures_add(&in->f, self_us, slow_us);
             stats_hist_add(&in->slices, self_us);
             stats_dirty(s, in);
             if (observed && e->obs->slice) {
                 observe_slice(e, o, self_us, AIOPROF_TAG_EXIT_KIND(tag), now);
             }
+            if (observed && tag < AIOPROF_TAG_EXIT_RETURN && e->spans != NULL && events_spans_any(e)) {
+                events_spans_slice_end(e, in, o->start_us, now); /* its open spans' pieces in it */
+            }
         } else {
             s->stream.unmatched++;
         }
         if (tag >= AIOPROF_TAG_EXIT_RETURN) {
             e->depth = depth; /* ending it may fold another: what runs is up to date */
+            if (e->spans != NULL && events_spans_any(e)) {
+                events_spans_task_end(e, in, o->start_us, now); /* its spans still open end with it */
+            }
             stats_instance_end(s, in, AIOPROF_TAG_EXIT_KIND(tag));
         }
         if (depth > 0) {
@@ -456,6 +474,7 @@ void events_gap(events_t *e)
     if (e->late_unit) {
         events_turn(e, e->now_us, EVENTS_WHO_UNKNOWN);
     }
+    events_spans_lost(e);
     events_stack_drop(e);
     e->known_bottom = 0;
     e->have_time = 0;
@@ -470,6 +489,7 @@ void events_link_up(events_t *e)
 
 void events_finish(events_t *e)
 {
+    events_spans_lost(e);
     events_stack_drop(e);
     e->known_bottom = 0;
     events_text_finish(e);

@@ -26,6 +26,12 @@
 
 #define EVENTS_STACK_MAX 64u /* deeper nesting is treated as lost track */
 #define EVENTS_LINE_MAX 512u /* longer device text lines are cut, with ESCAPE_CUT_MARK */
+/* Spans (events_spans.c): open spans of all tasks together, of one task, tasks with open spans. */
+#define EVENTS_SPANS_OPEN 1024u
+#define EVENTS_SPAN_DEPTH 32u
+#define EVENTS_SPAN_TASKS 256u
+typedef struct events_spans events_spans_t;
+
 /* A silence between frames longer than this many of the device's periods is a loss (events.c). */
 #define EVENTS_SILENCE_PERIODS 4u
 
@@ -142,6 +148,7 @@ typedef struct events {
     size_t ck_n;            /* culprits numbered in the sums */
     int ck_off;             /* no memory for the sums: every window walks its turns */
     events_scratch_t scratch; /* kept by events_init: its memory is reused, its numbering undone */
+    events_spans_t *spans;  /* the open spans (events_spans.c), NULL until a span record; kept too */
     events_enter_t enters[EVENTS_FRAME_ENTERS];
     int32_t ck_who[EVENTS_CK_MAX]; /* number -> culprit */
     uint8_t ck_slot[EVENTS_CK_MAX]; /* number -> its slot in the rows' indexes (stats_late_slot) */

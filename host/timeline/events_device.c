@@ -14,6 +14,7 @@ static void device_reset(events_t *e)
 {
     stats_t *s = e->stats;
     s->stream.resets++;
+    events_spans_lost(e);
     events_stack_drop(e);
     stats_loss(s); /* what was still in its ring is gone */
     if (!(e->frame_new_epoch && e->frame_events == 0)) {
@@ -31,6 +32,7 @@ static void device_reset(events_t *e)
     events_mark(e, PIPELINE_MARK_RESET, 1);
     /* else: events came before the HELLO (no device does that); the time line just continues */
     if (e->frame_running != 0) {
+        events_spans_lost(e);
         events_stack_resync(e, e->frame_running);
     } else {
         e->known_bottom = 1;
@@ -148,8 +150,10 @@ void events_on_dropped(events_t *e, uint32_t count)
         if (e->late_unit) {
             events_late_unseen(e);
         }
+        events_spans_lost(e);
         events_stack_resync(e, e->frame_running);
     } else {
+        events_spans_lost(e);
         events_stack_drop(e);
         e->known_bottom = 0;
     }

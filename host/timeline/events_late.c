@@ -588,6 +588,7 @@ void events_late_frame(events_t *e, int ok)
 
 void events_free(events_t *e)
 {
+    events_spans_free(e);
     events_scratch_t *m = &e->scratch;
     free(m->blame_us);
     free(m->blamed);

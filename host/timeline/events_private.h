@@ -2,6 +2,7 @@
  *   events.c (frames and their records, the stream's gaps and end)
  *     -> events_device.c (HELLO and DROPPED, device resets), events_late.c (waiting windows),
  *        events_text.c (device text lines)
+ *     -> events_spans.c (the open spans: closed, unwound, cut where what runs is lost)
  *     -> events_line.c (the primitives: the time line's origin, the running stack, what an
  *        observer is told)
  * Not for other stages: they use events.h. */
@@ -62,6 +63,27 @@ void events_late_record(events_t *e, const aioprof_record_t *r);
 void events_late_frame(events_t *e, int ok);
 /* The running sums of a stream undone, for the next one (events_init). */
 void events_late_restart(events_t *e);
+
+/* Spans (events_spans.c): a SPAN_ENTER, SPAN_EXIT or SPAN_NAME of the frame being read; in ended
+ * at now_us (its slice, started at slice_us, counted): its open spans close, unwound; in's slice
+ * that started at slice_us yielded: an observer is told its open spans' pieces in it; every open
+ * span cut (a loss, what runs no longer known, the end); is any span open; the pool emptied
+ * (events_init) and freed. */
+void events_span_record(events_t *e, const aioprof_record_t *r);
+void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t slice_us, uint64_t now_us);
+void events_spans_slice_end(events_t *e, const stats_instance_t *in, uint64_t slice_us, uint64_t now_us);
+void events_spans_cut(events_t *e);
+int events_spans_any(const events_t *e);
+/* What runs is no longer known (before events_stack_drop or _resync: a loss, a reset, the end):
+ * the open spans are cut. */
+static inline void events_spans_lost(events_t *e)
+{
+    if (e->spans != NULL) {
+        events_spans_cut(e);
+    }
+}
+void events_spans_restart(events_t *e);
+void events_spans_free(events_t *e);
 
 /* The stream ended: a partial text line is shown (events_text.c). */
 void events_text_finish(events_t *e);

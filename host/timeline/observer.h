@@ -40,6 +40,19 @@ typedef struct pipeline_late {
     uint64_t blocked_us;
 } pipeline_late_t;
 
+/* A piece of a span (docs/usage.md, "Spans"): the part of it inside one counted slice of its
+ * task, from when it opened (or the slice started) to when it closed (or the slice ended), so that
+ * the pieces nest in their slice, and the spans of a slice in each other. The last piece of a span
+ * is told when it closes (last 1); a span cut at a loss has no last piece. */
+typedef struct pipeline_span {
+    pipeline_task_t task;
+    const char *name;        /* the span's name */
+    uint64_t start_us, end_us;
+    uint32_t depth;          /* 0: the task's outermost open span */
+    int last;                /* it closed here (unwound: by its task's end) */
+    int unwound;
+} pipeline_span_t;
+
 /* Places where the data has a hole or the device started again. */
 typedef enum pipeline_mark {
     PIPELINE_MARK_RESET,     /* the device restarted (count 1): a new epoch begins */
@@ -60,6 +73,7 @@ typedef struct pipeline_observer {
     /* Every ENTER and EXIT record, counted or not (the events-per-second counter). */
     void (*event)(void *user, uint64_t at_us);
     void (*late)(void *user, const pipeline_late_t *late);
+    void (*span)(void *user, const pipeline_span_t *span);
 } pipeline_observer_t;
 
 #endif

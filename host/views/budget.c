@@ -395,14 +395,25 @@ static void watch_event(void *user, uint64_t at_us)
     }
 }
 
-_Static_assert(sizeof(pipeline_observer_t) == 5 * sizeof(void (*)(void)),
+static void watch_span(void *user, const pipeline_span_t *span)
+{
+    budget_t *b = user;
+    if (b->next != NULL && b->next->span != NULL) {
+        b->next->span(b->next_user, span);
+    }
+}
+
+_Static_assert(sizeof(pipeline_observer_t) == 6 * sizeof(void (*)(void)),
     "pipeline_observer_t has a member the budget's watch does not pass on");
 
 /* Two observers: with a next that has no text lines or events, those cost the pipeline nothing. */
 static const pipeline_observer_t watch_all = {
     .slice = watch_slice, .late = watch_late, .mark = watch_mark, .text_line = watch_text_line, .event = watch_event,
+    .span = watch_span,
 };
-static const pipeline_observer_t watch_own = {.slice = watch_slice, .late = watch_late, .mark = watch_mark};
+static const pipeline_observer_t watch_own = {
+    .slice = watch_slice, .late = watch_late, .mark = watch_mark, .span = watch_span,
+};
 
 static const pipeline_observer_t *budget_watch = &watch_own;
 

@@ -391,7 +391,50 @@ static void export_on_late(void *user, const pipeline_late_t *l)
     x->written++;
 }
 
+/* A piece of a span, nested in its slice on its task's track:
+ * {"name":…,"cat":"span","ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{"depth":…,"last":…}}
+ * (docs/trace-export.md); last is true on the piece where it closed. */
+static void export_on_span(void *user, const pipeline_span_t *sp)
+{
+    export_trace_t *x = user;
+    const pipeline_task_t *t = &sp->task;
+    const char *shown = t->name;
+    if (shown == NULL) {
+        snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
+        shown = x->name;
+    }
+    track_name(x, t, shown);
+    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    if (at == NULL) {
+        return;
+    }
+    char *o = at;
+    if (x->written > 0) {
+        o += JSON_LIT(o, ",\n");
+    }
+    o += JSON_LIT(o, "{\"name\":");
+    o += json_string(o, sp->name);
+    o += JSON_LIT(o, ",\"cat\":\"span\",\"ph\":\"X\",\"ts\":");
+    o += json_u64(o, sp->start_us);
+    o += JSON_LIT(o, ",\"dur\":");
+    o += json_u64(o, sp->end_us - sp->start_us);
+    o += JSON_LIT(o, ",\"pid\":");
+    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
+    o += JSON_LIT(o, ",\"tid\":");
+    o += json_u64(o, t->id);
+    o += JSON_LIT(o, ",\"args\":{\"depth\":");
+    o += json_u64(o, sp->depth);
+    if (sp->last) {
+        o += sp->unwound ? JSON_LIT(o, ",\"last\":true,\"unwound\":true}}") : JSON_LIT(o, ",\"last\":true}}");
+    } else {
+        o += JSON_LIT(o, ",\"last\":false}}");
+    }
+    file_out_commit(&x->out, (size_t)(o - at));
+    x->written++;
+}
+
 static const pipeline_observer_t export_observer = {
+    .span = export_on_span,
     .late = export_on_late,
     .slice = export_on_slice,
     .mark = export_on_mark,

@@ -154,7 +154,13 @@ static void watch_late(void *user, const pipeline_late_t *late)
     w->next->late(w->next_user, late);
 }
 
-_Static_assert(sizeof(pipeline_observer_t) == 5 * sizeof(void (*)(void)),
+static void watch_span(void *user, const pipeline_span_t *span)
+{
+    metrics_window_t *w = user;
+    w->next->span(w->next_user, span);
+}
+
+_Static_assert(sizeof(pipeline_observer_t) == 6 * sizeof(void (*)(void)),
     "pipeline_observer_t has a member the metrics' window does not pass on");
 
 const pipeline_observer_t *metrics_window_observer(metrics_window_t *w, const pipeline_observer_t *next,
@@ -169,6 +175,7 @@ const pipeline_observer_t *metrics_window_observer(metrics_window_t *w, const pi
         .mark = watch_mark,
         .text_line = next != NULL && next->text_line != NULL ? watch_text_line : NULL,
         .late = next != NULL && next->late != NULL ? watch_late : NULL,
+        .span = next != NULL && next->span != NULL ? watch_span : NULL,
     };
     return &w->watch;
 }

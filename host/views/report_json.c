@@ -6,6 +6,7 @@
 
 #include "report.h"
 #include "stats.h"
+#include "stats_spans.h"
 
 /* JSON numbers are doubles: exact up to 2^53 microseconds (285 years). */
 static int add_num(cJSON *obj, const char *key, double v)
@@ -130,28 +131,70 @@ static int json_instance(cJSON *o, const stats_t *s, const stats_row_t *r)
            add_late(o, s, r);
 }
 
-/* The rows by name (by_instance 0) or by instance, sorted, as an array of objects. */
+/* A row's "spans" (docs/json.md): its task's spans, the most inclusive time first. */
+static int add_spans(cJSON *o, const stats_t *s, const stats_row_t *r, const stats_span_view_t *v, size_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "spans");
+    if (a == NULL) {
+        return 0;
+    }
+    size_t first;
+    size_t count = stats_span_rows_of(s, v, n, r, &first);
+    for (size_t i = first; i < first + count; i++) {
+        const stats_span_figures_t *f = &v[i].f;
+        cJSON *x = cJSON_CreateObject();
+        if (!x || !cJSON_AddItemToArray(a, x) || !cJSON_AddStringToObject(x, "name", v[i].span) ||
+            !add_num(x, "count", (double)f->count) || !add_num(x, "own_us", (double)f->own_us) ||
+            !add_num(x, "inclusive_us", (double)f->inclusive_us) || !add_num(x, "wall_us", (double)f->wall_us) ||
+            !add_num(x, "max_us", (double)f->max_us) || !add_num(x, "min_us", f->count ? (double)f->min_us : 0.0) ||
+            !add_num(x, "unwound", (double)f->unwound) || !add_num(x, "cut", (double)f->cut) ||
+            !add_num(x, "p50_us", (double)v[i].pct[0]) || !add_num(x, "p95_us", (double)v[i].pct[1]) ||
+            !add_num(x, "p99_us", (double)v[i].pct[2])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The rows by name (by_instance 0) or by instance, sorted, as an array of objects; with their
+ * spans when the stream had some. */
 static cJSON *json_rows(const stats_t *s, int by_instance, sort_key_t sort,
     int (*fill)(cJSON *, const stats_t *, const stats_row_t *))
 {
-    size_t n = 0;
+    size_t n = 0, n_spans = 0;
     stats_row_t *rows = sort_key_rows(s, by_instance, sort, &n);
+    stats_span_view_t *spans = s->spans ? stats_span_rows(s, by_instance, &n_spans) : NULL;
     cJSON *a = cJSON_CreateArray();
     if (!a || (!rows && n)) {
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(a, o) || !fill(o, s, &rows[i])) {
+        if (!o || !cJSON_AddItemToArray(a, o) || !fill(o, s, &rows[i]) ||
+            (s->spans && !add_spans(o, s, &rows[i], spans, n_spans))) {
             goto fail;
         }
     }
     free(rows);
+    free(spans);
     return a;
 fail:
     cJSON_Delete(a);
     free(rows);
+    free(spans);
     return NULL;
+}
+
+/* "span_counts": the stream's spans not counted in a row (docs/json.md); only when it had some. */
+static int add_span_counts(cJSON *root, const stats_t *s)
+{
+    const stats_span_counts_t *c = &s->span_counts;
+    if (s->spans == NULL && c->refused == 0 && c->unmatched == 0) {
+        return 1;
+    }
+    cJSON *o = cJSON_AddObjectToObject(root, "span_counts");
+    return o && add_num(o, "refused", (double)c->refused) && add_num(o, "unmatched", (double)c->unmatched) &&
+        add_num(o, "cut", (double)c->cut) && add_num(o, "other_names", (double)c->other_names);
 }
 
 cJSON *report_json_tasks(const stats_t *s, int by_instance, sort_key_t sort)
@@ -189,7 +232,7 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
         !add_num(root, "folded_instances", (double)s->folded_instances) ||
         (s->past_cap >= 0 && !add_num(root, "live_tasks_max", (double)s->live_max)) ||
         !add_num(root, "unnamed_folded", (double)stats_unnamed_folded(s)) ||
-        !attach(root, "instances", json_rows(s, 1, sort, json_instance))) {
+        !attach(root, "instances", json_rows(s, 1, sort, json_instance)) || !add_span_counts(root, s)) {
         goto out;
     }
     text = cJSON_Print(root);

@@ -9,9 +9,10 @@
 #include "escape.h"
 #include "report.h"
 #include "stats.h"
+#include "stats_spans.h"
 
 
-#define COLS_MAX 11
+#define COLS_MAX 13
 #define CELL_MAX (STATS_TEXT_MAX * 2 + 64)
 #define NAME_WIDTH_MAX 60
 
@@ -367,6 +368,68 @@ out:
     return rc;
 }
 
+/* The spans table (docs/usage.md, "Spans"): under each task row of the main table, in its order,
+ * its spans, the most inclusive time first. Only when the stream had spans. */
+static int print_spans(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
+    const glyphs_t *g)
+{
+    static const char *head[] = {"name", "span", "count", "own ms", "incl ms", "wall ms", "max ms", "p50 ms",
+        "p95 ms", "p99 ms", "unwound", "cut"};
+    if (s->spans == NULL) {
+        return 0;
+    }
+    size_t nv = 0;
+    stats_span_view_t *v = stats_span_rows(s, by_instance, &nv);
+    table_t t;
+    memset(&t, 0, sizeof t);
+    t.ncols = 12;
+    t.rule_before = SIZE_MAX;
+    for (size_t c = 0; c < t.ncols; c++) {
+        t.head[c] = c == 0 && by_instance ? "task" : head[c];
+        t.left[c] = c <= 1;
+    }
+    int rc = -1;
+    t.at = calloc((nv + 1) * COLS_MAX, sizeof *t.at);
+    if (!t.at || (!v && nv)) {
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < nv; i++) {
+        size_t first;
+        size_t count = stats_span_rows_of(s, v, nv, &rows[i], &first);
+        for (size_t j = first; j < first + count; j++, k++) {
+            const stats_span_figures_t *f = &v[j].f;
+            if (j == first) {
+                fill_name(&t, k, &rows[i], by_instance);
+            }
+            snprintf(cell(&t, k, 1), CELL_MAX, "%s", v[j].span);
+            snprintf(cell(&t, k, 2), CELL_MAX, "%" PRIu64, f->count);
+            fmt_ms(cell(&t, k, 3), CELL_MAX, "", f->own_us);
+            fmt_ms(cell(&t, k, 4), CELL_MAX, "", f->inclusive_us);
+            fmt_ms(cell(&t, k, 5), CELL_MAX, "", f->wall_us);
+            fmt_ms(cell(&t, k, 6), CELL_MAX, "", f->max_us);
+            for (unsigned q = 0; q < STATS_PCTS; q++) {
+                fmt_ms(cell(&t, k, 7 + q), CELL_MAX, "", v[j].pct[q]);
+            }
+            snprintf(cell(&t, k, 10), CELL_MAX, "%" PRIu64, f->unwound);
+            snprintf(cell(&t, k, 11), CELL_MAX, "%" PRIu64, f->cut);
+        }
+    }
+    t.nrows = k;
+    cell_close(&t);
+    if (t.failed) {
+        goto out;
+    }
+    fprintf(out, "spans (own: the task's own time while the span was its innermost; incl: with nested spans; "
+        "wall: open to close; unwound: closed by the task's end; cut: open at a loss or the end, not counted):\n");
+    rc = k ? table_print(out, &t, g) : 0;
+out:
+    free(t.at);
+    free(t.text);
+    free(v);
+    return rc;
+}
+
 static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
 {
     const stats_device_t *d = &s->device;
@@ -409,6 +472,13 @@ static void print_footer(FILE *out, const stats_t *s, const glyphs_t *g, int any
             }
         }
         fputs("): the device is newer; a newer aioprof-top reads them\n", out);
+    }
+    const stats_span_counts_t *sc = &s->span_counts;
+    if (sc->refused || sc->unmatched || sc->cut || sc->other_names) {
+        fprintf(out, "spans: %" PRIu64 " refused (nested too deep or too many open: not counted), %" PRIu64
+            " unmatched (an exit with none open, or no task running), %" PRIu64 " cut (open at a loss or the end), %"
+            PRIu64 " names past the caps (in \"(other spans)\")\n", sc->refused, sc->unmatched, sc->cut,
+            sc->other_names);
     }
     if (s->folded_instances) {
         fprintf(out, "%" PRIu64 " finished instances were folded into their name rows (instance rows are capped)\n",
@@ -478,7 +548,7 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
 
     print_header(out, s, o);
     if (table_print(out, &t, g) < 0 || print_late(out, s, rows, n, by_instance, g) < 0 ||
-        print_pcts(out, rows, n, by_instance, g) < 0) {
+        print_pcts(out, rows, n, by_instance, g) < 0 || print_spans(out, s, rows, n, by_instance, g) < 0) {
         goto out;
     }
     print_footer(out, s, g, any_lower, by_instance);

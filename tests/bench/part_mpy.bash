@@ -190,5 +190,24 @@ part_mpy() {
     [ -n "$overhead_text" ] && i26_row overhead "$overhead_text" "$(mpy_all_met "${overhead_verdicts[@]}")"
     [ -n "$fw" ] || i26_why firmware "no firmware build (AIOPROF_MICROPYTHON)"
     [ -n "$stock" ] || i26_why python "no stock build (AIOPROF_MICROPYTHON_STOCK)"
+    mpy_spans "$fw" "$stock"
     say ""
+}
+
+# mpy_spans FIRMWARE STOCK: what a span pair costs inside a task per engine (mpy_span_cost.py: the
+# median of rounds against the same loop without it; issue 24's goal, python engine: < 2 us).
+mpy_spans() {
+    local fw=$1 stock=$2 line mp e ns=""
+    say "MicroPython: what a span pair (with aioprof.span(\"x\"): pass) costs inside a task (tests/bench/mpy_span_cost.py):"
+    for line in "${fw:+$fw:firmware}" "${stock:+$stock:native}" "${stock:+$stock:python}"; do
+        [ -n "$line" ] || continue
+        IFS=: read -r mp e <<< "$line"
+        [ "$e" = native ] && [ -z "${AIOPROF_NATIVE_DIR:-}" ] && continue
+        local out
+        out=$("$mp" "$bench_dir/mpy_span_cost.py" "$e" 20000 "$runs" 2>&1 | tail -n 1)
+        say "  $out"
+        [ "$e" = python ] && ns=$(echo "$out" | awk '$2 ~ /^[0-9]+$/ { print $2 }')
+    done
+    [ -n "$stock" ] && summary_row "MicroPython python engine, a span pair inside a task" "< 2000 ns" "${ns:-?} ns" \
+        "$(verdict "$ns" '<' 2000)"
 }

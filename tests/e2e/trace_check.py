@@ -14,6 +14,9 @@ Usage: trace_check.py TRACE.json REPORT.json [--truth TRUTH.json] [--past-us N] 
                the report later files it under the name.
   --repair     the file was cut short (kill -9): it must end after a whole event, and "]}" must
                complete it; then only its own consistency is checked (no report).
+Spans (cat "span", pieces of a span inside one slice each): every piece lies inside a slice of
+its track; with REPORT.json, per task name and span the pieces where a span closed (args.last)
+are the report's spans[].count.
 Always: it parses as JSON; on every track the slices come in time order without overlapping;
 a slice's wall span (dur) is its own time plus exactly the time of the slices nested in it; every
 track is named "name #id". Lateness ("waiting" slices, cat "late": a late resume's window on its
@@ -66,7 +69,8 @@ def main():
         return 1
 
     waits = [e for e in events if e.get("ph") == "X" and e.get("cat") == "late"]
-    slices = [e for e in events if e.get("ph") == "X" and e.get("cat") != "late"]
+    pieces = [e for e in events if e.get("ph") == "X" and e.get("cat") == "span"]
+    slices = [e for e in events if e.get("ph") == "X" and e.get("cat") not in ("late", "span")]
     names = {}  # (pid, tid) -> last thread_name
     for e in events:
         if "ph" not in e or "name" not in e or "pid" not in e:
@@ -154,6 +158,19 @@ def main():
         for p in waiting_problems:
             fail(p)
 
+    # spans: each piece inside a slice of its track, the pieces of one slice nested by depth; per
+    # task name and span, the pieces that closed a span are the report's count
+    span_closed = defaultdict(int)
+    for sp in pieces:
+        key = (sp["pid"], sp["tid"])
+        ts, end = sp["ts"], sp["ts"] + sp["dur"]
+        k = bisect.bisect_right(track_ts.get(key, []), ts) - 1
+        own = tracks.get(key, [])
+        if k < 0 or not (own[k]["ts"] <= ts and end <= own[k]["ts"] + own[k]["dur"]):
+            fail(f"span piece {sp}: not inside a slice of its task")
+        if sp["args"].get("last"):
+            span_closed[(names.get(key, "?").rsplit(" #", 1)[0], sp["name"])] += 1
+
     # the counter: one value per second, in order
     counter = [e for e in events if e.get("ph") == "C"]
     cts = [e["ts"] for e in counter]
@@ -212,6 +229,10 @@ def main():
                 want = [late["count"], late["total_us"], late["max_us"]] if late else [0, 0, 0]
                 if got != want:
                     fail(f"instance {r['epoch']}/{r['id']}: waiting {got} != report late {want}")
+        want_spans = {(t["name"], x["name"]): x["count"] for t in rep["tasks"] for x in t.get("spans", [])
+                       if x["count"]}
+        if by_name and dict(span_closed) != want_spans:
+            fail(f"spans closed in the trace {dict(span_closed)} != the report's counts {want_spans}")
         stream = rep["stream"]
         counted = sum(e["args"]["events"] for e in counter)
         if counted != stream["events"]:
@@ -239,7 +260,8 @@ def main():
     for p in problems:
         print(f"{trace_path}: {p}")
     if not problems:
-        print(f"{trace_path}: {len(slices)} slices and {len(waits)} waiting windows on {len(tracks)} tracks, "
+        print(f"{trace_path}: {len(slices)} slices, {len(pieces)} span pieces and {len(waits)} waiting windows on "
+              f"{len(tracks)} tracks, "
               f"{len(events)} events: consistent")
     return 1 if problems else 0
 

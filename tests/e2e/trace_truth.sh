@@ -2,6 +2,7 @@
 # --export-trace on every simulator workload: the trace parses, and its slices per task equal the
 # statistics (aioprof-top --json of the same run) and the simulator's truth exactly: counts, total
 # exclusive time, maxima; per track in time order; every wall span = own time + nested slices.
+# The spans workload: every span piece inside a slice of its task, the spans closed as in the report.
 # The export must not change the statistics, and works beside --report and --json alike.
 source "$(dirname "$0")/truth_common.bash"
 
@@ -44,6 +45,7 @@ for seed in 1 2; do
     check "nested-$seed" -w nested --clock virtual --duration 20 --seed "$seed"
 done
 check "nested-32" -w nested --clock virtual --duration 10 --tick-bits 32 --ring 8192
+check "spans" -w spans --clock virtual --duration 10
 
 # an existing file is kept unless --force; the recording itself never (a usage error: exit 2)
 "$SIM" -w seed --duration 2 -q -o "$tmp/keep.aiop"

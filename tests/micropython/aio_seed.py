@@ -1,9 +1,24 @@
 # The original aioprof example: a task that blocks 80 ms per slice and one that blocks 1 ms.
 # quicker's 2 ms sleeps end while slow blocks: it comes back late by about 80 ms, kept waiting by
-# slow (truth.due() says when each resume is due).
+# slow (truth.due() says when each resume is due). sensors runs three spans a slice (docs/usage.md,
+# "Spans"): read and parse are short, render is the hog (30 ms, over the slow threshold).
 import asyncio
 import time
 import truth
+
+try:
+    from aioprof import span
+except ImportError:
+    # no aioprof.py here, or one from before spans: the same program, its spans left out
+    class span:
+        def __init__(self, name):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
 
 
 async def slow():
@@ -30,10 +45,28 @@ async def quicker():
     truth.end("quicker", "quicker")
 
 
+async def sensors():
+    truth.born("sensors")
+    for i in range(5):
+        truth.begin("sensors")
+        with span("read"):
+            time.sleep_ms(2)
+        with span("parse"):
+            time.sleep_ms(1)
+        with span("render"):
+            time.sleep_ms(30)
+        truth.end("sensors", "sensors")
+        truth.due("sensors", 150)
+        await asyncio.sleep_ms(150)
+    truth.begin("sensors")
+    truth.end("sensors", "sensors")
+
+
 async def main():
     truth.due("slow")
     truth.due("quicker")
+    truth.due("sensors")
     truth.blocker("quicker", "slow")
-    await asyncio.gather(slow(), quicker())
+    await asyncio.gather(slow(), quicker(), sensors())
     print("seed: done")
     truth.report()

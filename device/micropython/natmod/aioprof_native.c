@@ -5,6 +5,7 @@
  *   Profiler.wrap(coro, name) -> Coro     .bind(coro, task)      .label(coro, text)
  *   Profiler.drain() -> int               .flush()
  *   Profiler.pending() -> int             .close([until_next])   .stop()   .set_event_cost(cost)
+ *   Profiler.span(name) -> handle         .span_enter(handle)    .span_exit()
  * aioprof.py wraps each new task's coroutine in a Coro; asyncio resumes it through Coro.send and
  * Coro.throw, each resume one slice recorded by the device library (device/aioprof.c) around it,
  * with how late it was: the Task made for the Coro is handed to it (bind), whose key says when
@@ -436,7 +437,51 @@ static mp_obj_t prof_set_event_cost(mp_obj_t self_in, mp_obj_t cost)
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(prof_set_event_cost_obj, prof_set_event_cost);
 
-mp_map_elem_t prof_locals_table[9];
+/* span(name) -> a handle for span_enter: a bytearray that holds the library's aioprof_span_t and
+ * the name's bytes it points to (aioprof.py keeps one per name: interned). As modaioprof.c's. */
+static mp_obj_t prof_span(mp_obj_t self_in, mp_obj_t name)
+{
+    (void)self_in;
+    size_t len;
+    const char *s = mp_obj_str_get_data(name, &len);
+    /* one byte past the wire's limit: the hook cuts it there at a whole character (prof_cut) */
+    len = len <= AIOPROF_SPAN_NAME_MAX ? len : AIOPROF_SPAN_NAME_MAX + 1u;
+    uint8_t *buf = m_new(uint8_t, sizeof(aioprof_span_t) + AIOPROF_SPAN_NAME_MAX + 1u);
+    memset(buf, 0, sizeof(aioprof_span_t));
+    memcpy(buf + sizeof(aioprof_span_t), s, len);
+    aioprof_span_t *sp = (aioprof_span_t *)buf; /* the heap's blocks are aligned for it */
+    sp->name = (const char *)buf + sizeof(aioprof_span_t);
+    sp->name_len = (uint8_t)len;
+    return mp_obj_new_bytearray_by_ref(sizeof(aioprof_span_t) + len, buf);
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_span_obj, prof_span);
+
+static mp_obj_t prof_span_enter(mp_obj_t self_in, mp_obj_t handle)
+{
+    native_prof_t *p = native_self(self_in);
+    mp_buffer_info_t bi;
+    mp_get_buffer_raise(handle, &bi, MP_BUFFER_RW);
+    if (bi.len < sizeof(aioprof_span_t)) {
+        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: not a span handle"));
+    }
+    if (p->running) {
+        aioprof_span_enter(&p->prof, bi.buf);
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(prof_span_enter_obj, prof_span_enter);
+
+static mp_obj_t prof_span_exit(mp_obj_t self_in)
+{
+    native_prof_t *p = native_self(self_in);
+    if (p->running) {
+        aioprof_span_exit(&p->prof);
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(prof_span_exit_obj, prof_span_exit);
+
+mp_map_elem_t prof_locals_table[12];
 static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
 
 /* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
@@ -519,6 +564,9 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
     native_method(&prof_locals_table[6], MP_QSTR_stop, &prof_stop_obj);
     native_method(&prof_locals_table[7], MP_QSTR_set_event_cost, &prof_set_event_cost_obj);
     native_method(&prof_locals_table[8], MP_QSTR_bind, &prof_bind_obj);
+    native_method(&prof_locals_table[9], MP_QSTR_span, &prof_span_obj);
+    native_method(&prof_locals_table[10], MP_QSTR_span_enter, &prof_span_enter_obj);
+    native_method(&prof_locals_table[11], MP_QSTR_span_exit, &prof_span_exit_obj);
     MP_OBJ_TYPE_SET_SLOT(&native_prof_type, locals_dict, (void *)&prof_locals, 0);
 
     mp_store_global(MP_QSTR_start, MP_OBJ_FROM_PTR(&native_start_obj));

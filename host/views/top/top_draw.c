@@ -87,6 +87,8 @@ void top_draw(top_view_t *v)
         } else {
             if (v->hogs_list || v->capture_shown) {
                 top_draw_hogs(v);
+            } else if (v->spans_open) {
+                top_draw_spans(v);
             } else if (v->timeline) {
                 top_draw_timeline(v);
             } else {

@@ -44,5 +44,6 @@ void top_draw_pane(const top_view_t *v);   /* top_draw_pane.c */
 void top_draw_footer(const top_view_t *v); /* top_draw_pane.c */
 void top_draw_message(const top_view_t *v); /* top_draw_pane.c */
 void top_draw_help(top_view_t *v);         /* top_draw_help.c */
+void top_draw_spans(const top_view_t *v);  /* top_spans.c */
 
 #endif

@@ -33,6 +33,9 @@ static const char *cell_glyph(const top_view_t *v, uint8_t c, attr_t *attr)
     case TOP_CELL_SLOW:
         *attr = top_attr_class(v, TOP_CLASS_ALERT);
         return v->unicode ? "\xE2\x96\x93" : "#"; /* dark shade */
+    case TOP_CELL_SPAN:
+        *attr = top_attr_class(v, TOP_CLASS_MEDIUM);
+        return v->unicode ? "\xE2\x96\x84" : "s"; /* lower half block: ran inside a span */
     case TOP_CELL_UNKNOWN:
         *attr = A_DIM;
         return v->unicode ? "\xC2\xB7" : "~"; /* middle dot */

@@ -67,7 +67,9 @@ static unsigned key_enter(top_view_t *v, int key)
 /* Esc, Backspace: out of the instance list of a name, else clear the filter. */
 static unsigned key_back(top_view_t *v, int key)
 {
-    (void)key;
+    if (v->spans_open) {
+        return top_spans_key(v, key); /* out of the spans of a task first */
+    }
     if (v->drilled) {
         v->drilled = 0;
         /* back on the name row we came from */
@@ -341,6 +343,7 @@ static const struct {
     {CTRL('l'), key_repaint},
     {'k', key_device}, {CTRL('d'), key_device},
     {'H', top_hogs_key_list},
+    {'S', top_spans_key},
 };
 
 static const top_key_help_t key_help_text[] = {
@@ -349,6 +352,7 @@ static const top_key_help_t key_help_text[] = {
     {"/  F3", "filter by name, as you type (Enter keeps it, Esc clears it)"},
     {"g  F5", "group by task name or by task instance"},
     {"Enter", "the instances of the name under the cursor"},
+    {"S", "the spans of the task under the cursor (S, Esc or Backspace: back)"},
     {"Esc  Backspace", "back from the instances; clear the filter"},
     {"p  space", "freeze the view (the link is still read and recorded)"},
     {"space  + -", "replay: pause, faster, slower"},

@@ -148,6 +148,13 @@ struct top_view {
     char filter[TOP_FILTER_MAX];
     int drilled;                   /* the instances of one name (Enter), by_instance is kept */
     char drill[STATS_TEXT_MAX];
+    /* the spans of one task (S, top_spans.c), shown in the rows' area */
+    int spans_open, spans_by_inst;
+    uint64_t spans_key;            /* its row's key (an instance's when spans_by_inst) */
+    char spans_task[STATS_TEXT_MAX]; /* a name row's name */
+    char spans_title[STATS_TEXT_MAX * 4 + 64];
+    struct stats_span_view *spans; /* taken with the rows (stats_span_rows), n_spans of them */
+    size_t n_spans;
     top_col_t sort;
     int invert;
     top_colset_t colset;           /* f: TOP_SET_MAIN, TOP_SET_SLICES, TOP_SET_LATENESS (TOP_SET_DELTA) */
@@ -211,6 +218,10 @@ static inline uint64_t top_pane_end(const top_view_t *v)
     uint64_t shown = top_pane_shown(v);
     return v->pane_end != 0 && v->pane_end < shown ? v->pane_end : shown;
 }
+
+/* ---- top_spans.c: S, the spans of the row under the cursor ---- */
+void top_spans_take(top_view_t *v, const stats_t *s);
+unsigned top_spans_key(top_view_t *v, int key);
 
 /* ---- top_rows.c: the rows and the header's figures, taken from the statistics ---- */
 void top_rows_free(top_rows_t *r);

@@ -17,11 +17,14 @@ void top_timeline_free(top_timeline_t *t)
 {
     free(t->ring);
     t->ring = NULL;
+    free(t->spans);
+    t->spans = NULL;
 }
 
 void top_timeline_clear(top_timeline_t *t)
 {
     t->added = 0;
+    t->spans_added = 0;
     t->known_from_us = 0;
     t->latest_us = 0;
     memset(t->cache, 0, sizeof t->cache);
@@ -41,21 +44,46 @@ static uint32_t saturate32(uint64_t v)
     return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* The task's entry in the cache of name hashes: the name is hashed again only when what the
+ * observer says of the task may have changed. */
+static const top_timeline_task_t *task_hashed(top_timeline_t *t, const pipeline_task_t *task)
+{
+    uint64_t key = (uint64_t)task->epoch << 32 | task->id;
+    top_timeline_task_t *c = &t->cache[(task->id ^ task->epoch * 0x9E3779B1u) & (TOP_TIMELINE_CACHE - 1u)];
+    if (!c->used || c->inst_key != key || c->version != task->version || c->name != (const void *)task->name) {
+        c->used = 1;
+        c->inst_key = key;
+        c->version = task->version;
+        c->name = task->name;
+        c->name_hash = task->name ? top_timeline_name_hash(task->name) : 0;
+    }
+    return c;
+}
+
+void top_timeline_add_span(top_timeline_t *t, const pipeline_span_t *s)
+{
+    if (t->spans == NULL) {
+        t->spans = malloc(TOP_TIMELINE_SPANS * sizeof *t->spans);
+        if (t->spans == NULL) {
+            return;
+        }
+    }
+    const top_timeline_task_t *c = task_hashed(t, &s->task);
+    top_timeline_slice_t *e = &t->spans[t->spans_added++ & (TOP_TIMELINE_SPANS - 1u)];
+    e->start_us = s->start_us;
+    e->inst_key = c->inst_key;
+    e->name_hash = c->name_hash;
+    e->span_us = saturate32(s->end_us - s->start_us);
+    e->self_us = 0;
+}
+
 void top_timeline_add(top_timeline_t *t, const pipeline_slice_t *s)
 {
     if (t->ring == NULL) {
         return;
     }
-    uint64_t key = (uint64_t)s->task.epoch << 32 | s->task.id;
-    /* the name is hashed again only when what the observer says of the task may have changed */
-    top_timeline_task_t *c = &t->cache[(s->task.id ^ s->task.epoch * 0x9E3779B1u) & (TOP_TIMELINE_CACHE - 1u)];
-    if (!c->used || c->inst_key != key || c->version != s->task.version || c->name != (const void *)s->task.name) {
-        c->used = 1;
-        c->inst_key = key;
-        c->version = s->task.version;
-        c->name = s->task.name;
-        c->name_hash = s->task.name ? top_timeline_name_hash(s->task.name) : 0;
-    }
+    const top_timeline_task_t *c = task_hashed(t, &s->task);
+    uint64_t key = c->inst_key;
     top_timeline_slice_t *e = &t->ring[t->added & RING_MASK];
     if (t->added >= TOP_TIMELINE_SLICES) {
         /* the oldest goes: what ended before its end may be gone too */
@@ -230,6 +258,36 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
                 if (row[c] < mark) {
                     row[c] = mark;
                 }
+            }
+        }
+    }
+
+    /* where a task ran inside a span: its cells that ran (not slow) marked. Pieces come in the
+     * order they end, as slices do (the last piece of a span before its slice: a few out of
+     * order, so the walk stops only well before the span shown) */
+    uint64_t kept_spans = t->spans ? (t->spans_added < TOP_TIMELINE_SPANS ? t->spans_added : TOP_TIMELINE_SPANS) : 0;
+    for (uint64_t i = 0; i < kept_spans; i++) {
+        const top_timeline_slice_t *e = &t->spans[(t->spans_added - 1 - i) & (TOP_TIMELINE_SPANS - 1u)];
+        uint64_t end = e->start_us + e->span_us;
+        if ((int64_t)end + (int64_t)span_us < from) {
+            break;
+        }
+        if (end > to_us || (int64_t)end < from) {
+            continue;
+        }
+        int lane = lane_find(&map, e->inst_key, 1);
+        if (lane < 0 && e->name_hash != 0) {
+            lane = lane_find(&map, e->name_hash, 0);
+        }
+        if (lane < 0) {
+            continue;
+        }
+        int c0, c1;
+        grid_place(&grid, e->start_us, end, &c0, &c1, NULL);
+        uint8_t *row = cells + (size_t)lane * (size_t)ncells;
+        for (int c = c0; c <= c1; c++) {
+            if (row[c] == TOP_CELL_RAN) {
+                row[c] = TOP_CELL_SPAN;
             }
         }
     }

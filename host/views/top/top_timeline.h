@@ -21,6 +21,7 @@
 #define TOP_TIMELINE_CACHE 1024u   /* tasks whose name hash is remembered (a power of two) */
 #define TOP_TIMELINE_LANES_MAX 256 /* lanes one render can look up */
 #define TOP_TIMELINE_CELLS_MAX 1024 /* cells of a lane one render works out */
+#define TOP_TIMELINE_SPANS 16384u  /* span pieces kept (a power of two), taken at the first one */
 
 typedef struct top_timeline_slice {
     uint64_t start_us;
@@ -44,6 +45,9 @@ typedef struct top_timeline {
     uint64_t known_from_us; /* every slice that ended after this is in the ring */
     uint64_t latest_us;     /* the latest end seen */
     top_timeline_task_t cache[TOP_TIMELINE_CACHE];
+    /* span pieces (pipeline_span_t), as slices without their own time: NULL until the first */
+    top_timeline_slice_t *spans;
+    uint64_t spans_added;
 } top_timeline_t;
 
 /* Returns 0, or -1 when out of memory (t is then empty, and adding does nothing). */
@@ -56,6 +60,10 @@ void top_timeline_clear(top_timeline_t *t);
 /* One slice, as the observer tells it (they come in the order they end). Costs a copy; the name is
  * hashed only when the task's description changed. */
 void top_timeline_add(top_timeline_t *t, const pipeline_slice_t *s);
+
+/* One piece of a span (the part of it in one slice of its task): the cells where its task ran
+ * inside a span are marked (TOP_CELL_SPAN). Takes its ring at the first (out of memory: none). */
+void top_timeline_add_span(top_timeline_t *t, const pipeline_span_t *s);
 
 /* The hash a name lane is matched by (64-bit FNV-1a; never 0). */
 uint64_t top_timeline_name_hash(const char *name);
@@ -74,6 +82,7 @@ enum {
                           and has its own middle in the cell */
     TOP_CELL_SLOW,     /* so did a slow slice of it: exclusive time over the threshold */
     TOP_CELL_UNKNOWN,  /* before what the ring still holds (or before the time line began) */
+    TOP_CELL_SPAN,     /* it ran (not slow) inside a span there: a piece covers the cell's middle */
 };
 
 /* What a cell of the outside-tasks lane shows: how much of its time no slice covered. */

@@ -185,9 +185,15 @@ static void top_view_on_slice(void *user, const pipeline_slice_t *slice)
     top_timeline_add(&v->tl, slice);
 }
 
+static void top_view_on_span(void *user, const pipeline_span_t *span)
+{
+    top_view_t *v = user;
+    top_timeline_add_span(&v->tl, span);
+}
+
 const pipeline_observer_t *top_view_observer(void)
 {
-    static const pipeline_observer_t observer = {.slice = top_view_on_slice};
+    static const pipeline_observer_t observer = {.slice = top_view_on_slice, .span = top_view_on_span};
     return &observer;
 }
 
@@ -238,6 +244,7 @@ void top_view_close(top_view_t *v)
     free(v->tl_outside);
     free(v->tl_busy);
     free(v->vis);
+    free(v->spans);
     free(v);
 }
 
@@ -271,6 +278,7 @@ static void view_build(top_view_t *v, const stats_t *s, int both, uint64_t now_u
         top_layout(v); /* the main columns gain (or lose) lateness */
     }
     top_history_take(&v->hist, &v->base[g], g, s, now_us);
+    top_spans_take(v, s);
     v->head.any_lower = 0;
     for (size_t i = 0; i < v->base[g].n; i++) {
         v->head.any_lower |= v->base[g].rows[i].lower_bound;
