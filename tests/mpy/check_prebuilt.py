@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The prebuilt native modules against their manifest (device/micropython/mpy/build.py check), and
 that check's own failures: on copies of the tree in a temp dir, each a different damage (a byte of
-a module, its header's arch, a source changed without a rebuild, a module gone, a stray one), the
-check must exit 1 and say what is wrong. Needs only Python's standard library (runs in CI).
+a module, its header's arch, a source changed without a rebuild, a module gone, a stray one, a mip
+package that names a missing file or leaves out its module), the check must exit 1 and say what is
+wrong. The mip packages (device/micropython/package*.json) list the manifest's files exactly. Needs only Python's standard library (runs in CI).
   check_prebuilt.py REPO_TOP"""
 import hashlib
 import json
@@ -23,9 +24,11 @@ def check(top):
 
 
 def copy_tree(top, dest):
+
     for part in ("device", "proto"):
         shutil.copytree(os.path.join(top, part), os.path.join(dest, part),
                         ignore=shutil.ignore_patterns("build-*", "__pycache__"))
+    shutil.copy(os.path.join(top, "CMakeLists.txt"), os.path.join(dest, "CMakeLists.txt"))  # the version
     return dest
 
 
@@ -103,6 +106,27 @@ def main():
     def python_gone(t):
         os.remove(os.path.join(t, "device", "micropython", manifest["python"][0]))
 
+    def mip_missing_path(t):
+        path = os.path.join(t, "device", "micropython", "package-x64-6.3.json")
+        package = json.load(open(path))
+        package["urls"][-1][1] = "mpy/x64/6.9/_aioprof_native.mpy"
+        json.dump(package, open(path, "w"))
+
+    def mip_module_dropped(t):
+        path = os.path.join(t, "device", "micropython", "package-armv6m-6.3.json")
+        package = json.load(open(path))
+        package["urls"].pop()
+        json.dump(package, open(path, "w"))
+
+    def mip_stray(t):
+        base = os.path.join(t, "device", "micropython")
+        shutil.copy(os.path.join(base, "package.json"), os.path.join(base, "package-armv9-6.3.json"))
+
+    expect_failure("a mip package naming a missing file", top, mip_missing_path,
+                   ["package-x64-6.3.json", "mpy/x64/6.9/_aioprof_native.mpy", "not in device/micropython/"])
+    expect_failure("a mip package without its module", top, mip_module_dropped,
+                   ["package-armv6m-6.3.json", "does not list the manifest's files"])
+    expect_failure("a stray mip package", top, mip_stray, ["package-armv9-6.3.json", "no such module"])
     expect_failure("a byte flipped", top, flip_byte, [first, "sha256"])
     expect_failure("another arch's header", top, wrong_arch, [first, "arch code"])
     expect_failure("a source changed", top, source_changed, ["device/aioprof.c", "make mpy"])

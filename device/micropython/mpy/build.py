@@ -7,10 +7,12 @@ for every arch and .mpy sub-version in PLAN and writes manifest.json beside them
 
 build takes each release tree out of CLONE (a MicroPython git clone with its tags) with git archive,
 builds the natmod (device/micropython/natmod/Makefile) in it from scratch, and copies the .mpy
-here: the same sources, release and compilers give the same bytes. It needs Debian's
+here, and writes the mip packages (device/micropython/package*.json): the same sources, release and
+compilers give the same bytes. It needs Debian's
 /usr/bin/python3 with pyelftools (mpy_ld.py) and the cross compilers in TOOLCHAINS.
 check needs nothing but Python's standard library: each file's header, size and sha256 against the
-manifest, and the hash of the sources it was built from against the tree's.
+manifest, the hash of the sources it was built from against the tree's, and the mip packages
+against the manifest's list of files.
 Exit codes: 0 ok, 1 a check failed or a build broke, 2 usage."""
 import argparse
 import concurrent.futures
@@ -172,6 +174,66 @@ def check(top):
             problems.append("the device/ and proto/ sources changed since the prebuilt modules were "
                             "built (%s): run make mpy MPY_SRC=<a MicroPython clone with its tags> "
                             "to rebuild them" % (", ".join(changed) or "which ones is not recorded"))
+    problems += check_mip(top, manifest)
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# mip packages: device/micropython/package.json (the front end and the python engine) and
+# package-<arch>-<mpy version>.json (the same and that arch's module), for
+#   mpremote mip install github:OWNER/REPO/device/micropython/package-armv6m-6.3.json
+# mip fetches each "urls" source relative to the package file's folder, so they sit above the
+# files they name (a "../" in a URL is not something every server takes).
+
+
+def project_version(top):
+    with open(os.path.join(top, "CMakeLists.txt")) as f:
+        m = re.search(r"project\(\w+ VERSION ([0-9.]+)", f.read())
+    if not m:
+        raise Failure("CMakeLists.txt names no project VERSION")
+    return m.group(1)
+
+
+def mip_packages(manifest, version):
+    """{file name under device/micropython/: its JSON text} for the manifest's files."""
+    python = [[name, name] for name in manifest["python"]]
+    packages = {"package.json": {"urls": python, "version": version}}
+    for mod in manifest["modules"]:
+        name = "package-%s-%d.%d.json" % (mod["arch"], mod["mpy_version"], mod["mpy_sub_version"])
+        packages[name] = {"urls": python + [[MODULE, mod["path"]]], "version": version}
+    def text(p):
+        urls = ",\n".join("    " + json.dumps(u) for u in p["urls"])
+        return '{\n  "urls": [\n%s\n  ],\n  "version": %s\n}\n' % (urls, json.dumps(p["version"]))
+    return {name: text(p) for name, p in packages.items()}
+
+
+def check_mip(top, manifest):
+    """What is wrong with the mip packages: each one there and as the manifest makes it, each path
+    it names a file, and no package file the manifest does not make."""
+    base = os.path.join(top, "device", "micropython")
+    problems = []
+    try:
+        want = mip_packages(manifest, project_version(top))
+    except Failure as e:
+        return [str(e)]
+    for name, text in sorted(want.items()):
+        path = os.path.join(base, name)
+        try:
+            with open(path) as f:
+                have = f.read()
+            package = json.loads(have)
+        except (OSError, ValueError) as e:
+            problems.append("the mip package device/micropython/%s can not be read (%s)" % (name, e))
+            continue
+        for dest, source in package.get("urls", []):
+            if not os.path.isfile(os.path.join(base, source)):
+                problems.append("the mip package %s names %s, which is not in device/micropython/" % (name, source))
+        if have != text:
+            problems.append("the mip package %s does not list the manifest's files with version %s: "
+                            "run make mpy to write it again" % (name, json.loads(text)["version"]))
+    for name in os.listdir(base):
+        if re.fullmatch(r"package(-.*)?\.json", name) and name not in want:
+            problems.append("the mip package %s is not one the manifest makes (no such module)" % name)
     return problems
 
 
@@ -327,6 +389,13 @@ def build(clone, work, jobs, top):
     with open(os.path.join(mpy_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2, sort_keys=False)
         f.write("\n")
+    base = os.path.join(top, "device", "micropython")
+    for name in os.listdir(base):
+        if re.fullmatch(r"package(-.*)?\.json", name):
+            os.remove(os.path.join(base, name))
+    for name, text in mip_packages(manifest, project_version(top)).items():
+        with open(os.path.join(base, name), "w") as f:
+            f.write(text)
     return modules
 
 
