@@ -113,6 +113,8 @@ try:
     _load("truth", %(truth)r)
     import aioprof
     aioprof.enable(impl=%(engine)r)
+    if aioprof.engine() != %(engine)r:
+        raise Exception("the engine in use is %%r" %% (aioprof.engine(),))
     g = {"__name__": "__script__"}
     exec(%(script)r, g)
     asyncio.run(g["main"]())
