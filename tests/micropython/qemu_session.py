@@ -210,7 +210,7 @@ def main():
             if i > 1:
                 board.send(b"\x04")  # Ctrl-D at the raw REPL's prompt: a soft reset
             board.send(program(i, engine, disable).encode() + b"\x04")
-            m = board.wait_line(r"^session: done run=%d status=(.*)$" % i, alive)
+            m = board.wait_line(r"session: done run=%d status=(.*)$" % i, alive)  # after ">OK" when nothing came before
             if m is None:
                 failures.append("run %d (%s) never finished (see %s)" % (i, engine, err_path))
                 raise SystemExit
