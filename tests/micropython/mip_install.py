@@ -38,6 +38,8 @@ class _RamRead(io.IOBase):
         return out
     def ioctl(self, req, arg):
         return 0
+    def close(self):
+        pass
 class _RamWrite:
     def __init__(self, fs, path):
         self.fs, self.path, self.buf = fs, path, bytearray()
