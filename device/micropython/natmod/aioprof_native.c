@@ -19,7 +19,7 @@
  *   usual builtin, else through a Python call; there is no mp_hal_ticks_us; the same for
  *   time.ticks_ms, for lateness;
  * - output: the write callable (sys.stdout.buffer.write by default); no mp_hal_stdout_tx_strn. */
-#include <string.h> /* memcpy, memset: mpy_ld links them to the runtime table; older dynruntime.h (1.21-1.24) does not declare them */
+#include <string.h> /* memcpy, memset (the dynruntime.h of 1.21 to 1.28 does not declare them) */
 #include "py/dynruntime.h"
 #include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
@@ -69,8 +69,11 @@ typedef int (*native_setjmp_t)(void *env);
 #endif
 #define NATIVE_NLR_POP() (mp_fun_table.nlr_pop())
 
+static bool native_isinstance(mp_obj_t obj, mp_obj_t type);
+
 /* obj.attr, or MP_OBJ_NULL when obj has no such attribute. The runtime table has load_method_maybe
- * from MicroPython 1.23 (.mpy 6.3) on; before that, load_attr with its AttributeError caught. */
+ * from MicroPython 1.23 (.mpy 6.3) on; before that, load_attr with its AttributeError caught (any
+ * other exception, KeyboardInterrupt say, goes on). */
 static mp_obj_t native_attr_maybe(mp_obj_t obj, qstr attr)
 {
 #if MICROPY_VERSION_MAJOR == 1 && MICROPY_VERSION_MINOR < 23
@@ -79,6 +82,9 @@ static mp_obj_t native_attr_maybe(mp_obj_t obj, qstr attr)
         mp_obj_t v = mp_load_attr(obj, attr);
         NATIVE_NLR_POP();
         return v;
+    }
+    if (!native_isinstance(MP_OBJ_FROM_PTR(nlr.nlr.ret_val), mp_load_global(MP_QSTR_AttributeError))) {
+        mp_fun_table.raise(MP_OBJ_FROM_PTR(nlr.nlr.ret_val));
     }
     return MP_OBJ_NULL;
 #else
