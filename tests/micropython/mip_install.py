@@ -24,7 +24,7 @@ RAM_FS = """
 import io, sys, vfs
 class _RamRead(io.IOBase):
     def __init__(self, data):
-        self.data = data
+        self.data = memoryview(data)  # slices without copies: the heap is small
         self.off = 0
     def readinto(self, buf):
         n = min(len(buf), len(self.data) - self.off)
@@ -33,7 +33,7 @@ class _RamRead(io.IOBase):
         return n
     def read(self, n=-1):
         end = len(self.data) if n < 0 else min(len(self.data), self.off + n)
-        out = self.data[self.off:end]
+        out = bytes(self.data[self.off:end])
         self.off = end
         return out
     def ioctl(self, req, arg):
@@ -47,7 +47,7 @@ class _RamWrite:
         self.buf.extend(b)
         return len(b)
     def close(self):
-        self.fs.files[self.path] = bytes(self.buf)
+        self.fs.files[self.path] = self.buf
     def __enter__(self):
         return self
     def __exit__(self, *a):
@@ -83,12 +83,16 @@ import sys, hashlib, binascii
 for name in %(names)r:
     h = hashlib.sha256()
     f = open("/ram/lib/" + name, "rb")
-    h.update(f.read())
+    while True:
+        chunk = f.read(512)
+        if not chunk:
+            break
+        h.update(chunk)
     f.close()
     print("sha256", name, binascii.hexlify(h.digest()).decode())
 sys.path.insert(0, "/ram/lib")
 import aioprof
-aioprof.enable(impl="native")
+aioprof.enable(impl="native", write=lambda b: len(b))  # frames away from mpremote's text
 print("engine", aioprof.engine(), aioprof.__file__)
 aioprof.disable()
 """
@@ -103,7 +107,7 @@ def main():
     cmd = shlex.split(mpremote) + ["connect", pty, "resume", "exec", RAM_FS,
                                    "mip", "install", "--target", "/ram/lib", package, "+",
                                    "exec", CHECK % {"names": names}]
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, errors="replace",
                          timeout=1200)  # a failure bound: 256 bytes a command
     print(out.stdout, end="")
     failures = []
