@@ -9,6 +9,7 @@
 #   make fuzz       the libFuzzer targets, FUZZ_SECONDS seconds in all (clang)
 #   make install    installs into PREFIX (default /usr/local; DESTDIR honoured)
 #   make package    the Debian package, in build/package/ (CPack, cmake/package.cmake)
+#   make mpy        rebuilds the prebuilt native modules (MPY_SRC=a MicroPython clone with tags)
 #   make clean      removes the build trees
 
 BUILD        ?= build
@@ -64,12 +65,12 @@ define install_missing
 	fi
 endef
 
-.PHONY: all deps node-deps build test demo bench arm sanitize fuzz install package clean help
+.PHONY: all deps node-deps build test demo bench arm sanitize fuzz install package mpy clean help
 
 all: build
 
 help:
-	@sed -n '4,13p' Makefile | sed 's/^# *//'
+	@sed -n '4,14p' Makefile | sed 's/^# *//'
 
 deps:
 	$(call install_missing,$(BASE_PKGS))
@@ -124,6 +125,16 @@ install:
 package: build
 	$(call install_missing,$(PACKAGE_PKGS))
 	cpack --config $(BUILD)/CPackConfig.cmake
+
+# The prebuilt native modules in device/micropython/mpy/, byte for byte from the release tags
+# (device/micropython/mpy/build.py says how; docs/micropython.md, "Prebuilt native modules").
+MPY_SRC  ?=
+MPY_PKGS := gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf \
+            picolibc-riscv64-unknown-elf gcc-xtensa-lx106 picolibc-xtensa-lx106-elf python3-pyelftools
+mpy:
+	@[ -n "$(MPY_SRC)" ] || { echo "make mpy: give MPY_SRC=<a MicroPython git clone with its release tags>" >&2; exit 2; }
+	$(call install_missing,$(MPY_PKGS))
+	/usr/bin/python3 device/micropython/mpy/build.py build --mpy-src "$(MPY_SRC)" --work $(BUILD)/mpy --jobs $(JOBS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(ARM_BUILD)

@@ -5,6 +5,9 @@
 #   share/bash-completion/completions/aioprof-top, -sim     completions/bash/
 #   share/zsh/site-functions/_aioprof-top, _aioprof-sim     completions/zsh/ (Debian: see below)
 #   share/doc/aioprof-top/                                  README.md, copyright, docs/
+#   share/aioprof-top/micropython/                          the board's files: the python front end
+#                                                           and engine, mpy/ (prebuilt native
+#                                                           modules and their manifest.json)
 #
 # Every destination is relative to the prefix, so an install can be moved as a whole: aioprof-top
 # finds its simulator relative to its own path (host/input/demo.c).
@@ -56,3 +59,21 @@ install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${AIOPROF_DOC_DIR} RENAM
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${AIOPROF_DOC_DIR}/docs
         FILES_MATCHING PATTERN "*.md" PATTERN "*.png"
         PATTERN "man" EXCLUDE)
+
+# The files that go onto a board (aioprof-top --install reads the manifest to pick them): the
+# python files the manifest names, and every prebuilt module with the manifest itself (not
+# build.py, which builds them from a source tree). The manifest is the one list: CMake reads it.
+set(AIOPROF_BOARD_SRC ${PROJECT_SOURCE_DIR}/device/micropython)
+set(AIOPROF_BOARD_DIR ${CMAKE_INSTALL_DATAROOTDIR}/aioprof-top/micropython)
+file(READ ${AIOPROF_BOARD_SRC}/mpy/manifest.json board_manifest)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${AIOPROF_BOARD_SRC}/mpy/manifest.json)
+string(JSON board_python_count LENGTH "${board_manifest}" python)
+math(EXPR board_python_last "${board_python_count} - 1")
+set(board_python)
+foreach(i RANGE ${board_python_last})
+  string(JSON name GET "${board_manifest}" python ${i})
+  list(APPEND board_python ${AIOPROF_BOARD_SRC}/${name})
+endforeach()
+install(FILES ${board_python} DESTINATION ${AIOPROF_BOARD_DIR})
+install(DIRECTORY ${AIOPROF_BOARD_SRC}/mpy/ DESTINATION ${AIOPROF_BOARD_DIR}/mpy
+        FILES_MATCHING PATTERN "manifest.json" PATTERN "_aioprof_native.mpy")

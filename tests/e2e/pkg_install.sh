@@ -32,6 +32,25 @@ for f in bin/aioprof-top bin/aioprof-sim share/man/man1/aioprof-top.1.gz share/m
          share/doc/aioprof-top/docs/usage.md share/doc/aioprof-top/docs/micropython.md; do
     [ -s "$prefix/$f" ] || fail "the install has no $f: $(cat "$WORK/install.log")"
 done
+# the board's files: every one the manifest names (the python files, each prebuilt module) is
+# there with its bytes, and the manifest beside them (docs/micropython.md, "Prebuilt native modules")
+board=$prefix/share/aioprof-top/micropython
+python3 - "$board" "$AIOPROF_SRC/device/micropython" <<'PY' || fail "the installed board files are not the source tree's (above)"
+import hashlib, json, os, sys
+board, src = sys.argv[1:]
+digest = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+m = json.load(open(os.path.join(board, "mpy", "manifest.json")))
+names = m["python"] + [mod["path"] for mod in m["modules"]] + ["mpy/manifest.json"]
+bad = [n for n in names if not os.path.isfile(os.path.join(board, n)) or digest(os.path.join(board, n)) != digest(os.path.join(src, n))]
+for n in bad:
+    print("pkg_install: the installed %s is missing or differs from device/micropython/%s" % (n, n))
+if len(m["modules"]) < 7:
+    print("pkg_install: the installed manifest lists %d modules" % len(m["modules"]))
+    bad.append("modules")
+sys.exit(1 if bad else 0)
+PY
+[ ! -e "$board/mpy/build.py" ] || fail "build.py was installed with the board files"
+
 # the README's links to docs/ work where it is installed
 for link in $(grep -o '](docs/[a-z-]*\.md)' "$prefix/share/doc/aioprof-top/README.md" | tr -d '()]'); do
     [ -f "$prefix/share/doc/aioprof-top/$link" ] || fail "the installed README links to $link, which is not installed"
@@ -117,7 +136,8 @@ real=/opt/aioprof-top-test-$$
 DESTDIR=$WORK/staged cmake --install "$AIOPROF_BUILD" --prefix "$real" > "$WORK/install.log" 2>&1 \
     || fail "cmake --install with DESTDIR failed: $(cat "$WORK/install.log")"
 [ ! -e "$real" ] || fail "DESTDIR was not honoured: $real exists"
-for f in bin/aioprof-top bin/aioprof-sim share/man/man1/aioprof-top.1.gz share/doc/aioprof-top/copyright; do
+for f in bin/aioprof-top bin/aioprof-sim share/man/man1/aioprof-top.1.gz share/doc/aioprof-top/copyright \
+         share/aioprof-top/micropython/aioprof.py share/aioprof-top/micropython/mpy/manifest.json; do
     [ -s "$WORK/staged$real/$f" ] || fail "DESTDIR install has no $real/$f"
 done
 got=$(installed "$WORK/staged$real/bin/aioprof-top" --version) || fail "the staged aioprof-top --version exited $?"

@@ -113,6 +113,8 @@ try:
     _load("truth", %(truth)r)
     import aioprof
     aioprof.enable(impl=%(engine)r)
+    if aioprof.engine() != %(engine)r:
+        raise Exception("the engine in use is %%r" %% (aioprof.engine(),))
     g = {"__name__": "__script__"}
     exec(%(script)r, g)
     asyncio.run(g["main"]())
@@ -208,7 +210,7 @@ def main():
             if i > 1:
                 board.send(b"\x04")  # Ctrl-D at the raw REPL's prompt: a soft reset
             board.send(program(i, engine, disable).encode() + b"\x04")
-            m = board.wait_line(r"^session: done run=%d status=(.*)$" % i, alive)
+            m = board.wait_line(r"session: done run=%d status=(.*)$" % i, alive)  # after ">OK" when nothing came before
             if m is None:
                 failures.append("run %d (%s) never finished (see %s)" % (i, engine, err_path))
                 raise SystemExit

@@ -20,11 +20,37 @@
  *   usual builtin, else through a Python call; there is no mp_hal_ticks_us; the same for
  *   time.ticks_ms, for lateness;
  * - output: the write callable (sys.stdout.buffer.write by default); no mp_hal_stdout_tx_strn. */
+#include <string.h> /* memcpy, memset (the dynruntime.h of 1.21 to 1.28 does not declare them) */
 #include "py/dynruntime.h"
 #include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
 #include "aioprof.h"
 #include "../aioprof_mp_task.h"
+
+#if defined(__xtensa__)
+/* The ESP8266 compiler folds a qstr's place in mp_native_qstr_table into the table's address (a
+ * literal "mp_native_qstr_table+0x10"), which no mpy_ld.py (1.21 to 1.28) can relocate; reading
+ * the qstrs through a base the compiler can not see through keeps the literal at the table. */
+static inline const uint16_t *native_qstr_base(void)
+{
+    const uint16_t *base = mp_native_qstr_table;
+    __asm__("" : "+r"(base));
+    return base;
+}
+#define mp_native_qstr_table (native_qstr_base())
+#endif
+
+/* mpy_ld.py links memset and memcpy to the runtime table from MicroPython 1.29 on; before that a
+ * module that calls them (this file and device/aioprof.c do, and so does code the compiler emits
+ * for a struct copy) must bring them itself, or the link fails with "undefined symbol: memset". */
+#if MICROPY_VERSION_MAJOR == 1 && MICROPY_VERSION_MINOR < 29
+void *memset(void *s, int c, size_t n) {
+    return mp_fun_table.memset_(s, c, n);
+}
+void *memcpy(void *dst, const void *src, size_t n) {
+    return mp_fun_table.memmove_(dst, src, n);
+}
+#endif
 
 /* What nlr_push saves differs per port (registers, or a jmp_buf); this holds any of them. */
 typedef struct native_nlr {
@@ -43,6 +69,31 @@ typedef int (*native_setjmp_t)(void *env);
 #define NATIVE_NLR_PUSH(b) (mp_fun_table.nlr_push(&(b)->nlr))
 #endif
 #define NATIVE_NLR_POP() (mp_fun_table.nlr_pop())
+
+static bool native_isinstance(mp_obj_t obj, mp_obj_t type);
+
+/* obj.attr, or MP_OBJ_NULL when obj has no such attribute. The runtime table has load_method_maybe
+ * from MicroPython 1.23 (.mpy 6.3) on; before that, load_attr with its AttributeError caught (any
+ * other exception, KeyboardInterrupt say, goes on). */
+static mp_obj_t native_attr_maybe(mp_obj_t obj, qstr attr)
+{
+#if MICROPY_VERSION_MAJOR == 1 && MICROPY_VERSION_MINOR < 23
+    native_nlr_t nlr;
+    if (NATIVE_NLR_PUSH(&nlr) == 0) {
+        mp_obj_t v = mp_load_attr(obj, attr);
+        NATIVE_NLR_POP();
+        return v;
+    }
+    if (!native_isinstance(MP_OBJ_FROM_PTR(nlr.nlr.ret_val), mp_load_global(MP_QSTR_AttributeError))) {
+        mp_fun_table.raise(MP_OBJ_FROM_PTR(nlr.nlr.ret_val));
+    }
+    return MP_OBJ_NULL;
+#else
+    mp_obj_t dest[2];
+    mp_load_method_maybe(obj, attr, dest);
+    return dest[0];
+#endif
+}
 
 typedef struct native_prof {
     mp_obj_base_t base;
@@ -99,9 +150,7 @@ static uint32_t native_late(native_prof_t *p, native_coro_t *self)
     if (self->due_at != NULL) {
         key = *self->due_at;
     } else if (self->due_task != MP_OBJ_NULL) {
-        mp_obj_t dest[2];
-        mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
-        key = dest[0];
+        key = native_attr_maybe(self->due_task, MP_QSTR_ph_key);
     } else {
         return 0;
     }
@@ -129,6 +178,13 @@ static size_t native_write(void *user, const uint8_t *data, size_t len)
     return taken < 0 ? 0 : (size_t)taken;
 }
 
+/* The runtime table holds the type Exception from 1.23 on; before, the builtin by its name. */
+#if MICROPY_VERSION_MAJOR == 1 && MICROPY_VERSION_MINOR < 23
+#define NATIVE_EXCEPTION (mp_load_global(MP_QSTR_Exception))
+#else
+#define NATIVE_EXCEPTION (MP_OBJ_FROM_PTR(&mp_type_Exception))
+#endif
+
 static bool native_isinstance(mp_obj_t obj, mp_obj_t type)
 {
     mp_obj_t args[2] = {obj, type};
@@ -143,7 +199,7 @@ static void native_drain_quietly(native_prof_t *p)
     if (NATIVE_NLR_PUSH(&b) == 0) {
         aioprof_drain(&p->prof);
         NATIVE_NLR_POP();
-    } else if (!native_isinstance(MP_OBJ_FROM_PTR(b.nlr.ret_val), MP_OBJ_FROM_PTR(&mp_type_Exception))) {
+    } else if (!native_isinstance(MP_OBJ_FROM_PTR(b.nlr.ret_val), NATIVE_EXCEPTION)) {
         mp_fun_table.raise(MP_OBJ_FROM_PTR(b.nlr.ret_val));
     }
     p->last_drain = p->prof.last;
@@ -359,9 +415,7 @@ static mp_obj_t prof_bind(mp_obj_t self_in, mp_obj_t wrapper, mp_obj_t task)
     }
     native_coro_t *w = MP_OBJ_TO_PTR(wrapper);
     w->due_task = task;
-    mp_obj_t key[2];
-    mp_load_method_maybe(task, MP_QSTR_ph_key, key);
-    w->due_at = aioprof_mp_key_at(p->c_task, wrapper, task, key[0]);
+    w->due_at = aioprof_mp_key_at(p->c_task, wrapper, task, native_attr_maybe(task, MP_QSTR_ph_key));
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_3(prof_bind_obj, prof_bind);
@@ -538,7 +592,9 @@ static void native_method(mp_map_elem_t *elem, qstr name, const void *fun)
     elem->value = MP_OBJ_FROM_PTR(fun);
 }
 
-mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args)
+/* mpy_init is in aioprof_native_entry.c, which calls this (see there why). */
+mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args);
+mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args)
 {
     MP_DYNRUNTIME_INIT_ENTRY
 

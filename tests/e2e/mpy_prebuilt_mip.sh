@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The mip packages installed by mpremote itself onto the stock MPS2_AN385 board (QEMU's -serial
+# pty), into a file system in RAM: tests/micropython/mip_install.py (the installed files must be
+# the repository's, and aioprof from there must load the native engine).
+#   AIOPROF_QEMU_AN385_STOCK   the stock firmware (docs/micropython.md, "What was built")
+#   AIOPROF_MPREMOTE           how to run mpremote (default: mpremote on PATH), e.g.
+#                              "python3 /path/to/micropython/tools/mpremote/mpremote.py"
+# Skips (exit 77) without the firmware, QEMU or mpremote. Slow: mpremote sends 256 bytes a
+# command, about 4 minutes for the 52 KB on a loaded machine.
+set -u
+src=${AIOPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+fw=${AIOPROF_QEMU_AN385_STOCK:-}
+if [ -z "$fw" ]; then
+    echo "mpy_prebuilt_mip: SKIPPED: set AIOPROF_QEMU_AN385_STOCK to a stock qemu-port firmware for mps2-an385 (docs/micropython.md, \"What was built\")"
+    exit 77
+fi
+command -v qemu-system-arm > /dev/null || { echo "mpy_prebuilt_mip: SKIPPED: qemu-system-arm is not installed"; exit 77; }
+mpremote=${AIOPROF_MPREMOTE:-mpremote}
+# shellcheck disable=SC2086
+$mpremote --help > /dev/null 2>&1 || { echo "mpy_prebuilt_mip: SKIPPED: no mpremote ('$mpremote'): set AIOPROF_MPREMOTE"; exit 77; }
+out="${AIOPROF_BUILD:-/tmp}/mpy_prebuilt_mip"
+rm -rf "$out"
+mkdir -p "$out"
+qemu_pid=
+trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
+qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty -kernel "$fw" > "$out/qemu.out" 2>&1 &
+qemu_pid=$!
+pty=
+for _ in $(seq 200); do
+    pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$out/qemu.out")
+    [ -n "$pty" ] && break
+    kill -0 "$qemu_pid" 2>/dev/null || break
+    sleep 0.05
+done
+[ -n "$pty" ] || { cat "$out/qemu.out"; echo "mpy_prebuilt_mip: FAIL: QEMU did not say which pty it made"; exit 1; }
+python3 "$src/tests/micropython/mip_install.py" "$pty" "$mpremote" armv7m "${AIOPROF_QEMU_MPY_VERSION:-6.3}"
