@@ -548,6 +548,13 @@ void aioprof_close(aioprof_t *p)
     }
     uint32_t s = prof_lock(p);
     if (!(p->pending & AIOPROF_PENDING_STOPPED)) {
+#if AIOPROF_ALLOC
+        /* what was allocated since the last event, before the HELLO after which nothing comes */
+        uint32_t amount = PROF_ALLOC_TAKE(p);
+        if (amount && prof_room(p, prof_now(p), ALLOC_MAX)) {
+            PROF_ALLOC_PUT(p, amount);
+        }
+#endif
         p->pending |= AIOPROF_PENDING_STOPPED | AIOPROF_PENDING_HELLO;
         write_final(p, prof_now(p));
     }
