@@ -334,6 +334,8 @@ typedef struct stats_mem {
 } stats_mem_t;
 
 void stats_mem_of(const stats_t *s, const stats_figures_t *f, stats_mem_t *m);
+/* The same from a HELLO's mem and a time seen (a view that keeps copies of the figures). */
+void stats_mem_figures(uint32_t mem, uint64_t elapsed_us, const stats_figures_t *f, stats_mem_t *m);
 /* 1 when the device reports any of it (its HELLO's mem is not 0). */
 int stats_mem_known(const stats_t *s);
 

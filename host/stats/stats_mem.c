@@ -6,13 +6,17 @@
 
 void stats_mem_of(const stats_t *s, const stats_figures_t *f, stats_mem_t *m)
 {
-    uint32_t mem = s->device.mem;
+    stats_mem_figures(s->device.mem, s->elapsed_us, f, m);
+}
+
+void stats_mem_figures(uint32_t mem, uint64_t elapsed_us, const stats_figures_t *f, stats_mem_t *m)
+{
     uint64_t unit = mem >> AIOPROF_MEM_UNIT_SHIFT;
     m->alloc_known = (mem & (AIOPROF_MEM_ALLOC_EXACT | AIOPROF_MEM_ALLOC_LOWER)) != 0 && unit != 0;
     m->alloc_lower = (mem & AIOPROF_MEM_ALLOC_EXACT) == 0;
     /* a hostile amount and unit cannot wrap: saturated */
     m->alloc_bytes = m->alloc_known ? (f->alloc > UINT64_MAX / unit ? UINT64_MAX : f->alloc * unit) : 0;
-    m->alloc_per_s = m->alloc_known && s->elapsed_us ? (double)m->alloc_bytes * 1e6 / (double)s->elapsed_us : 0.0;
+    m->alloc_per_s = m->alloc_known && elapsed_us ? (double)m->alloc_bytes * 1e6 / (double)elapsed_us : 0.0;
     m->gc_known = (mem & (AIOPROF_MEM_GC_COUNT | AIOPROF_MEM_GC_SOME)) != 0;
     m->gc_at_least = (mem & AIOPROF_MEM_GC_COUNT) == 0;
     m->gc_count = m->gc_known ? f->gc_count : 0;
