@@ -21,5 +21,10 @@ target_include_directories(usermod_aioprof INTERFACE
 
 # the port bound at compile time: the clock read in place (aioprof_mp_port.h)
 target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_PORT_HEADER="aioprof_mp_port.h")
+# allocations and collections (docs/micropython.md, "Memory"); -DAIOPROF_ALLOC=0 leaves them out
+if(NOT DEFINED AIOPROF_ALLOC)
+  set(AIOPROF_ALLOC 1)
+endif()
+target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_ALLOC=${AIOPROF_ALLOC})
 
 target_link_libraries(usermod INTERFACE usermod_aioprof)

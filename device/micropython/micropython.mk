@@ -28,3 +28,7 @@ SRC_USERMOD_LIB_C += \
 CFLAGS_USERMOD += -I$(AIOPROF_TOP)/device -I$(AIOPROF_TOP)/proto -I$(AIOPROF_MOD_DIR)
 # the port bound at compile time: the clock read in place (aioprof_mp_port.h)
 CFLAGS_USERMOD += -DAIOPROF_PORT_HEADER=\"aioprof_mp_port.h\"
+# allocations and collections (docs/micropython.md, "Memory"): AIOPROF_ALLOC=0 on the make line
+# builds the hook without them (what it costs: make bench, part mpy)
+AIOPROF_ALLOC ?= 1
+CFLAGS_USERMOD += -DAIOPROF_ALLOC=$(AIOPROF_ALLOC)
