@@ -6,7 +6,11 @@
 #include "events_private.h"
 
 /* The innermost slice, when its start was seen (a slice taken from a frame's header may have
- * allocated before it, in frames not seen); NULL between slices or when that is not known. */
+ * allocated before it, in frames not seen); NULL between slices or when that is not known.
+ * Per span (issue 24 part 1, spans-host): the amount and the collection belong as well to the
+ * innermost open span of this slice's task; where the host keeps the open spans, this is the
+ * one place to credit it (the ALLOC comes before the event that closes the stretch, so the span
+ * open then is the one that ran). */
 static stats_instance_t *mem_owner(const events_t *e, int *outside)
 {
     *outside = e->depth == 0 && e->known_bottom;
