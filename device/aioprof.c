@@ -19,6 +19,18 @@
 #define ANNOUNCE_EVERY 16u
 #define MIN_RING 128u
 
+#if AIOPROF_ALLOC
+/* An ALLOC record before an event (the tag, a one-byte length, the amount), a GC record (its dt
+ * and duration), and the HELLO's mem field, reserved only on a port that sets mem: a port that
+ * does not writes exactly the frames of a hook built without AIOPROF_ALLOC. */
+#define ALLOC_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX)
+#define GC_MAX (CONTROL_HEAD_MAX + 2u * AIOPROF_VARINT_MAX)
+#define HELLO_MEM_MAX(p) ((p)->port->mem ? AIOPROF_VARINT_MAX : 0u)
+#else
+#define ALLOC_MAX 0u
+#define HELLO_MEM_MAX(p) 0u
+#endif
+
 /* The rare half of each entry point lives out of line, so that the common half needs few registers
  * and no stack frame of its own. AIOPROF_SMALL=1 (aioprof_frame_writer.h) builds for code size
  * first: no separate common path (every call takes the general one, which does the same in more
@@ -140,7 +152,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
         AIOPROF_PROTOCOL_VERSION, port->tick_hz, port->tick_bits, p->fw.size, flags,
         prof_wrap(p, p->boot_ticks), p->drain_ticks, p->dropped_total,
     };
-    uint8_t body[HELLO_BODY_MAX];
+    uint8_t body[HELLO_BODY_MAX + AIOPROF_VARINT_MAX];
     uint32_t n = 0;
     for (unsigned i = 0; i < HELLO_FIELDS; i++) {
         if (HELLO_BYTES & (1u << i)) {
@@ -159,6 +171,11 @@ static void write_hello(aioprof_t *p, unsigned flags)
     n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
     n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
     n += (uint32_t)aioprof_varint_put(body + n, AIOPROF_LATE ? port->late_unit : 0u);
+#if AIOPROF_ALLOC
+    if (port->mem) {
+        n += (uint32_t)aioprof_varint_put(body + n, port->mem);
+    }
+#endif
     aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
 }
 
@@ -195,7 +212,7 @@ static int write_pending(aioprof_t *p, uint32_t now)
         write_dropped(p);
     }
     if (p->pending & AIOPROF_PENDING_HELLO) {
-        if (!frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX)) {
+        if (!frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX + HELLO_MEM_MAX(p))) {
             return 0;
         }
         write_hello(p, ((p->pending & AIOPROF_PENDING_HELLO_BOOT) ? AIOPROF_HELLO_FLAG_BOOT : 0u) |
@@ -291,6 +308,9 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     p->fw.late_room = AIOPROF_LATE && port->late_unit ? AIOPROF_VARINT_MAX : 0u;
     uint32_t now = prof_now(p);
     p->boot_ticks = p->last = now;
+#if AIOPROF_ALLOC
+    p->alloc_last = port->alloc && port->mem ? port->alloc(port->user) : 0u;
+#endif
     p->deadline = now + period_length(p);
     p->pending = AIOPROF_PENDING_HELLO | AIOPROF_PENDING_HELLO_BOOT;
     return 0;
@@ -370,6 +390,40 @@ AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned wha
     p->last = now;
 }
 
+#if AIOPROF_ALLOC
+/* What the running task (or the scheduler, between slices) allocated since the last event, in
+ * the port's unit; 0 when the port does not count. Read at every event, recorded or not, so that
+ * each amount covers exactly the time since the event before. */
+AIOPROF_INLINE uint32_t prof_alloc_take(aioprof_t *p)
+{
+    const aioprof_port_t *port = p->port;
+    if (!port->alloc || !port->mem) {
+        return 0;
+    }
+    uint32_t a = port->alloc(port->user);
+    uint32_t d = a - p->alloc_last;
+    p->alloc_last = a;
+    return d;
+}
+
+/* The ALLOC record of amount (nothing for 0), into the open frame, which has room for it. */
+AIOPROF_INLINE void prof_alloc_put(aioprof_t *p, uint32_t amount)
+{
+    if (amount) {
+        uint8_t *o = aioprof_fw_at(&p->fw);
+        uint32_t n = aioprof_fw_encode_varint(o, 2u, amount);
+        o[0] = (uint8_t)(AIOPROF_TAG_CONTROL | AIOPROF_OP_ALLOC);
+        o[1] = (uint8_t)(n - 2u);
+        aioprof_fw_advance(&p->fw, n);
+    }
+}
+#define PROF_ALLOC_TAKE(p) prof_alloc_take(p)
+#define PROF_ALLOC_PUT(p, amount) prof_alloc_put((p), (amount))
+#else
+#define PROF_ALLOC_TAKE(p) 0u
+#define PROF_ALLOC_PUT(p, amount) ((void)(amount))
+#endif
+
 /* The running task: t from an ENTER on, the task it interrupted again after its EXIT. */
 AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
 {
@@ -393,8 +447,12 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
         int enter = what == PROF_ENTER;
         int announce_it = enter && (uint16_t)(p->period - t->announced) >= ANNOUNCE_EVERY;
         uint32_t n = enter ? ENTER_MAX + aioprof_fw_late_room(&p->fw) : EXIT_MAX;
+        uint32_t amount = PROF_ALLOC_TAKE(p);
         if (announce_it) {
             n += CONTROL_HEAD_MAX + TASK_BODY_MAX;
+        }
+        if (amount) {
+            n += ALLOC_MAX;
         }
         if (!prof_room(p, now, n)) {
             count_drop(p);
@@ -403,6 +461,7 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
                 write_task(p, AIOPROF_OP_TASK_INFO, t);
                 t->announced = p->period;
             }
+            PROF_ALLOC_PUT(p, amount);
 #if AIOPROF_LATE
             if (enter && p->fw.late_room) {
                 aioprof_fw_late(&p->fw, late);
@@ -428,10 +487,11 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
      * ago, room in the open frame for the record and its lateness (the budget is 0 while no frame
      * is open) */
     if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
-        p->fw.budget >= ENTER_MAX + aioprof_fw_late_room(&p->fw))) {
+        p->fw.budget >= ENTER_MAX + ALLOC_MAX + aioprof_fw_late_room(&p->fw))) {
         record(p, t, PROF_ENTER, now, s, late);
         return;
     }
+    PROF_ALLOC_PUT(p, PROF_ALLOC_TAKE(p));
 #if AIOPROF_LATE
     if (p->fw.late_room) {
         aioprof_fw_late(&p->fw, late);
@@ -462,10 +522,11 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     kind &= 3u;
-    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX)) {
+    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX + ALLOC_MAX)) {
         record(p, t, kind, now, s, 0);
         return;
     }
+    PROF_ALLOC_PUT(p, PROF_ALLOC_TAKE(p));
     prof_put(p, t, kind, now);
     prof_switch(p, t, kind);
     prof_unlock(p, s);
@@ -487,6 +548,13 @@ void aioprof_close(aioprof_t *p)
     }
     uint32_t s = prof_lock(p);
     if (!(p->pending & AIOPROF_PENDING_STOPPED)) {
+#if AIOPROF_ALLOC
+        /* what was allocated since the last event, before the HELLO after which nothing comes */
+        uint32_t amount = PROF_ALLOC_TAKE(p);
+        if (amount && prof_room(p, prof_now(p), ALLOC_MAX)) {
+            PROF_ALLOC_PUT(p, amount);
+        }
+#endif
         p->pending |= AIOPROF_PENDING_STOPPED | AIOPROF_PENDING_HELLO;
         write_final(p, prof_now(p));
     }
@@ -503,6 +571,8 @@ void aioprof_reopen(aioprof_t *p)
         /* a stop HELLO that could not go yet goes as this HELLO, which says nothing stopped */
         p->pending = (uint8_t)((p->pending & ~AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
         p->deadline = prof_now(p) + period_length(p);
+        /* what was allocated while stopped was no task's */
+        (void)PROF_ALLOC_TAKE(p);
     }
     prof_unlock(p, s);
 }
@@ -609,4 +679,26 @@ size_t aioprof_pending(const aioprof_t *p)
  * it: nothing of them is built unless AIOPROF_SPANS=1. */
 #if AIOPROF_SPANS
 #include "aioprof_span.c"
+#endif
+
+#if AIOPROF_ALLOC
+void aioprof_gc(aioprof_t *p, uint32_t duration)
+{
+    if ((p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) || !p->port->mem) {
+        return;
+    }
+    uint32_t s = prof_lock(p);
+    uint32_t now = prof_now(p);
+    if (!prof_room(p, now, GC_MAX)) {
+        count_drop(p);
+    } else {
+        /* after the frame's last event (or its base: prof_room may have opened the frame at now);
+         * the events' own time line does not move, as with spans */
+        uint8_t body[2u * AIOPROF_VARINT_MAX];
+        uint32_t n = (uint32_t)aioprof_varint_put(body, prof_wrap(p, now - p->last));
+        n += (uint32_t)aioprof_varint_put(body + n, duration);
+        aioprof_fw_control(&p->fw, AIOPROF_OP_GC, body, n);
+    }
+    prof_unlock(p, s);
+}
 #endif

@@ -13,7 +13,9 @@
  * time (below); AIOPROF_SMALL=1 trades instructions for code size; AIOPROF_LATE=0 leaves lateness
  * out: the hook then sends what a port whose late_unit is 0 sends (docs/porting.md);
  * AIOPROF_SPANS=1 adds spans (aioprof_span_enter/exit, device/aioprof_span.c): 4 bytes of state,
- * and nothing on the wire until a span is entered. */
+ * and nothing on the wire until a span is entered; AIOPROF_ALLOC=1 adds allocations and collections
+ * (aioprof_port_t.alloc and .mem, aioprof_gc): 4 bytes of state, and nothing on the wire unless the
+ * port sets mem. */
 #ifndef AIOPROF_H
 #define AIOPROF_H
 
@@ -25,6 +27,9 @@
 
 #ifndef AIOPROF_SPANS
 #define AIOPROF_SPANS 0
+#endif
+#ifndef AIOPROF_ALLOC
+#define AIOPROF_ALLOC 0
 #endif
 
 /* What the port provides. Lives as long as the profiler (usually const, in flash).
@@ -69,6 +74,17 @@ typedef struct aioprof_port {
      * reports it, and at what resolution. Set it before aioprof_init: it decides there whether
      * every ENTER carries its lateness. */
     uint32_t late_unit;
+#if AIOPROF_ALLOC
+    /* Allocations (docs/protocol.md, "Memory"): a counter of what the program allocated, in the
+     * unit that mem gives, that only grows (modulo 2^32); read at every ENTER and EXIT, inside the
+     * critical section. NULL: not read (what the task ran between two events allocated is not
+     * sent). */
+    uint32_t (*alloc)(void *user);
+    /* The HELLO's mem field: AIOPROF_MEM_* flags | unit << AIOPROF_MEM_UNIT_SHIFT (aioprof_wire.h).
+     * 0: the device reports neither allocations nor collections and sends what a hook built
+     * without AIOPROF_ALLOC sends. Read when a HELLO is written. */
+    uint32_t mem;
+#endif
 } aioprof_port_t;
 
 /* Bits of aioprof_t.pending. While any is set, events take the slow path, which sends them first. */
@@ -108,6 +124,9 @@ typedef struct aioprof {
     uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
 #if AIOPROF_SPANS
     uint32_t next_span;     /* the last span name id given */
+#endif
+#if AIOPROF_ALLOC
+    uint32_t alloc_last;    /* the port's allocation counter at the last event */
 #endif
 } aioprof_t;
 
@@ -187,6 +206,14 @@ void aioprof_span_enter(aioprof_t *p, aioprof_span_t *s);
 /* The innermost open span of the running task ends. A task that ends closes its open spans (the
  * host does it at the task's EXIT: an exception or a cancellation that skips the exit). */
 void aioprof_span_exit(aioprof_t *p);
+#endif
+
+#if AIOPROF_ALLOC
+/* A garbage collection ended now; it took duration ticks (0: not known). Sent as a GC record (when
+ * the port's mem is not 0) that belongs to the running task, or, when none runs, to the
+ * scheduler's time between slices: the host names it `(gc)` there. Not from inside the
+ * collector's own critical section if the port's lock is not reentrant. */
+void aioprof_gc(aioprof_t *p, uint32_t duration);
 #endif
 
 #endif

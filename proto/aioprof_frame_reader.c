@@ -76,6 +76,7 @@ static int parse_hello(cursor_t *c, aioprof_hello_t *h)
     h->period_ticks = c->p < c->end ? cur_varint(c) : 0u;
     h->event_cost = c->p < c->end ? cur_varint(c) : 0u;
     h->late_unit = c->p < c->end ? cur_varint(c) : 0u;
+    h->mem = c->p < c->end ? cur_varint(c) : 0u;
     if (c->bad || h->tick_bits < 8 || h->tick_bits > 32 || h->tick_hz == 0) {
         return -1;
     }
@@ -157,6 +158,15 @@ int aioprof_reader_control(aioprof_reader_t *r, const uint8_t **p, const uint8_t
         rec->name = c.p;
         rec->name_len = (size_t)(c.end - c.p);
         return 0;
+    case AIOPROF_OP_ALLOC:
+        rec->kind = AIOPROF_REC_ALLOC;
+        rec->count = cur_varint(&c);
+        return c.bad ? -1 : 0;
+    case AIOPROF_OP_GC:
+        rec->kind = AIOPROF_REC_GC;
+        rec->span_dt = cur_varint(&c);
+        rec->duration = cur_varint(&c);
+        return c.bad ? -1 : 0;
     default:
         /* an operation of a later version: skipped, and counted so that the host can say so */
         if (r) {
@@ -252,8 +262,8 @@ static long records_each(aioprof_reader_t *r, const uint8_t *p, const uint8_t *e
             continue;
         }
         rec.offset = offset;
-        if (rec.kind == AIOPROF_REC_SPAN_ENTER || rec.kind == AIOPROF_REC_SPAN_EXIT) {
-            rec.offset += rec.span_dt; /* spans do not move the events' time line */
+        if (rec.kind == AIOPROF_REC_SPAN_ENTER || rec.kind == AIOPROF_REC_SPAN_EXIT || rec.kind == AIOPROF_REC_GC) {
+            rec.offset += rec.span_dt; /* spans and collections do not move the events' time line */
         }
         n++;
         if (r->sink.record) {

@@ -28,6 +28,8 @@ typedef enum aioprof_rec_kind {
     AIOPROF_REC_SPAN_ENTER,
     AIOPROF_REC_SPAN_EXIT,
     AIOPROF_REC_SPAN_NAME,
+    AIOPROF_REC_ALLOC,
+    AIOPROF_REC_GC,
 } aioprof_rec_kind_t;
 
 typedef struct aioprof_hello {
@@ -45,6 +47,8 @@ typedef struct aioprof_hello {
     uint32_t event_cost;     /* what an event costs the device, in 1/1024 tick; 0: not known or not sent */
     uint32_t late_unit;      /* the unit of LATE's values, in ticks; 0: the device does not report lateness
                                 (or predates the field) */
+    uint32_t mem;            /* what the device measures of its allocator: AIOPROF_MEM_* and the
+                                unit (aioprof_wire.h); 0: nothing (or it predates the field) */
 } aioprof_hello_t;
 
 typedef struct aioprof_record {
@@ -53,11 +57,12 @@ typedef struct aioprof_record {
     uint64_t offset;
     uint32_t dt;        /* ENTER and EXIT: this record's own dt (offset is the sum) */
     uint32_t id;        /* ENTER, TASK_NEW, TASK_INFO; SPAN_ENTER, SPAN_NAME: the span's name id */
-    uint32_t span_dt;   /* SPAN_ENTER, SPAN_EXIT: ticks after the frame's last event before it (or
+    uint32_t span_dt;   /* SPAN_ENTER, SPAN_EXIT, GC: ticks after the frame's last event before it (or
                            its base); offset is that event's offset plus span_dt */
+    uint32_t duration;  /* GC: the collection's ticks, ending at offset; 0: not known */
     uint32_t exit_kind; /* EXIT: enum aioprof_exit_kind */
     uint32_t parent;    /* TASK_NEW, TASK_INFO */
-    uint32_t count;     /* DROPPED; LATE: its values */
+    uint32_t count;     /* DROPPED; LATE: its values; ALLOC: the amount, in the HELLO's mem unit */
     const uint8_t *late; /* LATE: late_len bytes, `count` varints: the frame's ENTERs' lateness, last
                             first */
     size_t late_len;

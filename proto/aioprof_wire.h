@@ -43,7 +43,21 @@ enum aioprof_op {
     AIOPROF_OP_SPAN_ENTER = 5,
     AIOPROF_OP_SPAN_EXIT = 6,
     AIOPROF_OP_SPAN_NAME = 8,
+    /* Allocations and collections (docs/protocol.md, "Memory"): only from a device whose HELLO
+     * has a `mem` field other than 0. */
+    AIOPROF_OP_ALLOC = 7,
+    AIOPROF_OP_GC = 10,
 };
+
+/* The HELLO's `mem` field (after late_unit): what the device measures of its allocator. Bits 0-4
+ * say what, the rest the unit of ALLOC's amounts in bytes (mem >> AIOPROF_MEM_UNIT_SHIFT: 1 for
+ * bytes, 16 for MicroPython's blocks on a 32-bit port). 0, or a HELLO without it: nothing. */
+#define AIOPROF_MEM_ALLOC_EXACT 0x01u /* ALLOC amounts are exact */
+#define AIOPROF_MEM_ALLOC_LOWER 0x02u /* ALLOC amounts are lower bounds (a collection hid some) */
+#define AIOPROF_MEM_GC_COUNT 0x04u    /* every collection sends a GC record */
+#define AIOPROF_MEM_GC_SOME 0x08u     /* some collections send one, others go unseen: at least */
+#define AIOPROF_MEM_GC_TIME 0x10u     /* GC records carry their duration */
+#define AIOPROF_MEM_UNIT_SHIFT 5u
 
 /* LATE (docs/protocol.md section 3): the frame's ENTERs' lateness, last first, one varint each;
  * at most a frame body long, so its length takes at most two bytes. */

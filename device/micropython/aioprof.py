@@ -166,7 +166,7 @@ def _event_cost(make):
 
 
 def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None,
-           event_cost_ns=None):
+           event_cost_ns=None, memory=True):
     """Starts profiling every asyncio task created from now on. Output goes to stdout
     (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes)."""
     global _state
@@ -197,6 +197,9 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     c_task = _c_task()
 
     def make(out, ring_bytes=ring):
+        if kind == "firmware":
+            # memory: the allocator's blocks per slice and the collections it sees (docs/micropython.md)
+            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task, memory)
         if kind != "python":
             return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task)
         ticks, bits = _ticks_source()

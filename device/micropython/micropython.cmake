@@ -23,5 +23,10 @@ target_include_directories(usermod_aioprof INTERFACE
 target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_PORT_HEADER="aioprof_mp_port.h")
 # spans (aioprof.span): the hook's span records (device/aioprof_span.c)
 target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_SPANS=1)
+# allocations and collections (docs/micropython.md, "Memory"); -DAIOPROF_ALLOC=0 leaves them out
+if(NOT DEFINED AIOPROF_ALLOC)
+  set(AIOPROF_ALLOC 1)
+endif()
+target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_ALLOC=${AIOPROF_ALLOC})
 
 target_link_libraries(usermod INTERFACE usermod_aioprof)

@@ -30,3 +30,7 @@ CFLAGS_USERMOD += -I$(AIOPROF_TOP)/device -I$(AIOPROF_TOP)/proto -I$(AIOPROF_MOD
 CFLAGS_USERMOD += -DAIOPROF_PORT_HEADER=\"aioprof_mp_port.h\"
 # spans (aioprof.span): the hook's span records (device/aioprof_span.c)
 CFLAGS_USERMOD += -DAIOPROF_SPANS=1
+# allocations and collections (docs/micropython.md, "Memory"): AIOPROF_ALLOC=0 on the make line
+# builds the hook without them (what it costs: make bench, part mpy)
+AIOPROF_ALLOC ?= 1
+CFLAGS_USERMOD += -DAIOPROF_ALLOC=$(AIOPROF_ALLOC)

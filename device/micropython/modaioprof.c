@@ -12,6 +12,14 @@
  * every resume the wrapper reads when that Task was due (its ph_key, see coro_late) and passes how
  * long ago that was to aioprof_enter_late, in milliseconds (the port's late_unit: 1000 ticks).
  *
+ * Memory (AIOPROF_ALLOC=1, set by micropython.mk and micropython.cmake; docs/micropython.md,
+ * "Memory"): on a build whose allocator counts for its threshold (MICROPY_GC_ALLOC_THRESHOLD), the
+ * hook reads MP_STATE_MEM(gc_alloc_amount), the heap blocks allocated since the last collection, at
+ * every event (mod_alloc); a collection resets it, so a count that went down says one ran since
+ * the last event: it goes on the wire (aioprof_gc, untimed) before the event, and what was
+ * allocated before it in that stretch is not known (the amounts are lower bounds). A collection
+ * that the allocations after it hid (the count back above where it was) is not seen.
+ *
  * No state outside the heap: the Profiler lives as long as aioprof.py (or a Coro) refers to it, so a
  * soft reset, which empties the heap and re-imports aioprof.py, leaves the module as at boot.
  *
@@ -30,6 +38,13 @@
 
 #define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
 
+/* Memory is reported when the hook is built with it and the allocator counts for its threshold. */
+#if AIOPROF_ALLOC && MICROPY_GC_ALLOC_THRESHOLD
+#define AIOPROF_MOD_MEM 1
+#else
+#define AIOPROF_MOD_MEM 0
+#endif
+
 typedef struct aioprof_mod {
     mp_obj_base_t base;
     aioprof_t prof;
@@ -42,6 +57,10 @@ typedef struct aioprof_mod {
     uint32_t last_drain_us; /* in the library's ticks (microseconds, 32 bits) */
     bool running;
     char platform[PLATFORM_CAP];
+#if AIOPROF_MOD_MEM
+    size_t alloc_raw;       /* gc_alloc_amount at the last event */
+    uint32_t alloc_total;   /* blocks counted so far (modulo 2^32): the hook's counter */
+#endif
 } aioprof_mod_t;
 
 typedef struct coro_obj {
@@ -65,6 +84,30 @@ static uint32_t mod_ticks(void *user)
     (void)user;
     return (uint32_t)mp_hal_ticks_us();
 }
+
+#if AIOPROF_MOD_MEM
+/* The allocation counter the hook reads at every event (aioprof_port_t.alloc): blocks allocated
+ * since start, the amount before a collection inside the stretch left out. */
+static uint32_t mod_alloc(void *user)
+{
+    aioprof_mod_t *m = user;
+    size_t cur = MP_STATE_MEM(gc_alloc_amount);
+    m->alloc_total += (uint32_t)(cur >= m->alloc_raw ? cur - m->alloc_raw : cur);
+    m->alloc_raw = cur;
+    return m->alloc_total;
+}
+
+/* Before an event: a collection since the last one (the count went down) is sent, so that it
+ * belongs to what ran in that stretch. */
+static inline MP_ALWAYSINLINE void mod_gc_check(aioprof_mod_t *m)
+{
+    if (m->port.mem && MP_STATE_MEM(gc_alloc_amount) < m->alloc_raw) {
+        aioprof_gc(&m->prof, 0);
+    }
+}
+#else
+#define mod_gc_check(m) ((void)(m))
+#endif
 
 static size_t mod_write(void *user, const uint8_t *data, size_t len)
 {
@@ -181,6 +224,7 @@ static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *sel
     }
     mp_vm_return_kind_t kind;
     mod_reopen(m);
+    mod_gc_check(m);
     aioprof_enter_late(&m->prof, &self->task, coro_late(self));
     nlr_buf_t nlr;
     if (nlr_push(&nlr) == 0) {
@@ -207,6 +251,7 @@ static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *sel
             exit_kind = AIOPROF_EXIT_RETURN;
         }
     }
+    mod_gc_check(m);
     aioprof_exit(&m->prof, &self->task, exit_kind);
     if (exit_kind != AIOPROF_EXIT_YIELD && self->task.parent == 0) {
         /* a task created outside any task (asyncio.run's main) ended: the program may end now,
@@ -498,9 +543,10 @@ MP_DEFINE_CONST_OBJ_TYPE(
     locals_dict, &prof_locals
     );
 
-/* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
- * asyncio's Task type when it is the C one (_asyncio.Task), else None. Each call makes a new one;
- * aioprof.py keeps one at a time. */
+/* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task[, memory]]) -> Profiler.
+ * c_task: asyncio's Task type when it is the C one (_asyncio.Task), else None. memory (default
+ * True): report allocations and collections, when this build can (AIOPROF_MOD_MEM). Each call makes
+ * a new one; aioprof.py keeps one at a time. */
 static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
 {
     mp_int_t ring = mp_obj_get_int(args[1]);
@@ -528,6 +574,16 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     m->port.platform = m->platform;
     m->port.period_ticks = (uint32_t)period_ms * 1000u;
     m->port.late_unit = 1000; /* lateness in milliseconds: asyncio's keys are ticks_ms values */
+#if AIOPROF_MOD_MEM
+    if (n_args <= 6 || mp_obj_is_true(args[6])) {
+        /* heap blocks, lower bounds (a collection in the stretch hides what came before it), some
+         * collections (one the allocations after it hid is not seen), untimed */
+        m->port.alloc = mod_alloc;
+        m->port.mem = AIOPROF_MEM_ALLOC_LOWER | AIOPROF_MEM_GC_SOME |
+            (uint32_t)MICROPY_BYTES_PER_GC_BLOCK << AIOPROF_MEM_UNIT_SHIFT;
+        m->alloc_raw = MP_STATE_MEM(gc_alloc_amount);
+    }
+#endif
     m->half_period_us = (uint32_t)period_ms * 500u;
     if (aioprof_init(&m->prof, &m->port, m->ring, (uint32_t)ring) != 0) {
         mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
@@ -536,7 +592,7 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     m->running = true;
     return MP_OBJ_FROM_PTR(m);
 }
-static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 6, aioprof_start);
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 7, aioprof_start);
 
 static const mp_rom_map_elem_t aioprof_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR__aioprof) },

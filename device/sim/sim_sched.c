@@ -34,6 +34,21 @@ static size_t port_write(void *user, const uint8_t *data, size_t len)
     return sim_output_frames(s->out, data, len);
 }
 
+static uint32_t port_alloc(void *user)
+{
+    sim_t *s = user;
+    return (uint32_t)s->allocated;
+}
+
+/* The workloads that allocate: their port reports memory (the HELLO's mem: bytes, exact, every
+ * collection, timed); every other workload's stream stays what it was. */
+#define SIM_MEM (AIOPROF_MEM_ALLOC_EXACT | AIOPROF_MEM_GC_COUNT | AIOPROF_MEM_GC_TIME | 1u << AIOPROF_MEM_UNIT_SHIFT)
+
+static uint32_t workload_mem(const char *name)
+{
+    return strcmp(name, "alloc") == 0 ? SIM_MEM : 0u;
+}
+
 int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
 {
     static char platform[AIOPROF_PLATFORM_MAX + 1];
@@ -68,6 +83,9 @@ int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
     s->port.tick_bits = (uint8_t)opt->tick_bits;
     s->port.platform = platform;
     s->port.late_unit = opt->late_unit;
+    s->port.alloc = port_alloc;
+    s->port.mem = workload_mem(opt->workload);
+    s->truth.mem = s->port.mem;
     if (aioprof_init(&s->prof, &s->port, s->ring, opt->ring_bytes) != 0) {
         fprintf(stderr, "aioprof-sim: the device library refused the port settings.\n");
         goto error_ring;
@@ -167,6 +185,33 @@ void sim_label(sim_t *s, sim_task_t *t, const char *label)
 void sim_work(sim_t *s, uint64_t us)
 {
     sim_clock_advance(&s->clock, us);
+}
+
+void sim_gc(sim_t *s)
+{
+    uint64_t us = sim_rand(s, SIM_GC_MIN_US, SIM_GC_MAX_US);
+    uint64_t start = sim_clock_sample(&s->clock);
+    /* between slices the collection is the culprit of a wait: "(gc)" on the truth's time line */
+    if (s->running == NULL)
+        sim_truth_turn(&s->truth, start, SIM_TRUTH_WHO_GC);
+    sim_work(s, us);
+    if (sim_truth_gc(&s->truth, s->running ? s->running->truth : (size_t)-1, us) != 0)
+        s->oom = 1;
+    s->heap = 0;
+    aioprof_gc(&s->prof, (uint32_t)us);
+    if (s->running == NULL)
+        sim_truth_turn(&s->truth, sim_clock_sample(&s->clock), -1);
+}
+
+void sim_alloc(sim_t *s, uint64_t bytes)
+{
+    if (s->port.mem == 0)
+        return;
+    s->allocated += bytes;
+    sim_truth_alloc(&s->truth, s->running ? s->running->truth : (size_t)-1, bytes);
+    s->heap += bytes;
+    if (s->heap >= SIM_HEAP_THRESHOLD)
+        sim_gc(s);
 }
 
 void sim_cancel(sim_t *s, sim_task_t *t)
@@ -378,6 +423,23 @@ static int limit_reached(const sim_t *s)
     return s->opt->max_events != 0 && s->events >= s->opt->max_events;
 }
 
+/* Between two slices, in a workload that allocates: asyncio's own allocation (the queue's entry
+ * for the task that yielded), and the program's gc.collect() once a second, as MicroPython's
+ * advice for a steady heap goes. Both run while no task does. */
+#define SCHED_ALLOC_BYTES 48u
+#define SCHED_GC_EVERY_US 1000000u
+
+static void scheduler_memory(sim_t *s)
+{
+    sim_alloc(s, SCHED_ALLOC_BYTES);
+    uint64_t now = sim_clock_sample(&s->clock);
+    if (now >= s->gc_due_us) {
+        if (s->gc_due_us != 0)
+            sim_gc(s);
+        s->gc_due_us = now + SCHED_GC_EVERY_US;
+    }
+}
+
 void sim_run(sim_t *s, volatile sig_atomic_t *stop)
 {
     uint64_t idle_step = s->clock.mode == SIM_CLOCK_REAL ? IDLE_STEP_REAL_US : IDLE_STEP_VIRTUAL_US;
@@ -400,6 +462,8 @@ void sim_run(sim_t *s, volatile sig_atomic_t *stop)
         s->slices++;
         if (s->clock.mode == SIM_CLOCK_VIRTUAL)
             sim_clock_advance(&s->clock, SCHED_OVERHEAD_US);
+        if (s->port.mem != 0)
+            scheduler_memory(s);
         drain(s);
         emit_text(s);
     }

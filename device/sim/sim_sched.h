@@ -93,6 +93,11 @@ struct sim {
     uint64_t steps_back;   /* readings behind the one before */
     int oom;
     sim_spans_t spans;     /* the spans' truth (sim_spans.h) */
+    /* memory (a workload that allocates: the port's mem is set): the allocation counter the hook
+     * reads, what the heap holds since the last collection, and when the scheduler collects */
+    uint64_t allocated;
+    uint64_t heap;
+    uint64_t gc_due_us;
 };
 
 /* Sets up clock, hook and truth for the options. Returns 0, or -1 after one sentence on stderr. */
@@ -115,6 +120,15 @@ void sim_label(sim_t *s, sim_task_t *t, const char *label);
 void sim_work(sim_t *s, uint64_t us);
 void sim_nest(sim_t *s, sim_task_t *t);
 void sim_cancel(sim_t *s, sim_task_t *t);
+/* Memory (a workload whose port reports it, sim_sched.c): the running task (or, between slices,
+ * the scheduler) allocates bytes; past SIM_HEAP_THRESHOLD since the last collection, a collection
+ * runs at once, inside the allocation, as MicroPython's gc_alloc does. sim_gc: a collection now
+ * (gc.collect()), of SIM_GC_MIN_US to SIM_GC_MAX_US. */
+#define SIM_HEAP_THRESHOLD 24576u
+#define SIM_GC_MIN_US 1500u
+#define SIM_GC_MAX_US 4000u
+void sim_alloc(sim_t *s, uint64_t bytes);
+void sim_gc(sim_t *s);
 /* What it awaited came (an event set): a waiting task is ready again. */
 void sim_wake(sim_t *s, sim_task_t *t);
 /* A live task of this role, chosen at random, that is neither running nor already cancelled;

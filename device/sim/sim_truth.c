@@ -120,6 +120,26 @@ void sim_truth_slice(sim_truth_t *t, size_t index, uint64_t us)
     in->slow += us > t->slow_us;
 }
 
+void sim_truth_alloc(sim_truth_t *t, size_t index, uint64_t bytes)
+{
+    sim_truth_mem_t *m = index == (size_t)-1 ? &t->outside : &t->inst[index].mem;
+    m->alloc_bytes += bytes;
+}
+
+int sim_truth_gc(sim_truth_t *t, size_t index, uint64_t us)
+{
+    sim_truth_mem_t *m = index == (size_t)-1 ? &t->outside : &t->inst[index].mem;
+    m->gc_count++;
+    m->gc_us += us;
+    if (index == (size_t)-1 && t->gc_name == 0) {
+        size_t no = name_number(t, "(gc)");
+        if (no == (size_t)-1)
+            return -1;
+        t->gc_name = no + 1;
+    }
+    return 0;
+}
+
 void sim_truth_end(sim_truth_t *t, size_t index, sim_end_t end)
 {
     t->inst[index].end = end;
@@ -175,7 +195,10 @@ int sim_truth_resume(sim_truth_t *t, size_t index, uint64_t at, uint64_t late)
         if (turn->at >= until)
             continue;
         uint64_t start = turn->at > from ? turn->at : from;
-        if (turn->who < 0)
+        if (turn->who == SIM_TRUTH_WHO_GC) {
+            if (blame_add(&in->blame, t->gc_name - 1, until - start) != 0)
+                return -1;
+        } else if (turn->who < 0)
             in->blame.outside_us += until - start;
         else if (blame_add(&in->blame, t->inst[turn->who].name_no, until - start) != 0)
             return -1;
@@ -215,6 +238,15 @@ static int late_json(const sim_truth_t *t, cJSON *o, const sim_truth_late_t *lat
         ? 0 : -1;
 }
 
+/* The memory figures, when the port reports memory (every other truth stays as it was). */
+static int mem_json(const sim_truth_t *t, cJSON *o, const sim_truth_mem_t *m)
+{
+    if (t->mem == 0)
+        return 0;
+    return add_u64(o, "alloc_bytes", m->alloc_bytes) || add_u64(o, "gc_count", m->gc_count) ||
+        add_u64(o, "gc_us", m->gc_us) ? -1 : 0;
+}
+
 static cJSON *instance_json(const sim_truth_t *t, const sim_truth_instance_t *in)
 {
     cJSON *o = cJSON_CreateObject();
@@ -227,7 +259,7 @@ static cJSON *instance_json(const sim_truth_t *t, const sim_truth_instance_t *in
         add_u64(o, "max_us", in->max_us) || add_u64(o, "min_us", in->min_us) ||
         add_u64(o, "slow", in->slow) ||
         cJSON_AddStringToObject(o, "end", end_names[in->end]) == NULL ||
-        late_json(t, o, &in->late, &in->blame) != 0) {
+        late_json(t, o, &in->late, &in->blame) != 0 || mem_json(t, o, &in->mem) != 0) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -245,6 +277,7 @@ static cJSON *tasks_json(const sim_truth_t *t)
         uint64_t count = 0, total = 0, max = 0, min = 0, slow = 0, instances = 0, errors = 0;
         sim_truth_late_t late = {0};
         sim_truth_blame_t blame = {0};
+        sim_truth_mem_t mem = {0};
         cJSON *o;
         if (done[i])
             continue;
@@ -262,6 +295,9 @@ static cJSON *tasks_json(const sim_truth_t *t)
             slow += in->slow;
             instances++;
             errors += in->end == SIM_END_RAISE || in->end == SIM_END_CANCEL;
+            mem.alloc_bytes += in->mem.alloc_bytes;
+            mem.gc_count += in->mem.gc_count;
+            mem.gc_us += in->mem.gc_us;
             late.resumes += in->late.resumes;
             late.count += in->late.count;
             late.total_us += in->late.total_us;
@@ -285,7 +321,7 @@ static cJSON *tasks_json(const sim_truth_t *t)
         if (cJSON_AddStringToObject(o, "name", t->inst[i].name) == NULL || add_u64(o, "count", count) ||
             add_u64(o, "total_us", total) || add_u64(o, "max_us", max) || add_u64(o, "min_us", min) ||
             add_u64(o, "instances", instances) || add_u64(o, "slow", slow) ||
-            add_u64(o, "errors", errors))
+            add_u64(o, "errors", errors) || mem_json(t, o, &mem) != 0)
             goto error;
     }
     free(done);
@@ -333,6 +369,11 @@ static cJSON *document(const sim_truth_t *t, const sim_truth_run_t *run)
             cJSON_Delete(o);
             goto error;
         }
+    }
+    if (t->mem != 0) {
+        cJSON *out = cJSON_AddObjectToObject(doc, "outside_tasks");
+        if (add_u64(doc, "mem", t->mem) || out == NULL || mem_json(t, out, &t->outside) != 0)
+            goto error;
     }
     /* only a workload with spans has the array: every other truth stays as it was */
     if (t->spans && t->spans->len && sim_spans_json(t->spans, doc) != 0)

@@ -18,8 +18,19 @@ typedef enum sim_end {
 typedef struct sim_truth_blame {
     uint64_t *us;          /* by name number (sim_truth_t.names), grown as names come */
     size_t len;
-    uint64_t outside_us;   /* no task ran: the scheduler, the drain */
+    uint64_t outside_us;   /* no task ran: the scheduler, the drain (a collection then is "(gc)") */
 } sim_truth_blame_t;
+
+/* Memory (the alloc workload): what an instance, or the scheduler, allocated and the collections
+ * inside its slices (the scheduler's: between slices). */
+typedef struct sim_truth_mem {
+    uint64_t alloc_bytes;
+    uint64_t gc_count;
+    uint64_t gc_us;
+} sim_truth_mem_t;
+
+/* A turn's `who` while a collection runs between slices: the culprit "(gc)". */
+#define SIM_TRUTH_WHO_GC (-2L)
 
 /* Lateness: every resume (known: the device reports it), those that were late, how late. */
 typedef struct sim_truth_late {
@@ -44,6 +55,7 @@ typedef struct sim_truth_instance {
     size_t name_no;        /* its name's number in sim_truth_t.names */
     sim_truth_late_t late;
     sim_truth_blame_t blame;
+    sim_truth_mem_t mem;
 } sim_truth_instance_t;
 
 /* Who ran from `at` on (the innermost task's instance index, or -1: none): the time line the
@@ -69,6 +81,9 @@ typedef struct sim_truth {
     uint64_t n_turns;      /* turns so far (the ring holds the last SIM_TRUTH_TURNS) */
     uint64_t unknown_us;   /* waiting time before the oldest turn kept (never, in practice) */
     const struct sim_spans *spans; /* the spans' truth, written when there are any (sim_spans.h) */
+    uint32_t mem;          /* the port's HELLO mem field; 0: memory is not reported (nor written) */
+    size_t gc_name;        /* the name number of "(gc)", the culprit, once a collection ran between slices */
+    sim_truth_mem_t outside; /* the scheduler's, between slices */
 } sim_truth_t;
 
 /* What the run as a whole did, for the document's header. */
@@ -103,7 +118,12 @@ int sim_truth_label(sim_truth_t *t, size_t index, const char *label);
 void sim_truth_slice(sim_truth_t *t, size_t index, uint64_t us);
 void sim_truth_end(sim_truth_t *t, size_t index, sim_end_t end);
 
-/* From `at` on, the instance `who` runs (-1: none). */
+/* Memory: bytes allocated, or a collection of us, by instance `index` ((size_t)-1: the scheduler,
+ * between slices). Returns 0, or -1 when out of memory. */
+void sim_truth_alloc(sim_truth_t *t, size_t index, uint64_t bytes);
+int sim_truth_gc(sim_truth_t *t, size_t index, uint64_t us);
+
+/* From `at` on, the instance `who` runs (-1: none; SIM_TRUTH_WHO_GC: a collection between slices). */
 void sim_truth_turn(sim_truth_t *t, uint64_t at, long who);
 
 /* The instance resumes at `at`, `late` units after it was due: its waiting window, the `late`

@@ -391,6 +391,55 @@ static void spans_start(sim_t *s)
     sim_spawn(s, "main", spans_main, 0);
 }
 
+/* ---- alloc: one task allocates heavily, one never, one a little (docs/usage.md, "Memory") ---- */
+
+/* parser: 2 to 5 ms of JSON decoding in four pieces, each allocating 0.8 to 2 KB: a collection
+ * comes every few slices, inside its slice */
+static sim_next_t alloc_parser(sim_t *s, sim_task_t *t)
+{
+    for (int i = 0; i < 4; i++) {
+        sim_work(s, sim_rand(s, 500, 1200));
+        sim_alloc(s, sim_rand(s, 800, 2000));
+    }
+    t->sleep_us = 10000;
+    return SIM_NEXT_SLEEP;
+}
+
+/* blinker: 100 us every 4 ms, allocating nothing: late behind parser and the collections */
+static sim_next_t alloc_blinker(sim_t *s, sim_task_t *t)
+{
+    sim_work(s, 100);
+    t->sleep_us = 4000;
+    return SIM_NEXT_SLEEP;
+}
+
+/* logger: a 64-byte line every 50 ms */
+static sim_next_t alloc_logger(sim_t *s, sim_task_t *t)
+{
+    sim_work(s, 150);
+    sim_alloc(s, 64);
+    sim_work(s, 150);
+    t->sleep_us = 50000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t alloc_main(sim_t *s, sim_task_t *t)
+{
+    (void)t;
+    sim_work(s, 40);
+    sim_alloc(s, 200);
+    sim_spawn(s, "parser", alloc_parser, 0);
+    sim_spawn(s, "blinker", alloc_blinker, 0);
+    sim_spawn(s, "logger", alloc_logger, 0);
+    sim_work(s, 20);
+    return SIM_NEXT_WAIT;
+}
+
+static void alloc_start(sim_t *s)
+{
+    sim_spawn(s, "main", alloc_main, 0);
+}
+
 static const sim_workload_t workloads[] = {
     {"seed", "main creates slow (80 ms slices) and quicker (1 ms), then awaits them", seed_start},
     {"seed-half", "the seed with quicker sleeping 60 ms: about 40 ms late instead of 80", seed_start},
@@ -402,6 +451,8 @@ static const sim_workload_t workloads[] = {
     {"hog", "three steady tasks, and every 3 s ota.check hogs the loop for 100 to 200 ms", hog_start},
     {"spans", "sensors, net and ui with spans (nested, across an await, a 40 ms hog), jobs that end inside one",
      spans_start},
+    {"alloc", "parser allocates 3-8 KB a slice, blinker nothing, logger 64 B; collections in slices and between",
+     alloc_start},
 };
 #define WORKLOADS (sizeof workloads / sizeof workloads[0])
 

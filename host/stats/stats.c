@@ -10,7 +10,7 @@
 #include "stats_private.h"
 #include "stats_spans.h"
 
-static const stats_figures_t figures_empty = {0, 0, 0, UINT64_MAX, 0, 0};
+static const stats_figures_t figures_empty = {.min_us = UINT64_MAX};
 /* The key of a row given up: no lookup has it (the 2^32-1st epoch's task 2^32-1). */
 #define STATS_KEY_NONE UINT64_MAX
 
@@ -40,6 +40,7 @@ static void figures_merge(stats_figures_t *dst, const stats_figures_t *src)
     }
     dst->slow += src->slow;
     dst->errors += src->errors;
+    stats_figures_mem(dst, src->alloc, src->gc_count, src->gc_us);
 }
 
 /* The empty label every row starts with: never freed. */
@@ -56,7 +57,8 @@ static void label_drop(stats_instance_t *in)
 /* What stats_init and stats_clear both do once the memory is there: the empty tables. */
 static void stats_start(stats_t *s)
 {
-    s->other_row = s->unnamed_row = s->past_cap_row = -1;
+    s->other_row = s->unnamed_row = s->past_cap_row = s->gc_row = -1;
+    memset(&s->mem_outside, 0, sizeof s->mem_outside);
     s->past_cap = -1;
     memset(s->name_table, 0xFF, (s->name_mask + 1) * sizeof *s->name_table);
     for (size_t i = 0; i < STATS_RECENT; i++) {
@@ -85,7 +87,7 @@ int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
     s->inst_alloc = s->live_max + 1;
     s->table_mask = pow2_at_least(instance_cap * 2) - 1;
     s->name_mask = pow2_at_least(STATS_NAME_CAP * 2) - 1;
-    /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); three
+    /* the name rows grow as names come (most sessions have a handful, not STATS_NAME_CAP); four
      * more than are used are always there, for the special rows */
     s->names_cap = STATS_NAMES_FIRST;
     s->names = calloc(s->names_cap, sizeof *s->names);
@@ -583,6 +585,7 @@ void stats_reset(stats_t *s)
         }
     }
     s->elapsed_us = s->outside_us = 0;
+    memset(&s->mem_outside, 0, sizeof s->mem_outside);
     s->folded_instances = 0;
     stats_spans_reset(s);
 }

@@ -44,6 +44,12 @@ typedef struct stats_figures {
     uint64_t min_us;   /* UINT64_MAX while count is 0 */
     uint64_t slow;     /* slices longer than the slow threshold */
     uint64_t errors;   /* instances that ended by an exception or a cancellation */
+    /* memory (docs/usage.md, "Memory"), when the device reports it (stats_device_t.mem): what
+     * its slices allocated, in the device's unit (mem's, stats_mem_unit), and the collections
+     * inside them and their time */
+    uint64_t alloc;
+    uint64_t gc_count;
+    uint64_t gc_us;
 } stats_figures_t;
 
 /* A distribution of microseconds (slice lengths, lateness) in log buckets, for percentiles
@@ -218,6 +224,7 @@ typedef struct stats_device {
     uint64_t drain_span_us; /* the device time those HELLOs spanned */
     uint32_t event_cost;    /* what an event costs the device, in 1/1024 tick (its last HELLO's); 0: not known */
     uint32_t late_unit;     /* the unit of its lateness, in ticks (its last HELLO's); 0: it does not report it */
+    uint32_t mem;           /* what it measures of its allocator (its last HELLO's, AIOPROF_MEM_*); 0: nothing */
     double event_sum_us;    /* the events between those HELLOs (received and dropped), at that cost */
 } stats_device_t;
 
@@ -253,6 +260,10 @@ typedef struct stats {
     int32_t *name_table; /* open addressing by name hash, -1 empty */
     size_t name_mask;
     int32_t other_row, unnamed_row, past_cap_row; /* special rows, -1 until needed */
+    /* "(gc)": the culprit of waiting while a collection ran between slices (no figures of its
+     * own: the collections are in mem_outside), -1 until one did */
+    int32_t gc_row;
+    stats_figures_t mem_outside; /* memory between slices (alloc, gc_count, gc_us only) */
 
     stats_instance_t *inst;
     size_t inst_cap;     /* rows kept before finished instances fold */
@@ -325,6 +336,29 @@ int32_t stats_parent_row(const stats_t *s, const stats_instance_t *in);
 void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_t name_len, const uint8_t *label,
     size_t label_len, uint32_t parent, int created);
 
+/* The row of "(gc)", made the first time: the culprit of waiting while a collection ran between
+ * slices (docs/usage.md, "Memory"). */
+int32_t stats_gc_row(stats_t *s);
+
+/* Memory as the views show it: only what the device's HELLO says it measures (its mem). */
+typedef struct stats_mem {
+    int alloc_known;     /* it counts allocations */
+    int alloc_lower;     /* ... as lower bounds (a collection hid some) */
+    uint64_t alloc_bytes; /* the figures' allocation, in bytes */
+    double alloc_per_s;  /* over the device time seen (stats_t.elapsed_us) */
+    int gc_known;        /* it sends collections */
+    int gc_at_least;     /* ... some of them: the count is a lower bound */
+    uint64_t gc_count;
+    int gc_timed;        /* with their duration */
+    uint64_t gc_us;
+} stats_mem_t;
+
+void stats_mem_of(const stats_t *s, const stats_figures_t *f, stats_mem_t *m);
+/* The same from a HELLO's mem and a time seen (a view that keeps copies of the figures). */
+void stats_mem_figures(uint32_t mem, uint64_t elapsed_us, const stats_figures_t *f, stats_mem_t *m);
+/* 1 when the device reports any of it (its HELLO's mem is not 0). */
+int stats_mem_known(const stats_t *s);
+
 /* One slice of exclusive time. */
 static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t slow_us)
 {
@@ -339,6 +373,14 @@ static inline void stats_figures_add(stats_figures_t *f, uint64_t us, uint64_t s
     f->slow += us > slow_us;
 }
 
+/* Memory into figures: an allocation, a collection (docs/usage.md, "Memory"). */
+static inline void stats_figures_mem(stats_figures_t *dst, uint64_t alloc, uint64_t gc_count, uint64_t gc_us)
+{
+    dst->alloc = stats_sat_add(dst->alloc, alloc);
+    dst->gc_count += gc_count;
+    dst->gc_us = stats_sat_add(dst->gc_us, gc_us);
+}
+
 /* src's slices taken into dst (a row summed from others). */
 static inline void stats_figures_merge(stats_figures_t *dst, const stats_figures_t *src)
 {
@@ -346,6 +388,7 @@ static inline void stats_figures_merge(stats_figures_t *dst, const stats_figures
     dst->total_us += src->total_us;
     dst->slow += src->slow;
     dst->errors += src->errors;
+    stats_figures_mem(dst, src->alloc, src->gc_count, src->gc_us);
     dst->max_us = src->max_us > dst->max_us ? src->max_us : dst->max_us;
     dst->min_us = src->min_us < dst->min_us ? src->min_us : dst->min_us;
 }

@@ -32,7 +32,7 @@ void stats_cmp_free(stats_cmp_side_t *side)
 }
 
 /* The figures of a row over elapsed_us; NAN for what it does not have. */
-static void row_figures(const stats_row_t *r, uint64_t elapsed_us, double *v)
+static void row_figures(const stats_row_t *r, uint64_t elapsed_us, uint32_t mem, double *v)
 {
     double secs = (double)elapsed_us / 1e6;
     int some = r->f.count != 0;
@@ -46,8 +46,11 @@ static void row_figures(const stats_row_t *r, uint64_t elapsed_us, double *v)
     int late = r->late != NULL && r->late->resumes != 0;
     v[STATS_CMP_LATE_MAX] = late ? (double)r->late->max_us : NAN;
     v[STATS_CMP_LATE_P95] = late ? (double)r->late_pct[1] : NAN;
-    /* the stats have no allocation figures yet: unknown, never a made-up 0 */
-    v[STATS_CMP_ALLOC_RATE] = NAN;
+    /* bytes allocated per second, from a device that counts them: unknown otherwise, never a
+     * made-up 0 */
+    stats_mem_t m;
+    stats_mem_figures(mem, elapsed_us, &r->f, &m);
+    v[STATS_CMP_ALLOC_RATE] = m.alloc_known && elapsed_us ? m.alloc_per_s : NAN;
 }
 
 /* A window's figures for a name it did not see: no slices, so rate and share 0. */
@@ -147,7 +150,7 @@ int stats_cmp_take_window(stats_cmp_side_t *side, const stats_t *w)
             continue;
         }
         double v[STATS_CMP_FIGS];
-        row_figures(&rows[i], w->elapsed_us, v);
+        row_figures(&rows[i], w->elapsed_us, w->device.mem, v);
         for (unsigned f = 0; f < STATS_CMP_FIGS; f++) {
             t->win[at * STATS_CMP_FIGS + f] = (float)v[f];
         }
@@ -173,7 +176,7 @@ int stats_cmp_take_totals(stats_cmp_side_t *side, const stats_t *t)
             rc = side->n_tasks < STATS_CMP_TASKS_MAX ? -1 : rc;
             continue;
         }
-        row_figures(&rows[i], t->elapsed_us, task->total);
+        row_figures(&rows[i], t->elapsed_us, t->device.mem, task->total);
     }
     free(rows);
     return rc;

@@ -37,7 +37,7 @@ typedef enum stats_cmp_fig {
     STATS_CMP_P99,
     STATS_CMP_LATE_MAX,  /* us; not known when the device does not report lateness */
     STATS_CMP_LATE_P95,
-    STATS_CMP_ALLOC_RATE, /* allocations per second: not known while the stats have no allocation figures */
+    STATS_CMP_ALLOC_RATE, /* bytes allocated per second: not known unless the device counts them */
     STATS_CMP_FIGS
 } stats_cmp_fig_t;
 

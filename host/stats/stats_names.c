@@ -7,7 +7,7 @@
 
 #include "stats_private.h"
 
-static const stats_figures_t name_empty = {0, 0, 0, UINT64_MAX, 0, 0};
+static const stats_figures_t name_empty = {.min_us = UINT64_MAX};
 
 /* ---- name totals, taken in from the instances in batches ---- */
 
@@ -20,6 +20,7 @@ static void name_take(stats_t *s, stats_instance_t *in)
     n->total_us += f->total_us - in->synced.total_us;
     n->slow += f->slow - in->synced.slow;
     n->errors += f->errors - in->synced.errors;
+    stats_figures_mem(n, f->alloc - in->synced.alloc, f->gc_count - in->synced.gc_count, f->gc_us - in->synced.gc_us);
     if (f->max_us > n->max_us) {
         n->max_us = f->max_us;
     }
@@ -60,15 +61,20 @@ int32_t stats_special_row(stats_t *s, int32_t *row, stats_row_kind_t kind, const
     return *row;
 }
 
-/* Room for one more name row beside the three special ones: the rows are grown when needed.
+int32_t stats_gc_row(stats_t *s)
+{
+    return stats_special_row(s, &s->gc_row, STATS_ROW_OTHER, "(gc)");
+}
+
+/* Room for one more name row beside the four special ones ("(gc)" too): the rows are grown when needed.
  * Returns 0, or -1 when they cannot grow (the name goes to "(other names)", which fits). */
 static int names_room(stats_t *s)
 {
-    size_t need = s->n_names + 1 + (s->other_row < 0) + (s->unnamed_row < 0) + (s->past_cap_row < 0);
+    size_t need = s->n_names + 1 + (s->other_row < 0) + (s->unnamed_row < 0) + (s->past_cap_row < 0) + (s->gc_row < 0);
     if (need <= s->names_cap) {
         return 0;
     }
-    size_t cap = s->names_cap * 2 < STATS_NAME_CAP + 3 ? s->names_cap * 2 : STATS_NAME_CAP + 3;
+    size_t cap = s->names_cap * 2 < STATS_NAME_CAP + 4 ? s->names_cap * 2 : STATS_NAME_CAP + 4;
     stats_name_t *grown = cap > s->names_cap ? realloc(s->names, cap * sizeof *grown) : NULL;
     if (grown == NULL) {
         return -1;
@@ -92,7 +98,7 @@ int32_t stats_name_row(stats_t *s, const char *name)
         }
         i = (i + 1) & s->name_mask;
     }
-    size_t named = s->n_names - (s->other_row >= 0) - (s->unnamed_row >= 0) - (s->past_cap_row >= 0);
+    size_t named = s->n_names - (s->other_row >= 0) - (s->unnamed_row >= 0) - (s->past_cap_row >= 0) - (s->gc_row >= 0);
     if (named >= STATS_NAME_CAP || names_room(s) < 0) {
         return stats_special_row(s, &s->other_row, STATS_ROW_OTHER, "(other names)");
     }

@@ -249,6 +249,8 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
             f->total_us += in->f.total_us - in->synced.total_us;
             f->slow += in->f.slow - in->synced.slow;
             f->errors += in->f.errors - in->synced.errors;
+            stats_figures_mem(f, in->f.alloc - in->synced.alloc, in->f.gc_count - in->synced.gc_count,
+                in->f.gc_us - in->synced.gc_us);
             f->max_us = in->f.max_us > f->max_us ? in->f.max_us : f->max_us;
             f->min_us = in->f.min_us < f->min_us ? in->f.min_us : f->min_us;
         }

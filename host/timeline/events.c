@@ -234,6 +234,12 @@ static void on_control(events_t *e, const aioprof_record_t *r)
     case AIOPROF_REC_SPAN_NAME:
         events_span_record(e, r);
         break;
+    case AIOPROF_REC_ALLOC:
+        events_mem_alloc(e, r->count);
+        break;
+    case AIOPROF_REC_GC:
+        events_mem_gc(e, r->span_dt, r->duration);
+        break;
     default:
         break;
     }

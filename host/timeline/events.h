@@ -143,6 +143,7 @@ typedef struct events {
                                a window's part before it is unknown */
     uint64_t frame_shift;   /* late_shift before this frame's base was placed */
     uint64_t frame_turn;    /* the frame's first turn */
+    int frame_gc;           /* a GC record of this frame put turns in (events_mem.c) */
     int late_capped;        /* a lateness too long to count was cut to STATS_LATE_MAX_US (said once) */
     uint64_t ck_turn;       /* the running sums cover the turns before it (events_late.c) */
     size_t ck_n;            /* culprits numbered in the sums */

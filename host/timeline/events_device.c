@@ -119,6 +119,7 @@ void events_on_hello(events_t *e, const aioprof_hello_t *h)
     }
     e->late_unit = h->late_unit;
     d->late_unit = h->late_unit;
+    d->mem = h->mem;
 
     if (h->flags & AIOPROF_HELLO_FLAG_STOPPED) {
         e->stopped = 1; /* the last thing it sends: nothing was left in its ring */

@@ -512,6 +512,7 @@ void events_late_record(events_t *e, const aioprof_record_t *r)
 
 void events_late_frame(events_t *e, int ok)
 {
+    events_mem_turns_fix(e);
     uint32_t n = e->n_enters;
     const uint8_t *late = e->late;
     size_t len = e->late_len;

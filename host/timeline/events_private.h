@@ -84,6 +84,12 @@ static inline void events_spans_lost(events_t *e)
 }
 void events_spans_restart(events_t *e);
 void events_spans_free(events_t *e);
+/* Memory (events_mem.c): an ALLOC record's amount, a GC record's collection (dt after the last
+ * event, its duration in ticks); the frame's turns put in order again if a GC record's were not
+ * (called before its late windows are laid on them). */
+void events_mem_alloc(events_t *e, uint32_t amount);
+void events_mem_gc(events_t *e, uint32_t dt, uint32_t duration);
+void events_mem_turns_fix(events_t *e);
 
 /* The stream ended: a partial text line is shown (events_text.c). */
 void events_text_finish(events_t *e);

@@ -26,7 +26,7 @@ static const struct {
     [LIM_SHARE] = {"share", "share", 1, 1.0},
     [LIM_LATE_MAX] = {"late_max_ms", "late max", 1, 1000.0},
     [LIM_LATE_P99] = {"late_p99_ms", "late p99", 1, 1000.0},
-    [LIM_ALLOC] = {"alloc_per_s", "allocations per second", 1, 1.0},
+    [LIM_ALLOC] = {"alloc_per_s", "bytes allocated per second", 1, 1.0},
     [LIM_DROPS] = {"dropped_events", "dropped events", 0, 1.0},
     [LIM_CRC] = {"crc_errors", "CRC errors", 0, 1.0},
 };
@@ -469,10 +469,17 @@ static double row_value(const stats_t *s, const stats_row_t *r, budget_lim_t l, 
             return NAN;
         }
         return (double)(l == LIM_LATE_MAX ? r->late->max_us : r->late_pct[2]) / 1000.0;
-    case LIM_ALLOC:
-        /* the statistics have no allocation figures yet (the device does not send them) */
-        *why = "the session has no allocation figures (the device did not report allocations)";
-        return NAN;
+    case LIM_ALLOC: {
+        /* bytes per second of the session's device time, from a device that counts them; a lower
+         * bound over the limit is a breach all the same */
+        stats_mem_t m;
+        stats_mem_of(s, &r->f, &m);
+        if (!m.alloc_known) {
+            *why = "the session has no allocation figures (the device did not report allocations)";
+            return NAN;
+        }
+        return m.alloc_per_s;
+    }
     default: return NAN;
     }
 }

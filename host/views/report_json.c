@@ -53,6 +53,25 @@ static int add_late(cJSON *o, const stats_t *s, const stats_row_t *r)
         add_num(x, "p99_us", (double)r->late_pct[2]);
 }
 
+/* "mem": what the figures allocated and the collections in them (docs/json.md), each null when the
+ * device does not measure it; only from a device that reports memory (every other report stays as
+ * it was). */
+static int add_mem(cJSON *o, const stats_t *s, const stats_figures_t *f)
+{
+    if (!stats_mem_known(s)) {
+        return 1;
+    }
+    stats_mem_t m;
+    stats_mem_of(s, f, &m);
+    cJSON *x = cJSON_AddObjectToObject(o, "mem");
+    return x && (m.alloc_known ? add_num(x, "alloc_bytes", (double)m.alloc_bytes) && add_num(x, "alloc_per_s", m.alloc_per_s)
+                               : cJSON_AddNullToObject(x, "alloc_bytes") && cJSON_AddNullToObject(x, "alloc_per_s")) &&
+        cJSON_AddBoolToObject(x, "alloc_lower_bound", m.alloc_known && m.alloc_lower) &&
+        (m.gc_known ? add_num(x, "gc_count", (double)m.gc_count) : cJSON_AddNullToObject(x, "gc_count") != NULL) &&
+        cJSON_AddBoolToObject(x, "gc_lower_bound", m.gc_known && m.gc_at_least) &&
+        (m.gc_timed ? add_num(x, "gc_us", (double)m.gc_us) : cJSON_AddNullToObject(x, "gc_us") != NULL);
+}
+
 /* p50, p95, p99 of the row's slice lengths. */
 static int add_pcts(cJSON *o, const stats_row_t *r)
 {
@@ -80,7 +99,8 @@ cJSON *report_json_device(const stats_t *s)
         !add_num(o, "drain_us", d->drain_us) || !add_num(o, "dropped_total", d->dropped_total) ||
         !add_or_null(o, "event_cost_ns", stats_event_cost_ns(s)) || !add_or_null(o, "overhead", stats_overhead(s)) ||
         !add_or_null(o, "drain_overhead", stats_overhead_part(s, 1, 0)) ||
-        !add_or_null(o, "event_overhead", stats_event_cost_ns(s) >= 0 ? stats_overhead_part(s, 0, 1) : -1.0)) {
+        !add_or_null(o, "event_overhead", stats_event_cost_ns(s) >= 0 ? stats_overhead_part(s, 0, 1) : -1.0) ||
+        (d->mem != 0 && !add_num(o, "mem", d->mem))) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -115,7 +135,7 @@ static int json_task(cJSON *o, const stats_t *s, const stats_row_t *r)
     return cJSON_AddStringToObject(o, "name", r->name) &&
            cJSON_AddStringToObject(o, "kind", r->inst ? "instance" : kinds[r->kind]) &&
            add_num(o, "instances", (double)r->instances) && add_figures(o, r, s->elapsed_us) &&
-           add_late(o, s, r) && (!r->inst || add_num(o, "id", r->inst->id));
+           add_late(o, s, r) && add_mem(o, s, &r->f) && (!r->inst || add_num(o, "id", r->inst->id));
 }
 
 /* One row of "instances". */
@@ -128,7 +148,7 @@ static int json_instance(cJSON *o, const stats_t *s, const stats_row_t *r)
            (r->parent_name ? cJSON_AddStringToObject(o, "parent_name", r->parent_name)
                            : cJSON_AddNullToObject(o, "parent_name")) &&
            cJSON_AddStringToObject(o, "end", stats_end_name(s, in)) && add_figures(o, r, s->elapsed_us) &&
-           add_late(o, s, r);
+           add_late(o, s, r) && add_mem(o, s, &r->f);
 }
 
 /* A row's "spans" (docs/json.md): its task's spans, the most inclusive time first. */
@@ -229,6 +249,7 @@ int report_json(FILE *out, const pipeline_t *p, const report_options_t *o)
         !add_num(root, "outside_us", (double)s->outside_us) ||
         !add_num(root, "outside_share", s->elapsed_us ? (double)s->outside_us / (double)s->elapsed_us : 0.0) ||
         !add_num(root, "epochs", (double)s->epoch + 1) ||
+        (stats_mem_known(s) && !add_mem(cJSON_AddObjectToObject(root, "outside_tasks"), s, &s->mem_outside)) ||
         !add_num(root, "folded_instances", (double)s->folded_instances) ||
         (s->past_cap >= 0 && !add_num(root, "live_tasks_max", (double)s->live_max)) ||
         !add_num(root, "unnamed_folded", (double)stats_unnamed_folded(s)) ||

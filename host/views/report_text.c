@@ -430,6 +430,85 @@ out:
     return rc;
 }
 
+/* One row of the memory table: what the figures allocated and the collections in them, each only
+ * when the device measures it ("-" otherwise, marked as a lower bound when it is one). */
+static void fill_mem(table_t *t, size_t k, const stats_t *s, const stats_figures_t *f, const glyphs_t *g)
+{
+    stats_mem_t m;
+    stats_mem_of(s, f, &m);
+    const char *al = m.alloc_lower ? g->ge : "", *gl = m.gc_at_least ? g->ge : "";
+    if (m.alloc_known) {
+        snprintf(cell(t, k, 1), CELL_MAX, "%s%" PRIu64, al, m.alloc_bytes);
+        snprintf(cell(t, k, 2), CELL_MAX, "%s%.0f", al, m.alloc_per_s);
+    } else {
+        snprintf(cell(t, k, 1), CELL_MAX, "-");
+        snprintf(cell(t, k, 2), CELL_MAX, "-");
+    }
+    if (m.gc_known) {
+        snprintf(cell(t, k, 3), CELL_MAX, "%s%" PRIu64, gl, m.gc_count);
+    } else {
+        snprintf(cell(t, k, 3), CELL_MAX, "-");
+    }
+    if (m.gc_timed) {
+        fmt_ms(cell(t, k, 4), CELL_MAX, gl, m.gc_us);
+    } else {
+        snprintf(cell(t, k, 4), CELL_MAX, "-");
+    }
+}
+
+/* The memory table (docs/usage.md, "Memory"): per row, the bytes its own slices allocated and
+ * their rate over the time seen, the collections inside its slices and their time; the scheduler's
+ * between slices last. Only from a device that reports memory: nothing is printed otherwise. */
+static int print_mem(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
+    const glyphs_t *g)
+{
+    static const char *head[] = {"name", "alloc bytes", "alloc/s", "gc", "gc ms"};
+    if (!stats_mem_known(s)) {
+        return 0;
+    }
+    table_t t;
+    memset(&t, 0, sizeof t);
+    t.ncols = 5;
+    for (size_t c = 0; c < t.ncols; c++) {
+        t.head[c] = c == 0 && by_instance ? "task" : head[c];
+        t.left[c] = c == 0;
+    }
+    int rc = -1;
+    t.at = calloc((n + 2) * COLS_MAX, sizeof *t.at);
+    if (!t.at) {
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].f.count == 0) {
+            continue;
+        }
+        fill_name(&t, k, &rows[i], by_instance);
+        fill_mem(&t, k, s, &rows[i].f, g);
+        k++;
+    }
+    t.rule_before = k;
+    snprintf(cell(&t, k, 0), CELL_MAX, "(outside tasks)");
+    fill_mem(&t, k, s, &s->mem_outside, g);
+    t.nrows = k + 1;
+    cell_close(&t);
+    if (t.failed) {
+        goto out;
+    }
+    stats_mem_t m;
+    stats_mem_of(s, &s->mem_outside, &m);
+    fprintf(out, "memory (allocated by each task's own slices%s, rate over the time seen; garbage "
+        "collections inside its slices%s%s):\n", !m.alloc_known ? ": not measured by this device"
+        : m.alloc_lower ? ", at least (the device's counts are lower bounds)" : "",
+        !m.gc_known ? ": not reported by this device" : m.gc_at_least ? ", at least (the device sees only some)" : "",
+        m.gc_known && !m.gc_timed ? ", their time not measured" : "");
+    rc = table_print(out, &t, g);
+out:
+    free(t.at);
+    free(t.text);
+    return rc;
+}
+
 static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
 {
     const stats_device_t *d = &s->device;
@@ -548,7 +627,8 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
 
     print_header(out, s, o);
     if (table_print(out, &t, g) < 0 || print_late(out, s, rows, n, by_instance, g) < 0 ||
-        print_pcts(out, rows, n, by_instance, g) < 0 || print_spans(out, s, rows, n, by_instance, g) < 0) {
+        print_pcts(out, rows, n, by_instance, g) < 0 || print_spans(out, s, rows, n, by_instance, g) < 0 ||
+        print_mem(out, s, rows, n, by_instance, g) < 0) {
         goto out;
     }
     print_footer(out, s, g, any_lower, by_instance);

@@ -14,7 +14,8 @@
 #       counts is the cost of the switches alone. Two more for the firmware engine as a user has
 #       it (issue 26): "bare", no hook and aioprof never imported (the import's own cost is the
 #       difference to "none"), and "firmware-user", the firmware engine with enable()'s defaults
-#       (the drain task too).
+#       (the drain task too). And "firmware-nomem": the firmware engine with memory off
+#       (enable(memory=False): tracking compiled in, not used; docs/micropython.md, "Memory").
 #
 # The timed runs write their frames to /dev/null. Needs aioprof.py (and aioprof_fallback.py,
 # aioprof_frames.py, aioprof_wrapper.py, _aioprof_native.mpy) on sys.path, e.g. through MICROPYPATH.
@@ -27,7 +28,7 @@ if sys.argv[2:3] != ["bare"]:
     import aioprof
 
 ENGINES = ("none", "firmware", "native", "python")
-ONE_ONLY = ("bare", "firmware-user")  # for callgrind's runs, not timed
+ONE_ONLY = ("bare", "firmware-user", "firmware-nomem")  # for callgrind's runs, not timed
 
 
 async def spinner(n):
@@ -43,6 +44,8 @@ def run(engine, tasks, switches, out):
 
     if engine == "firmware-user":
         aioprof.enable(impl="firmware", write=out.write)
+    elif engine == "firmware-nomem":
+        aioprof.enable(impl="firmware", drain_task=False, write=out.write, memory=False)
     elif engine not in ("none", "bare"):
         aioprof.enable(impl=engine, drain_task=False, write=out.write)
     t0 = time.ticks_us()

@@ -87,6 +87,12 @@ part_mpy() {
     # the firmware engine as a user has it (issue 26): enable()'s defaults (the drain task), against
     # the firmware that never imported aioprof.py (its names cost every qstr lookup: docs/micropython.md)
     [ -n "$fw" ] && mpy_runs+=("$fw:bare:firmware-bare" "$fw:firmware-user:firmware-user")
+    # memory (docs/micropython.md, "Memory"): the firmware engine with it on (the default, above)
+    # and off (compiled in, enable(memory=False)), against a build without it
+    # (AIOPROF_MICROPYTHON_NOALLOC: the C module built with AIOPROF_ALLOC=0), when that is named
+    local noalloc=${AIOPROF_MICROPYTHON_NOALLOC:-}
+    [ -n "$fw" ] && mpy_runs+=("$fw:firmware-nomem:firmware-nomem")
+    [ -n "$noalloc" ] && mpy_runs+=("$noalloc:firmware:firmware-noalloc")
     [ -n "$stock" ] && mpy_runs+=("$stock:none:none" "$stock:native:native" "$stock:python:python")
     for line in "${mpy_runs[@]}"; do
         IFS=: read -r mp e label <<< "$line"
@@ -127,11 +133,12 @@ part_mpy() {
     say "events at the cost the engine measured at enable() and the drain's share, per switch):"
     printf '  %-14s %13s %9s %14s %9s %9s %9s %12s %11s\n' engine "instr/switch" "vs none" "allocs/switch" "ns" "vs none" \
         "extra ns" "device says" "ns/event"
-    for label in firmware-none firmware firmware-bare firmware-user none native python; do
+    for label in firmware-none firmware firmware-bare firmware-user firmware-nomem firmware-noalloc none native python; do
         [ -n "${build[$label]:-}" ] || continue
         local base=none
         [ "$label" = firmware ] && base=firmware-none
         [ "$label" = firmware-user ] && base=firmware-bare
+        [ "$label" = firmware-nomem ] || [ "$label" = firmware-noalloc ] && base=firmware-none
         local iv="" tv=""
         if [ "$label" != none ] && [ "$label" != firmware-none ] && [ "$label" != firmware-bare ] &&
             [ -n "${instr[$label]:-}" ] && [ -n "${instr[$base]:-}" ]; then
@@ -147,7 +154,23 @@ part_mpy() {
     done
     say "  (firmware-none: the build with the C module, hook off: the firmware engine's baseline;"
     say "  firmware-bare: the same without aioprof.py imported; firmware-user: the firmware engine with"
-    say "  enable()'s defaults, the drain task too, aioprof.py from the filesystem, against firmware-bare)"
+    say "  enable()'s defaults, the drain task too, aioprof.py from the filesystem, against firmware-bare;"
+    say "  firmware-nomem: memory compiled in, enable(memory=False); firmware-noalloc: the C module built"
+    say "  with AIOPROF_ALLOC=0, AIOPROF_MICROPYTHON_NOALLOC)"
+    # memory's own cost: per switch, instructions, against the build without it
+    if [ -n "${instr[firmware-noalloc]:-}" ]; then
+        local on off
+        [ -n "${instr[firmware]:-}" ] &&
+            on=$(awk -v a="${instr[firmware]}" -v b="${instr[firmware-noalloc]}" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }')
+        [ -n "${instr[firmware-nomem]:-}" ] &&
+            off=$(awk -v a="${instr[firmware-nomem]}" -v b="${instr[firmware-noalloc]}" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }')
+        summary_row "MicroPython firmware engine, memory compiled in but off, over the build without it (instructions)" \
+            "<= 3 %" "${off:-?} %" "$(verdict "${off:-}" '<=' 3)"
+        summary_row "MicroPython firmware engine, memory on, over the build without it (instructions)" \
+            "<= 5 %" "${on:-?} %" "$(verdict "${on:-}" '<=' 5)"
+    else
+        say "  (memory's cost against a build without it: set AIOPROF_MICROPYTHON_NOALLOC)"
+    fi
     for label in firmware native python; do
         [ -n "${build[$label]:-}" ] || continue
         case $label in firmware) limit=3 ;; native) limit=10 ;; python) limit=60 ;; esac

@@ -275,6 +275,9 @@ def main():
     # a vector without a script holds bytes no device of today makes (an older device's): the C
     # reader decodes it (tests/unit/test_golden.c); there is nothing to make here
     vectors = [v for v in load(sys.argv[1]) if v["script"]]
+    # the python engine does not report allocations and collections yet (docs/micropython.md,
+    # "Memory"): a vector of a port that does (its init gives mem=) is not its bytes
+    vectors = [v for v in vectors if "mem=" not in "\n".join(v["script"])]
     equal = 0
     for v in vectors:
         want = bytes(int(h, 16) for line in v["bytes"] for h in line.split())

@@ -1,5 +1,5 @@
 # Runs one asyncio test script with aioprof enabled first, as an application would:
-#   micropython with_aioprof.py ENGINE SCRIPT.py
+#   micropython with_aioprof.py ENGINE SCRIPT.py [gc]
 # ENGINE: firmware, native, python, or none (the same script without the hook, the baseline).
 # The script defines main(), run here with asyncio.run, or entry(), called as it is (it starts
 # the loop its own way); then aioprof is disabled, which sends what is left.
@@ -12,7 +12,7 @@ if engine != "none":
     aioprof.enable(impl=engine)
 import asyncio
 
-g = {"__name__": "__script__"}
+g = {"__name__": "__script__", "GC_ON": len(sys.argv) > 3 and sys.argv[3] == "gc"}
 with open(script) as f:
     exec(f.read(), g)
 if "entry" in g:

@@ -21,6 +21,7 @@ typedef struct fake_device {
     int refuse;              /* take nothing (a host that does not read) */
     unsigned write_calls;
     int lock_depth;          /* inside the hook's critical section */
+    uint32_t allocated;      /* the port's allocation counter (AIOPROF_ALLOC), moved by the tests */
     unsigned lock_calls;
     uint8_t ring[1 << 16];
 } fake_device_t;
@@ -92,8 +93,19 @@ static inline size_t fake_write(void *user, const uint8_t *data, size_t len)
     return len;
 }
 
-/* A fake device whose port reports lateness in late_unit ticks (0: it does not). */
-static inline fake_device_t *fake_new_late(unsigned tick_bits, uint64_t start, uint32_t ring_size, uint32_t late_unit)
+#if AIOPROF_ALLOC
+static inline uint32_t fake_alloc(void *user)
+{
+    fake_device_t *d = user;
+    assert_true(d->lock_depth <= 1); /* at init outside the critical section, else inside */
+    return d->allocated;
+}
+#endif
+
+/* A fake device whose port reports lateness in late_unit ticks (0: it does not) and, with
+ * AIOPROF_ALLOC, its allocations and collections as the HELLO's mem field says (0: it does not). */
+static inline fake_device_t *fake_new_mem(unsigned tick_bits, uint64_t start, uint32_t ring_size, uint32_t late_unit,
+    uint32_t mem)
 {
     fake_device_t *d = calloc(1, sizeof *d);
     d->clock = start;
@@ -106,11 +118,22 @@ static inline fake_device_t *fake_new_late(unsigned tick_bits, uint64_t start, u
     d->port.tick_bits = (uint8_t)tick_bits;
     d->port.platform = "test";
     d->port.late_unit = late_unit;
+#if AIOPROF_ALLOC
+    d->port.alloc = fake_alloc;
+    d->port.mem = mem;
+#else
+    (void)mem;
+#endif
     if (aioprof_init(&d->prof, &d->port, d->ring, ring_size) != 0) {
         free(d);
         return NULL;
     }
     return d;
+}
+
+static inline fake_device_t *fake_new_late(unsigned tick_bits, uint64_t start, uint32_t ring_size, uint32_t late_unit)
+{
+    return fake_new_mem(tick_bits, start, ring_size, late_unit, 0);
 }
 
 static inline fake_device_t *fake_new(unsigned tick_bits, uint64_t start, uint32_t ring_size)

@@ -47,6 +47,8 @@ static const help_entry_t help_columns[] = {
     {HELP_ITEM, "late max, mean", "(f) how late the task's resumes came, from when it was due until it ran"},
     {HELP_ITEM, "blocked by", "(f) whose slices took most of the late resumes' waiting, with that share"},
     {HELP_ITEM, "p50 p95 p99", "(f) slice length percentiles; late p50...: lateness percentiles"},
+    {HELP_ITEM, "alloc, alloc/s", "(f) bytes the task's own slices allocated, and per second (a device that reports memory)"},
+    {HELP_ITEM, "gc, gc ms", "(f) garbage collections inside its slices and their time; (gc) in blocked by: one between slices"},
     {HELP_ITEM, "d rate, d %...", "(f, --compare) the change against the base, ~ within the noise"},
     {HELP_ITEM, "-", "not known: lateness from a device that does not report it; these columns in the last "
                      "second (w), as they are cumulative"},

@@ -35,6 +35,10 @@ static const top_col_info_t col_info[TOP_COL_COUNT_ALL] = {
     [TOP_COL_D_MAX] = {"d max", 9, 0, 0},
     [TOP_COL_D_P99] = {"d p99", 9, 0, 0},
     [TOP_COL_D_LATE_MAX] = {"d late", 9, 0, 0},
+    [TOP_COL_ALLOC_RATE] = {"alloc/s", 9, 0, 0},
+    [TOP_COL_ALLOC] = {"alloc", 9, 0, 0},
+    [TOP_COL_GC] = {"gc", 7, 0, 0},
+    [TOP_COL_GC_MS] = {"gc ms", 9, 0, 0},
 };
 
 /* Most important first: a narrow terminal keeps the share and the time, and drops the rest from
@@ -72,6 +76,12 @@ static const top_col_t priority_lateness[] = {TOP_COL_NAME, TOP_COL_LATE_MAX, TO
 static const top_col_t order_lateness[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_LATE_MEAN, TOP_COL_LATE_P50,
     TOP_COL_LATE_P95, TOP_COL_LATE_P99, TOP_COL_LATE_MAX, TOP_COL_BLOCKED};
 
+/* Memory: what each task allocates and the collections in its slices, beside its share. */
+static const top_col_t priority_memory[] = {TOP_COL_NAME, TOP_COL_ALLOC_RATE, TOP_COL_GC, TOP_COL_SHARE, TOP_COL_GC_MS,
+    TOP_COL_ALLOC, TOP_COL_MAX, TOP_COL_COUNT};
+static const top_col_t order_memory[] = {TOP_COL_NAME, TOP_COL_COUNT, TOP_COL_SHARE, TOP_COL_MAX, TOP_COL_ALLOC,
+    TOP_COL_ALLOC_RATE, TOP_COL_GC, TOP_COL_GC_MS};
+
 /* The changes against --compare's base, beside the figures they change. */
 static const top_col_t priority_delta[] = {TOP_COL_NAME, TOP_COL_SHARE, TOP_COL_D_SHARE, TOP_COL_MAX, TOP_COL_D_MAX,
     TOP_COL_D_LATE_MAX, TOP_COL_D_RATE, TOP_COL_D_P99, TOP_COL_LATE_MAX, TOP_COL_COUNT};
@@ -85,6 +95,7 @@ const char *top_format_colset_name(top_colset_t set)
     switch (set) {
     case TOP_SET_SLICES: return "slices";
     case TOP_SET_LATENESS: return "lateness";
+    case TOP_SET_MEMORY: return "memory";
     case TOP_SET_DELTA: return "against the base";
     default: return "";
     }
@@ -129,6 +140,12 @@ size_t top_format_columns_set(top_colset_t set, int by_instance, int width, top_
         nprio = N_OF(priority_delta);
         order = order_delta;
         norder = N_OF(order_delta);
+        break;
+    case TOP_SET_MEMORY:
+        prio = priority_memory;
+        nprio = N_OF(priority_memory);
+        order = order_memory;
+        norder = N_OF(order_memory);
         break;
     case TOP_SET_LATENESS:
         prio = priority_lateness;

@@ -34,6 +34,12 @@ typedef enum top_col {
     TOP_COL_D_MAX,
     TOP_COL_D_P99,
     TOP_COL_D_LATE_MAX,
+    /* memory (docs/usage.md, "Memory"): bytes allocated per second of device time, collections
+     * inside its slices and their time */
+    TOP_COL_ALLOC_RATE,
+    TOP_COL_ALLOC,
+    TOP_COL_GC,
+    TOP_COL_GC_MS,
     TOP_COL_COUNT_ALL
 } top_col_t;
 
@@ -64,6 +70,7 @@ typedef enum top_colset {
     TOP_SET_MAIN_LATE,
     TOP_SET_SLICES,
     TOP_SET_LATENESS,
+    TOP_SET_MEMORY,    /* a device that reports memory: allocations and collections */
     TOP_SET_DELTA,     /* --compare BASE: the changes against the base */
     TOP_SET_COUNT
 } top_colset_t;

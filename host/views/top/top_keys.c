@@ -130,14 +130,18 @@ static unsigned key_window(top_view_t *v, int key)
     return TOP_REDRAW_ROWS;
 }
 
-/* f, F2: the next set of columns (main, the slices' percentiles, lateness; --compare: the changes). */
+/* f, F2: the next set of columns (main, the slices' percentiles, lateness; memory from a device
+ * that reports it; --compare: the changes). */
 static unsigned key_columns(top_view_t *v, int key)
 {
     (void)key;
+    int mem = v->head.device.mem != 0;
     v->colset = v->colset == TOP_SET_MAIN || v->colset == TOP_SET_MAIN_LATE ? TOP_SET_SLICES
                 : v->colset == TOP_SET_SLICES                               ? TOP_SET_LATENESS
-                : v->colset == TOP_SET_LATENESS && v->opt.cmp_base != NULL  ? TOP_SET_DELTA
-                                                                            : TOP_SET_MAIN;
+                : v->colset == TOP_SET_LATENESS && mem                      ? TOP_SET_MEMORY
+                : (v->colset == TOP_SET_LATENESS || v->colset == TOP_SET_MEMORY) && v->opt.cmp_base != NULL
+                    ? TOP_SET_DELTA
+                    : TOP_SET_MAIN;
     if (v->colset == TOP_SET_DELTA) {
         v->pending |= 2; /* the session's side, taken with the rows */
     }

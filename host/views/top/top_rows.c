@@ -169,6 +169,12 @@ static void window_figures(top_row_t *r, const top_snap_entry_t *old)
     r->win.total_us = c->total_us - old->f.total_us;
     r->win.slow = c->slow - old->f.slow;
     r->win.errors = c->errors - old->f.errors;
+    /* memory only grows too; a row whose did not is new (all of it in the window) */
+    if (c->alloc >= old->f.alloc && c->gc_count >= old->f.gc_count && c->gc_us >= old->f.gc_us) {
+        r->win.alloc = c->alloc - old->f.alloc;
+        r->win.gc_count = c->gc_count - old->f.gc_count;
+        r->win.gc_us = c->gc_us - old->f.gc_us;
+    }
     r->win_max_known = c->max_us > old->f.max_us || r->win.count == 0;
     if (r->win.count == 0) {
         r->win.max_us = 0;

@@ -145,6 +145,10 @@ static int row_order(const void *pa, const void *pb)
         x = a->late_pct[v->sort - TOP_COL_LATE_P50];
         y = b->late_pct[v->sort - TOP_COL_LATE_P50];
         break;
+    case TOP_COL_ALLOC:
+    case TOP_COL_ALLOC_RATE: x = fa->alloc; y = fb->alloc; break; /* the same time for every row */
+    case TOP_COL_GC: x = fa->gc_count; y = fb->gc_count; break;
+    case TOP_COL_GC_MS: x = fa->gc_us; y = fb->gc_us; break;
     case TOP_COL_END: text = 1; c = sort_text(a->end, b->end); break;
     case TOP_COL_CREATOR: text = 1; c = sort_text(top_rows_str(rs, a->creator), top_rows_str(rs, b->creator)); break;
     default: text = 1; break;
@@ -301,6 +305,44 @@ static void table_late_cell(const top_view_t *v, const top_row_t *r, top_col_t c
     *cls = top_format_class_slice(us, v->head.slow_us);
 }
 
+/* Memory (docs/usage.md, "Memory"): only what the device's HELLO says it measures, "-" for the
+ * rest; a lower bound marked as one. */
+static void table_mem_cell(const top_view_t *v, const stats_figures_t *f, top_col_t c, int width, char *out,
+    size_t size, top_class_t *cls)
+{
+    stats_mem_t m;
+    stats_mem_figures(v->head.device.mem, v->window ? v->head.win_elapsed_us : v->head.elapsed_us, f, &m);
+    char num[64];
+    const char *ge = v->unicode ? "\xE2\x89\xA5" : ">";
+    int known = c == TOP_COL_GC ? m.gc_known : c == TOP_COL_GC_MS ? m.gc_timed : m.alloc_known;
+    int lower = c == TOP_COL_GC || c == TOP_COL_GC_MS ? m.gc_at_least : m.alloc_lower;
+    *cls = TOP_CLASS_ZERO;
+    if (!known) {
+        snprintf(out, size, "-");
+        return;
+    }
+    int w = width - (lower ? 1 : 0);
+    switch (c) {
+    case TOP_COL_ALLOC_RATE:
+        top_format_count(num, sizeof num, (uint64_t)(m.alloc_per_s + 0.5), w);
+        *cls = top_format_class_count((uint64_t)(m.alloc_per_s / 100.0));
+        break;
+    case TOP_COL_ALLOC:
+        top_format_count(num, sizeof num, m.alloc_bytes, w);
+        *cls = top_format_class_count(m.alloc_bytes / 100u);
+        break;
+    case TOP_COL_GC:
+        top_format_count(num, sizeof num, m.gc_count, w);
+        *cls = top_format_class_bad(m.gc_count);
+        break;
+    default:
+        top_format_ms(num, sizeof num, m.gc_us, w);
+        *cls = top_format_class_slice(m.gc_us, v->head.slow_us);
+        break;
+    }
+    snprintf(out, size, "%s%s", lower ? ge : "", num);
+}
+
 /* --compare: a figure's change against the base, for a name (instances have none of their own): a
  * significant one is loud, "~" dim. */
 static void table_delta_cell(const top_view_t *v, const top_row_t *r, top_col_t c, char *out, size_t size,
@@ -399,6 +441,12 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
     case TOP_COL_D_P99:
     case TOP_COL_D_LATE_MAX:
         table_delta_cell(v, r, c, out, size, cls);
+        return;
+    case TOP_COL_ALLOC_RATE:
+    case TOP_COL_ALLOC:
+    case TOP_COL_GC:
+    case TOP_COL_GC_MS:
+        table_mem_cell(v, f, c, width, out, size, cls);
         return;
     case TOP_COL_END:
         snprintf(out, size, "%s", r->end ? r->end : "");

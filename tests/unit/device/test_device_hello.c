@@ -40,7 +40,8 @@ static void init_rejects_bad_arguments(void **state)
     uint8_t ring[256];
     static uint8_t big[65536];
     fake_device_t *owner = fake_new(32, 0, 256);
-    aioprof_port_t port = {fake_ticks, fake_write, NULL, NULL, owner, 1000000, 32, "x", 0, 0, 0};
+    aioprof_port_t port = {.ticks = fake_ticks, .write = fake_write, .user = owner, .tick_hz = 1000000,
+        .tick_bits = 32, .platform = "x"};
     assert_int_equal(aioprof_init(&p, &port, ring, 64), -1);
     assert_int_equal(aioprof_init(&p, &port, big, sizeof big), -1);
     assert_int_equal(aioprof_init(&p, &port, big, sizeof big - 1), 0);

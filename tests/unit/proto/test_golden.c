@@ -90,12 +90,23 @@ static void describe_record(void *user, const aioprof_record_t *r)
         break;
     case AIOPROF_REC_HELLO:
         quote(a, sizeof a, r->hello.platform, r->hello.platform_len);
+        /* mem: a field that older vectors' HELLOs do not have, so their text stays as it was */
+        b[0] = '\0';
+        if (r->hello.mem) {
+            snprintf(b, sizeof b, " mem=%u", r->hello.mem);
+        }
         text_add(&d->out,
             "  hello version=%u tick_hz=%u tick_bits=%u ring=%u flags=%u boot=%u drain_ticks=%u dropped_total=%u "
-            "platform=%s period_ticks=%u event_cost=%u late_unit=%u\n",
+            "platform=%s period_ticks=%u event_cost=%u late_unit=%u%s\n",
             r->hello.version, r->hello.tick_hz, r->hello.tick_bits, r->hello.ring_bytes, r->hello.flags,
             r->hello.boot_ticks, r->hello.drain_ticks, r->hello.dropped_total, a, r->hello.period_ticks,
-            r->hello.event_cost, r->hello.late_unit);
+            r->hello.event_cost, r->hello.late_unit, b);
+        break;
+    case AIOPROF_REC_ALLOC:
+        text_add(&d->out, "  alloc amount=%u\n", r->count);
+        break;
+    case AIOPROF_REC_GC:
+        text_add(&d->out, "  gc at=+%llu duration=%u\n", (unsigned long long)r->offset, r->duration);
         break;
     case AIOPROF_REC_LATE: {
         /* the values as they come (the frame's last ENTER first) */
@@ -233,7 +244,13 @@ static size_t run_script(const char *script, uint8_t **out)
             /* init bits=B start=S ring=R [late_unit=U] */
             unsigned long long unit = 0;
             assert_true(sscanf(line, " init bits=%llu start=%llu ring=%llu late_unit=%llu", &v1, &v2, &v3, &unit) >= 3);
-            d = fake_new_late((unsigned)v1, v2, (uint32_t)v3, (uint32_t)unit);
+            /* [mem=M]: the port reports allocations and collections (AIOPROF_ALLOC) */
+            unsigned long long mem = 0;
+            const char *m = strstr(line, "mem=");
+            if (m) {
+                assert_int_equal(sscanf(m, "mem=%llu", &mem), 1);
+            }
+            d = fake_new_mem((unsigned)v1, v2, (uint32_t)v3, (uint32_t)unit, (uint32_t)mem);
             assert_non_null(d);
         } else if (strcmp(word, "at") == 0) {
             assert_int_equal(sscanf(line, " at %llu", &v1), 1);
@@ -280,6 +297,15 @@ static size_t run_script(const char *script, uint8_t **out)
             aioprof_span_enter(&d->prof, &spans[k]);
         } else if (strcmp(word, "span_exit") == 0) {
             aioprof_span_exit(&d->prof);
+        } else if (strcmp(word, "alloc") == 0) {
+            /* alloc N: the program allocates N units (the port's counter grows) */
+            assert_int_equal(sscanf(line, " alloc %llu", &v1), 1);
+            d->allocated += (uint32_t)v1;
+        } else if (strcmp(word, "gc") == 0) {
+            /* gc D: a collection of D ticks ends now (the clock moves D first) */
+            assert_int_equal(sscanf(line, " gc %llu", &v1), 1);
+            d->clock += v1;
+            aioprof_gc(&d->prof, (uint32_t)v1);
         } else if (strcmp(word, "drain") == 0) {
             aioprof_drain(&d->prof);
         } else if (strcmp(word, "flush") == 0) {

@@ -122,7 +122,7 @@ static void column_sets_fit_every_width(void **state)
     /* what each set shows at its widest, per grouping */
     static const top_col_t delta[] = {TOP_COL_D_RATE, TOP_COL_D_SHARE, TOP_COL_D_MAX, TOP_COL_D_P99,
         TOP_COL_D_LATE_MAX};
-    static const size_t widest[TOP_SET_COUNT][2] = {{9, 10}, {11, 12}, {10, 10}, {8, 8}, {10, 10}};
+    static const size_t widest[TOP_SET_COUNT][2] = {{9, 10}, {11, 12}, {10, 10}, {8, 8}, {8, 8}, {10, 10}};
     for (int set = 0; set < TOP_SET_COUNT; set++) {
         assert_true(set < TOP_SET_SLICES ? *top_format_colset_name((top_colset_t)set) == '\0'
                                          : *top_format_colset_name((top_colset_t)set) != '\0');
@@ -157,6 +157,15 @@ static void column_sets_fit_every_width(void **state)
                 for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
                     if (set != TOP_SET_SLICES) {
                         assert_false(has_col(cols, n, pct[i]));
+                    }
+                }
+                /* memory's columns are in their own set only (a device that reports it) */
+                static const top_col_t mem[] = {TOP_COL_ALLOC_RATE, TOP_COL_ALLOC, TOP_COL_GC, TOP_COL_GC_MS};
+                for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++) {
+                    if (set != TOP_SET_MEMORY) {
+                        assert_false(has_col(cols, n, mem[i]));
+                    } else if (width >= 80 && i == 0) {
+                        assert_true(has_col(cols, n, mem[i]));
                     }
                 }
                 if (set == TOP_SET_MAIN) {

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""aioprof-top's memory figures of a run of mem_tasks.py (docs/micropython.md, "Memory").
+
+Usage: mem_check.py ENGINE REPORT.json SCRIPT_OUTPUT [gc]
+
+firmware: hog's bytes are at least what its code measured it allocated (the slice holds more:
+asyncio's own work in it) and at most that plus 512 bytes a slice; still's at most 512 a slice,
+far below hog's; with gc, hog shows collections, the figures are marked as lower bounds. Other
+engines: no memory figure at all (they do not measure it)."""
+import json
+import re
+import sys
+
+engine, report_path, out_path = sys.argv[1:4]
+with_gc = len(sys.argv) > 4 and sys.argv[4] == "gc"
+report = json.load(open(report_path))
+m = re.search(r"mem: hog (\d+) still (\d+) slices (\d+) drops (\d+)", open(out_path).read())
+bad = []
+if m is None:
+    bad.append("the script printed no totals")
+else:
+    hog_b, still_b, slices, drops = map(int, m.groups())
+    rows = {t["name"]: t for t in report["tasks"]}
+    if engine != "firmware":
+        if any("mem" in t for t in report["tasks"]) or "outside_tasks" in report:
+            bad.append("the %s engine does not measure memory, yet the report shows some" % engine)
+    else:
+        slack = 512 * (slices + 1)
+        mh, ms = rows["hog"].get("mem"), rows["still"].get("mem")
+        if mh is None or ms is None:
+            bad.append("no mem figures: %r" % rows)
+        else:
+            if with_gc:
+                if not (mh["alloc_lower_bound"] and mh["gc_lower_bound"]):
+                    bad.append("the firmware's figures are not marked as lower bounds: %r" % mh)
+                if mh["gc_count"] < 1:
+                    bad.append("hog's slices show no collection with the collector on: %r" % mh)
+                if mh["gc_us"] is not None:
+                    bad.append("a collection time the firmware engine cannot know: %r" % mh)
+                # the collections hide part of it: what is left is still far more than still's
+                if not mh["alloc_bytes"] > 10 * max(ms["alloc_bytes"], 1024):
+                    bad.append("hog %d is not far above still %d" % (mh["alloc_bytes"], ms["alloc_bytes"]))
+            else:
+                if not hog_b <= mh["alloc_bytes"] <= hog_b + slack:
+                    bad.append("hog allocated %d by its own count, aioprof-top says %d" % (hog_b, mh["alloc_bytes"]))
+                if mh["gc_count"] != 0:
+                    bad.append("collections with the collector off: %r" % mh)
+                if still_b != 0:
+                    bad.append("still's code allocated %d" % still_b)
+            if not ms["alloc_bytes"] <= slack:
+                bad.append("still allocated %d by aioprof-top, its code nothing" % ms["alloc_bytes"])
+            if not mh["alloc_bytes"] > 20 * ms["alloc_bytes"]:
+                bad.append("hog %d does not stand out from still %d" % (mh["alloc_bytes"], ms["alloc_bytes"]))
+for b in bad:
+    print("FAIL mem (%s%s): %s" % (engine, ", gc" if with_gc else "", b))
+if not bad:
+    print("mem (%s%s): ok" % (engine, ", gc" if with_gc else ""))
+sys.exit(1 if bad else 0)
