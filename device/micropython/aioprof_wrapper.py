@@ -84,7 +84,7 @@ def _run(R, coro, t, top, auto):
         except BaseException as e:
             v = None
             exc = e
-        now = ticks() & mask
+        now = ticks()
         late = 0
         if a is None:
             a = t.atask
@@ -92,44 +92,7 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        budget = R.budget
-        if 0 <= late < 0x80 and t.announced > R.gate and budget >= need:
-            head = R.head
-            start = head
-            dt = (now - R.last) & mask
-            i = t.id
-            tag = 0x80 | (i << 3) if i <= 15 else 0x80
-            rest = dt >> 2
-            if rest == 0:
-                buf[head] = tag | dt
-                head += 1
-            else:
-                buf[head] = tag | (dt & 3) | 4
-                head += 1
-                while rest >= 0x80:
-                    buf[head] = (rest & 0x7F) | 0x80
-                    head += 1
-                    rest >>= 7
-                buf[head] = rest
-                head += 1
-            if i > 15:
-                while i >= 0x80:
-                    buf[head] = (i & 0x7F) | 0x80
-                    head += 1
-                    i >>= 7
-                buf[head] = i
-                head += 1
-            b = budget - (head - start)
-            if lr:
-                # its lateness, one byte below the open frame's list (FrameWriter._late), which
-                # starts 3 bytes above head + budget
-                buf[head + b + 2] = late
-                b -= 1
-            R.head = head
-            R.budget = b
-            R.last = now
-            R.current = t
-        else:
+        if not _enter_fast(R, t, buf, now, late, mask, need):
             if late < 0 or late >= 0x80:
                 # the clock wrapped since the key, or late by 128 ms or more
                 late = ms_diff(ms(), a.ph_key)
@@ -137,7 +100,7 @@ def _run(R, coro, t, top, auto):
                     late = 0
                 elif late > 0xFFFFFFFF:
                     late = 0xFFFFFFFF
-            R._enter_at(t, now, late)
+            R._enter_at(t, now & mask, late)
         try:
             if exc is None:
                 r = send(v)
@@ -151,35 +114,111 @@ def _run(R, coro, t, top, auto):
             t.outer = outer
             R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
             RERAISE
-        now = ticks() & mask
-        budget = R.budget
-        if R.fast and budget >= 6:
-            head = R.head
-            start = head
-            dt = (now - R.last) & mask
-            rest = dt >> 5
-            if rest == 0:
-                buf[head] = dt
-                head += 1
-            else:
-                buf[head] = (dt & 31) | 32
-                head += 1
-                while rest >= 0x80:
-                    buf[head] = (rest & 0x7F) | 0x80
-                    head += 1
-                    rest >>= 7
-                buf[head] = rest
-                head += 1
-            R.head = head
-            R.budget = budget - (head - start)
-            R.last = now
-            R.current = outer
-        else:
+        now = ticks()
+        idle = auto and outer is None  # no task runs after this slice: it may drain
+        if not _exit_fast(R, buf, now, mask, half, outer, idle):
             t.outer = outer
+            now &= mask
             R._exit_at(t, 0, now)
-        if auto and outer is None and (now - R.last_drain) & mask >= half:
-            R._drain_quietly()
+            if idle and (now - R.last_drain) & mask >= half:
+                R._drain_quietly()
 """
+
+# An event's common case, written into the recorder's open frame (called by _run above): viper
+# machine code where the port has it, the same source as Python where not. In the native
+# generator every operation on two objects is a call into the runtime (an x86-64 resume spent
+# about 2,500 instructions in mp_binary_op alone); in viper the ticks, the ring's offsets and the
+# record's bytes are machine words. The values fit one on every port: ticks are below 2^tick_bits
+# (at most 32 bits, unsigned), the ring's offsets below 2^16, the lateness written here below 128;
+# periods (t.announced, R.gate) are small ints, compared signed. now comes as ticks() gave it.
+_FAST_SRC = """
+@VIPER
+def _enter_fast(R, t, buf: ptr8, now: uint, late: int, mask: uint, need: int) -> int:
+    # t's ENTER when nothing is owed, its name went less than _ANNOUNCE_EVERY periods ago, the
+    # open frame has room (need: the record and its lateness) and it is less than 128 ms late
+    # (Recorder._enter_at's bytes): 1; else 0, nothing written
+    if late < 0 or late >= 0x80:
+        return 0
+    budget = int(R.budget)
+    if budget < need or int(t.announced) <= int(R.gate):
+        return 0
+    now = now & mask
+    head = int(R.head)
+    start = head
+    dt = (now - uint(R.last)) & mask
+    i = uint(t.id)
+    tag = 0x80
+    if i <= uint(15):
+        tag = 0x80 | (i << 3)
+    rest = dt >> 2
+    if rest == uint(0):
+        buf[head] = tag | dt
+        head += 1
+    else:
+        buf[head] = tag | (dt & 3) | 4
+        head += 1
+        while rest >= uint(0x80):
+            buf[head] = (rest & 0x7F) | 0x80
+            head += 1
+            rest >>= 7
+        buf[head] = rest
+        head += 1
+    if i > uint(15):
+        while i >= uint(0x80):
+            buf[head] = (i & 0x7F) | 0x80
+            head += 1
+            i >>= 7
+        buf[head] = i
+        head += 1
+    b = budget - (head - start)
+    if need > 11:
+        # its lateness, one byte below the open frame's list (FrameWriter._late), which starts 3
+        # bytes above head + budget
+        buf[head + b + 2] = late
+        b -= 1
+    R.head = head
+    R.budget = b
+    R.last = now
+    R.current = t
+    return 1
+
+
+@VIPER
+def _exit_fast(R, buf: ptr8, now: uint, mask: uint, half: uint, outer, idle: int) -> int:
+    # the running task's YIELD when nothing is owed and the open frame has room
+    # (Recorder._exit_at's bytes), then outer runs again; when idle (no task runs after this
+    # slice) and half a period went by since the last drain, the drain: 1. Else 0, nothing done
+    budget = int(R.budget)
+    if budget < 6:
+        return 0
+    if not bool(R.fast):
+        return 0
+    now = now & mask
+    head = int(R.head)
+    start = head
+    dt = (now - uint(R.last)) & mask
+    rest = dt >> 5
+    if rest == uint(0):
+        buf[head] = dt
+        head += 1
+    else:
+        buf[head] = (dt & 31) | 32
+        head += 1
+        while rest >= uint(0x80):
+            buf[head] = (rest & 0x7F) | 0x80
+            head += 1
+            rest >>= 7
+        buf[head] = rest
+        head += 1
+    R.head = head
+    R.budget = budget - (head - start)
+    R.last = now
+    R.current = outer
+    if idle and ((now - uint(R.last_drain)) & mask) >= half:
+        R._drain_quietly()
+    return 1
+"""
+
 
 def _exec(src):
     try:
@@ -191,6 +230,14 @@ def _exec(src):
 
 
 def _compile():
+    try:
+        _exec(_FAST_SRC.replace("@VIPER", "@micropython.viper"))
+    except Exception:
+        # no viper emitter (nor a native one: the WebAssembly port), or CPython: Python, where
+        # the casts are ints (every value above is one, below its mask) and ptr8 a name
+        globals()["uint"] = int
+        globals()["ptr8"] = None
+        _exec(_FAST_SRC.replace("@VIPER", ""))
     try:
         _exec(_RUN_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
     except Exception:
