@@ -73,6 +73,8 @@ def _run(R, coro, t, top, auto):
     ms_diff = R.ms_diff
     lr = R.late_room
     need = 11 + lr  # an ENTER's room: its record, its lateness
+    enter_fast = _enter_fast  # locals: a global costs a dictionary lookup per event
+    exit_fast = _exit_fast
     a = None  # the task's asyncio Task, once bound
     r = None
     while True:
@@ -92,7 +94,7 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        if not _enter_fast(R, t, buf, now, late, mask, need):
+        if not enter_fast(R, t, buf, now, late, mask, need):
             if late < 0 or late >= 0x80:
                 # the clock wrapped since the key, or late by 128 ms or more
                 late = ms_diff(ms(), a.ph_key)
@@ -116,7 +118,7 @@ def _run(R, coro, t, top, auto):
             RERAISE
         now = ticks()
         idle = auto and outer is None  # no task runs after this slice: it may drain
-        if not _exit_fast(R, buf, now, mask, half, outer, idle):
+        if not exit_fast(R, buf, now, mask, half, outer, idle):
             t.outer = outer
             now &= mask
             R._exit_at(t, 0, now)
