@@ -75,6 +75,7 @@ def _run(R, coro, t, top, auto):
     need = 11 + lr  # an ENTER's room: its record, its lateness
     enter_fast = _enter_fast  # locals: a global costs a dictionary lookup per event
     exit_fast = _exit_fast
+    i = t.id  # (an attribute read in machine code is a runtime call: read once)
     a = None  # the task's asyncio Task, once bound
     r = None
     while True:
@@ -94,7 +95,7 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        if not enter_fast(R, t, buf, now, late, mask, need):
+        if not enter_fast(R, t, i, buf, now, late, mask, need):
             if late < 0 or late >= 0x80:
                 # the clock wrapped since the key, or late by 128 ms or more
                 late = ms_diff(ms(), a.ph_key)
@@ -135,10 +136,10 @@ def _run(R, coro, t, top, auto):
 # periods (t.announced, R.gate) are small ints, compared signed. now comes as ticks() gave it.
 _FAST_SRC = """
 @VIPER
-def _enter_fast(R, t, buf: ptr8, now: uint, late: int, mask: uint, need: int) -> int:
-    # t's ENTER when nothing is owed, its name went less than _ANNOUNCE_EVERY periods ago, the
-    # open frame has room (need: the record and its lateness) and it is less than 128 ms late
-    # (Recorder._enter_at's bytes): 1; else 0, nothing written
+def _enter_fast(R, t, i: uint, buf: ptr8, now: uint, late: int, mask: uint, need: int) -> int:
+    # the ENTER of t (i: its id) when nothing is owed, its name went less than _ANNOUNCE_EVERY
+    # periods ago, the open frame has room (need: the record and its lateness) and it is less
+    # than 128 ms late (Recorder._enter_at's bytes): 1; else 0, nothing written
     if late < 0 or late >= 0x80:
         return 0
     budget = int(R.budget)
@@ -148,7 +149,6 @@ def _enter_fast(R, t, buf: ptr8, now: uint, late: int, mask: uint, need: int) ->
     head = int(R.head)
     start = head
     dt = (now - uint(R.last)) & mask
-    i = uint(t.id)
     tag = 0x80
     if i <= uint(15):
         tag = 0x80 | (i << 3)
