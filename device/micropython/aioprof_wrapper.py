@@ -222,6 +222,129 @@ def _exit_fast(R, buf: ptr8, now: uint, mask: uint, half: uint, outer, idle: int
 """
 
 
+# Where the port has no viper (nor native code: the WebAssembly port) and in CPython: the
+# generator as it was before the viper writers, with the common case written inline (a Python
+# call per event costs bytecode more than the operations it saves)
+_RUN_INLINE_SRC = """
+@NATIVE
+def _run(R, coro, t, top, auto):
+    send = coro.send
+    ticks = R.ticks
+    mask = R.mask
+    half = R.half
+    buf = R.buf
+    ms = R.ms
+    ms_diff = R.ms_diff
+    lr = R.late_room
+    need = 11 + lr  # an ENTER's room: its record, its lateness
+    a = None  # the task's asyncio Task, once bound
+    r = None
+    while True:
+        try:
+            v = yield r
+            exc = None
+        except GeneratorExit:
+            return
+        except BaseException as e:
+            v = None
+            exc = e
+        now = ticks() & mask
+        late = 0
+        if a is None:
+            a = t.atask
+        if a is not None:
+            # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
+            late = ms() - a.ph_key
+        outer = R.current
+        budget = R.budget
+        if 0 <= late < 0x80 and t.announced > R.gate and budget >= need:
+            head = R.head
+            start = head
+            dt = (now - R.last) & mask
+            i = t.id
+            tag = 0x80 | (i << 3) if i <= 15 else 0x80
+            rest = dt >> 2
+            if rest == 0:
+                buf[head] = tag | dt
+                head += 1
+            else:
+                buf[head] = tag | (dt & 3) | 4
+                head += 1
+                while rest >= 0x80:
+                    buf[head] = (rest & 0x7F) | 0x80
+                    head += 1
+                    rest >>= 7
+                buf[head] = rest
+                head += 1
+            if i > 15:
+                while i >= 0x80:
+                    buf[head] = (i & 0x7F) | 0x80
+                    head += 1
+                    i >>= 7
+                buf[head] = i
+                head += 1
+            b = budget - (head - start)
+            if lr:
+                # its lateness, one byte below the open frame's list (FrameWriter._late), which
+                # starts 3 bytes above head + budget
+                buf[head + b + 2] = late
+                b -= 1
+            R.head = head
+            R.budget = b
+            R.last = now
+            R.current = t
+        else:
+            if late < 0 or late >= 0x80:
+                # the clock wrapped since the key, or late by 128 ms or more
+                late = ms_diff(ms(), a.ph_key)
+                if late < 0:
+                    late = 0
+                elif late > 0xFFFFFFFF:
+                    late = 0xFFFFFFFF
+            R._enter_at(t, now, late)
+        try:
+            if exc is None:
+                r = send(v)
+            else:
+                r = coro.throw(exc)
+        except StopIteration as e:
+            t.outer = outer
+            R._ended(t, 1, top, auto)
+            return e.value
+        except BaseException as e:
+            t.outer = outer
+            R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
+            RERAISE
+        now = ticks() & mask
+        budget = R.budget
+        if R.fast and budget >= 6:
+            head = R.head
+            start = head
+            dt = (now - R.last) & mask
+            rest = dt >> 5
+            if rest == 0:
+                buf[head] = dt
+                head += 1
+            else:
+                buf[head] = (dt & 31) | 32
+                head += 1
+                while rest >= 0x80:
+                    buf[head] = (rest & 0x7F) | 0x80
+                    head += 1
+                    rest >>= 7
+                buf[head] = rest
+                head += 1
+            R.head = head
+            R.budget = budget - (head - start)
+            R.last = now
+            R.current = outer
+        else:
+            t.outer = outer
+            R._exit_at(t, 0, now)
+        if auto and outer is None and (now - R.last_drain) & mask >= half:
+            R._drain_quietly()
+"""
+
 def _exec(src):
     try:
         # named, so that the lines bytecode leaves in tracebacks say where they are from
@@ -234,18 +357,16 @@ def _exec(src):
 def _compile():
     try:
         _exec(_FAST_SRC.replace("@VIPER", "@micropython.viper"))
-    except Exception:
-        # no viper emitter (nor a native one: the WebAssembly port), or CPython: Python, where
-        # the casts are ints (every value above is one, below its mask) and ptr8 a name
-        globals()["uint"] = int
-        globals()["ptr8"] = None
-        _exec(_FAST_SRC.replace("@VIPER", ""))
-    try:
         _exec(_RUN_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
+        return
+    except Exception:
+        pass
+    try:
+        _exec(_RUN_INLINE_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
     except Exception:
         # CPython, no native emitter ("invalid micropython decorator"), or no room for native
         # code: bytecode
-        _exec(_RUN_SRC.replace("@NATIVE", "").replace("RERAISE", "raise"))
+        _exec(_RUN_INLINE_SRC.replace("@NATIVE", "").replace("RERAISE", "raise"))
 
 
 _compile()
