@@ -128,7 +128,7 @@ def _run(R, coro, t, top, auto):
 """
 
 # An event's common case, written into the recorder's open frame (called by _run above): viper
-# machine code where the port has it, the same source as Python where not. In the native
+# machine code, used only where the port has it (else _RUN_INLINE_SRC below). In the native
 # generator every operation on two objects is a call into the runtime (an x86-64 resume spent
 # about 2,500 instructions in mp_binary_op alone); in viper the ticks, the ring's offsets and the
 # record's bytes are machine words. The values fit one on every port: ticks are below 2^tick_bits
