@@ -73,6 +73,170 @@ def _run(R, coro, t, top, auto):
     ms_diff = R.ms_diff
     lr = R.late_room
     need = 11 + lr  # an ENTER's room: its record, its lateness
+    enter_fast = _enter_fast  # locals: a global costs a dictionary lookup per event
+    exit_fast = _exit_fast
+    i = t.id  # (an attribute read in machine code is a runtime call: read once)
+    a = None  # the task's asyncio Task, once bound
+    r = None
+    while True:
+        try:
+            v = yield r
+            exc = None
+        except GeneratorExit:
+            return
+        except BaseException as e:
+            v = None
+            exc = e
+        now = ticks()
+        late = 0
+        if a is None:
+            a = t.atask
+        if a is not None:
+            # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
+            late = ms() - a.ph_key
+        outer = R.current
+        if not enter_fast(R, t, i, buf, now, late, mask, need):
+            if late < 0 or late >= 0x80:
+                # the clock wrapped since the key, or late by 128 ms or more
+                late = ms_diff(ms(), a.ph_key)
+                if late < 0:
+                    late = 0
+                elif late > 0xFFFFFFFF:
+                    late = 0xFFFFFFFF
+            R._enter_at(t, now & mask, late)
+        try:
+            if exc is None:
+                r = send(v)
+            else:
+                r = coro.throw(exc)
+        except StopIteration as e:
+            t.outer = outer
+            R._ended(t, 1, top, auto)
+            return e.value
+        except BaseException as e:
+            t.outer = outer
+            R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
+            RERAISE
+        now = ticks()
+        idle = auto and outer is None  # no task runs after this slice: it may drain
+        if not exit_fast(R, buf, now, mask, half, outer, idle):
+            t.outer = outer
+            now &= mask
+            R._exit_at(t, 0, now)
+            if idle and (now - R.last_drain) & mask >= half:
+                R._drain_quietly()
+"""
+
+# An event's common case, written into the recorder's open frame (called by _run above): viper
+# machine code, used only where the port has it (else _RUN_INLINE_SRC below). In the native
+# generator every operation on two objects is a call into the runtime (an x86-64 resume spent
+# about 2,500 instructions in mp_binary_op alone); in viper the ticks, the ring's offsets and the
+# record's bytes are machine words. The values fit one on every port: ticks are below 2^tick_bits
+# (at most 32 bits, unsigned), the ring's offsets below 2^16, the lateness written here below 128;
+# periods (t.announced, R.gate) are small ints, compared signed. now comes as ticks() gave it.
+_FAST_SRC = """
+@VIPER
+def _enter_fast(R, t, i: uint, buf: ptr8, now: uint, late: int, mask: uint, need: int) -> int:
+    # the ENTER of t (i: its id) when nothing is owed, its name went less than _ANNOUNCE_EVERY
+    # periods ago, the open frame has room (need: the record and its lateness) and it is less
+    # than 128 ms late (Recorder._enter_at's bytes): 1; else 0, nothing written
+    if late < 0 or late >= 0x80:
+        return 0
+    budget = int(R.budget)
+    if budget < need or int(t.announced) <= int(R.gate):
+        return 0
+    now = now & mask
+    head = int(R.head)
+    start = head
+    dt = (now - uint(R.last)) & mask
+    tag = 0x80
+    if i <= uint(15):
+        tag = 0x80 | (i << 3)
+    rest = dt >> 2
+    if rest == uint(0):
+        buf[head] = tag | dt
+        head += 1
+    else:
+        buf[head] = tag | (dt & 3) | 4
+        head += 1
+        while rest >= uint(0x80):
+            buf[head] = (rest & 0x7F) | 0x80
+            head += 1
+            rest >>= 7
+        buf[head] = rest
+        head += 1
+    if i > uint(15):
+        while i >= uint(0x80):
+            buf[head] = (i & 0x7F) | 0x80
+            head += 1
+            i >>= 7
+        buf[head] = i
+        head += 1
+    b = budget - (head - start)
+    if need > 11:
+        # its lateness, one byte below the open frame's list (FrameWriter._late), which starts 3
+        # bytes above head + budget
+        buf[head + b + 2] = late
+        b -= 1
+    R.head = head
+    R.budget = b
+    R.last = now
+    R.current = t
+    return 1
+
+
+@VIPER
+def _exit_fast(R, buf: ptr8, now: uint, mask: uint, half: uint, outer, idle: int) -> int:
+    # the running task's YIELD when nothing is owed and the open frame has room
+    # (Recorder._exit_at's bytes), then outer runs again; when idle (no task runs after this
+    # slice) and half a period went by since the last drain, the drain: 1. Else 0, nothing done
+    budget = int(R.budget)
+    if budget < 6:
+        return 0
+    if not bool(R.fast):
+        return 0
+    now = now & mask
+    head = int(R.head)
+    start = head
+    dt = (now - uint(R.last)) & mask
+    rest = dt >> 5
+    if rest == uint(0):
+        buf[head] = dt
+        head += 1
+    else:
+        buf[head] = (dt & 31) | 32
+        head += 1
+        while rest >= uint(0x80):
+            buf[head] = (rest & 0x7F) | 0x80
+            head += 1
+            rest >>= 7
+        buf[head] = rest
+        head += 1
+    R.head = head
+    R.budget = budget - (head - start)
+    R.last = now
+    R.current = outer
+    if idle and ((now - uint(R.last_drain)) & mask) >= half:
+        R._drain_quietly()
+    return 1
+"""
+
+
+# Where the port has no viper (nor native code: the WebAssembly port) and in CPython: the
+# generator as it was before the viper writers, with the common case written inline (a Python
+# call per event costs bytecode more than the operations it saves)
+_RUN_INLINE_SRC = """
+@NATIVE
+def _run(R, coro, t, top, auto):
+    send = coro.send
+    ticks = R.ticks
+    mask = R.mask
+    half = R.half
+    buf = R.buf
+    ms = R.ms
+    ms_diff = R.ms_diff
+    lr = R.late_room
+    need = 11 + lr  # an ENTER's room: its record, its lateness
     a = None  # the task's asyncio Task, once bound
     r = None
     while True:
@@ -192,11 +356,17 @@ def _exec(src):
 
 def _compile():
     try:
+        _exec(_FAST_SRC.replace("@VIPER", "@micropython.viper"))
         _exec(_RUN_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
+        return
+    except Exception:
+        pass
+    try:
+        _exec(_RUN_INLINE_SRC.replace("@NATIVE", "@micropython.native").replace("RERAISE", "raise e"))
     except Exception:
         # CPython, no native emitter ("invalid micropython decorator"), or no room for native
         # code: bytecode
-        _exec(_RUN_SRC.replace("@NATIVE", "").replace("RERAISE", "raise"))
+        _exec(_RUN_INLINE_SRC.replace("@NATIVE", "").replace("RERAISE", "raise"))
 
 
 _compile()
