@@ -270,8 +270,9 @@ static int install_check_board(install_t *in)
         return -1;
     }
     if (b->total_bytes <= 0) {
-        install_say_error(in, "the board has no filesystem to install to (os.statvfs shows none mounted): use --run, "
-                          "which sends the python engine into RAM for one run, or a firmware with a filesystem.");
+        install_say_error(in, "the board has no filesystem to install to (os.statvfs shows none mounted): use --run "
+                          "with --in-ram, which sends the python engine into RAM for one run, or a firmware with a "
+                          "filesystem.");
         return -1;
     }
     return 0;
