@@ -118,6 +118,7 @@ void sim_free(sim_t *s)
     s->ntasks = 0;
     free(s->ring);
     s->ring = NULL;
+    sim_spans_free(&s->spans);
     sim_truth_free(&s->truth);
 }
 
