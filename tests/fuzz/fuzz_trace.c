@@ -72,7 +72,18 @@ static void watch_late(void *user, const pipeline_late_t *l)
     w->inner->late(w->x, l);
 }
 
-static const pipeline_observer_t watch = {watch_slice, watch_mark, watch_text, watch_event, watch_late};
+/* A span's piece: it ends where it began or later, and has a name (the trace draws it). */
+static void watch_span(void *user, const pipeline_span_t *sp)
+{
+    fuzz_watch_t *w = user;
+    if (sp->end_us < sp->start_us || sp->name == NULL) {
+        abort();
+    }
+    w->slices++; /* a nested slice in the trace */
+    w->inner->span(w->x, sp);
+}
+
+static const pipeline_observer_t watch = {watch_slice, watch_mark, watch_text, watch_event, watch_late, watch_span};
 
 /* Every string under item is safe to print; `allow`: the C0 controls kept on purpose. */
 static void fuzz_walk(const cJSON *item, const char *allow)
