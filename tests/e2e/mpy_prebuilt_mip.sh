@@ -26,7 +26,7 @@ trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
 qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty -kernel "$fw" > "$out/qemu.out" 2>&1 &
 qemu_pid=$!
 pty=
-for _ in $(seq 200); do
+for _ in $(seq 1200); do  # QEMU names its pty: polled, a 60 s deadline
     pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$out/qemu.out")
     [ -n "$pty" ] && break
     kill -0 "$qemu_pid" 2>/dev/null || break

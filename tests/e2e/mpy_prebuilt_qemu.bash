@@ -39,7 +39,7 @@ boot() {
         > "$1/qemu.out" 2>&1 &
     qemu_pid=$!
     pty=
-    for _ in $(seq 200); do
+    for _ in $(seq 1200); do  # QEMU names its pty: polled, a 60 s deadline
         pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$1/qemu.out")
         [ -n "$pty" ] && return 0
         kill -0 "$qemu_pid" 2>/dev/null || break
