@@ -8,8 +8,11 @@
 #define SPAN_RECORD_MAX (CONTROL_HEAD_MAX + 2u * AIOPROF_VARINT_MAX)
 
 /* A span record (op ENTER or EXIT; id 0 for an EXIT) at now, inside the critical section s,
- * which it leaves; with the span's name first when it is new or last went sixteen periods ago. */
-static void span_record(aioprof_t *p, unsigned op, aioprof_span_t *sp, uint32_t s)
+ * which it leaves; with the span's name first when it is new or last went sixteen periods ago,
+ * and first of all an ALLOC of `amount` (PROF_ALLOC_TAKE's, when not 0): what ran since the last
+ * event or span record allocated, so that a reader credits it to the span that was open then
+ * (docs/protocol.md, "Memory"). */
+static void span_record(aioprof_t *p, unsigned op, aioprof_span_t *sp, uint32_t s, uint32_t amount)
 {
     uint32_t now = prof_now(p);
     int name_it = sp && (sp->id == 0 || (uint16_t)(p->period - sp->announced) >= ANNOUNCE_EVERY);
@@ -20,14 +23,18 @@ static void span_record(aioprof_t *p, unsigned op, aioprof_span_t *sp, uint32_t 
         sp->id = p->next_span;
         sp->name_len = prof_cut(sp->name, sp->name_len, AIOPROF_SPAN_NAME_MAX);
     }
-    if (!prof_room(p, now, SPAN_RECORD_MAX + (name_it ? SPAN_NAME_MAX : 0u))) {
+    if (!prof_room(p, now, SPAN_RECORD_MAX + (name_it ? SPAN_NAME_MAX : 0u) + (amount ? ALLOC_MAX : 0u))) {
         count_drop(p);
         if (name_it) {
             sp->announced = (uint16_t)(p->period - ANNOUNCE_EVERY); /* again at its next enter */
         }
+#if AIOPROF_ALLOC
+        p->alloc_last -= amount; /* not lost: the next event's ALLOC counts it */
+#endif
         prof_unlock(p, s);
         return;
     }
+    PROF_ALLOC_PUT(p, amount);
     uint8_t body[2u * AIOPROF_VARINT_MAX];
     uint32_t n;
     if (name_it) {
@@ -80,11 +87,12 @@ void aioprof_span_enter(aioprof_t *p, aioprof_span_t *sp)
         return;
     }
     uint32_t s = prof_lock(p);
-    if (span_fast(p, AIOPROF_OP_SPAN_ENTER, sp, prof_now(p))) {
+    uint32_t amount = PROF_ALLOC_TAKE(p);
+    if (amount == 0u && span_fast(p, AIOPROF_OP_SPAN_ENTER, sp, prof_now(p))) {
         prof_unlock(p, s);
         return;
     }
-    span_record(p, AIOPROF_OP_SPAN_ENTER, sp, s);
+    span_record(p, AIOPROF_OP_SPAN_ENTER, sp, s, amount);
 }
 
 void aioprof_span_exit(aioprof_t *p)
@@ -93,9 +101,10 @@ void aioprof_span_exit(aioprof_t *p)
         return;
     }
     uint32_t s = prof_lock(p);
-    if (span_fast(p, AIOPROF_OP_SPAN_EXIT, NULL, prof_now(p))) {
+    uint32_t amount = PROF_ALLOC_TAKE(p);
+    if (amount == 0u && span_fast(p, AIOPROF_OP_SPAN_EXIT, NULL, prof_now(p))) {
         prof_unlock(p, s);
         return;
     }
-    span_record(p, AIOPROF_OP_SPAN_EXIT, NULL, s);
+    span_record(p, AIOPROF_OP_SPAN_EXIT, NULL, s, amount);
 }

@@ -46,7 +46,7 @@ static uint32_t port_alloc(void *user)
 
 static uint32_t workload_mem(const char *name)
 {
-    return strcmp(name, "alloc") == 0 ? SIM_MEM : 0u;
+    return strcmp(name, "alloc") == 0 || strcmp(name, "seed-spans") == 0 ? SIM_MEM : 0u;
 }
 
 int sim_init(sim_t *s, const sim_options_t *opt, sim_output_t *out)
@@ -198,6 +198,8 @@ void sim_gc(sim_t *s)
     sim_work(s, us);
     if (sim_truth_gc(&s->truth, s->running ? s->running->truth : (size_t)-1, us) != 0)
         s->oom = 1;
+    if (s->running != NULL)
+        sim_spans_mem(s->running, 0, 1, us);
     s->heap = 0;
     aioprof_gc(&s->prof, (uint32_t)us);
     if (s->running == NULL)
@@ -210,6 +212,8 @@ void sim_alloc(sim_t *s, uint64_t bytes)
         return;
     s->allocated += bytes;
     sim_truth_alloc(&s->truth, s->running ? s->running->truth : (size_t)-1, bytes);
+    if (s->running != NULL)
+        sim_spans_mem(s->running, bytes, 0, 0);
     s->heap += bytes;
     if (s->heap >= SIM_HEAP_THRESHOLD)
         sim_gc(s);

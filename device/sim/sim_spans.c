@@ -47,6 +47,23 @@ static void credit(sim_task_t *t, uint64_t now)
     st->mark = now;
 }
 
+static void mem_add(sim_span_mem_t *d, const sim_span_mem_t *m)
+{
+    d->alloc += m->alloc;
+    d->gc_count += m->gc_count;
+    d->gc_us += m->gc_us;
+}
+
+void sim_spans_mem(sim_task_t *t, uint64_t bytes, uint64_t gc, uint64_t gc_us)
+{
+    sim_span_stack_t *st = &t->spans;
+    sim_span_mem_t m = {bytes, gc, gc_us};
+    for (unsigned i = 0; i < st->depth; i++)
+        mem_add(&st->open[i].incl_mem, &m);
+    if (st->depth)
+        mem_add(&st->open[st->depth - 1].own_mem, &m);
+}
+
 static void close_top(sim_t *s, sim_task_t *t, uint64_t now, int unwound)
 {
     sim_span_stack_t *st = &t->spans;
@@ -61,6 +78,8 @@ static void close_top(sim_t *s, sim_task_t *t, uint64_t now, int unwound)
     if (o->inclusive > e->max_us)
         e->max_us = o->inclusive;
     e->unwound += (uint64_t)unwound;
+    mem_add(&e->own_mem, &o->own_mem);
+    mem_add(&e->incl_mem, &o->incl_mem);
 }
 
 /* The hook reads the clock as the truth does: it does not move during a call. */
@@ -75,6 +94,8 @@ void sim_span_enter(sim_t *s, aioprof_span_t *sp)
     o->entry = span_entry(s, t, sp);
     o->opened = now;
     o->own = o->inclusive = 0;
+    memset(&o->own_mem, 0, sizeof o->own_mem);
+    memset(&o->incl_mem, 0, sizeof o->incl_mem);
     aioprof_span_enter(&s->prof, sp);
 }
 
@@ -111,7 +132,20 @@ void sim_spans_free(sim_spans_t *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-int sim_spans_json(const sim_spans_t *sp, void *doc)
+static int mem_json(cJSON *o, const char *prefix, const sim_span_mem_t *m)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%salloc_bytes", prefix);
+    if (cJSON_AddNumberToObject(o, key, (double)m->alloc) == NULL)
+        return -1;
+    snprintf(key, sizeof key, "%sgc_count", prefix);
+    if (cJSON_AddNumberToObject(o, key, (double)m->gc_count) == NULL)
+        return -1;
+    snprintf(key, sizeof key, "%sgc_us", prefix);
+    return cJSON_AddNumberToObject(o, key, (double)m->gc_us) == NULL ? -1 : 0;
+}
+
+int sim_spans_json(const sim_spans_t *sp, void *doc, int mem)
 {
     cJSON *arr = cJSON_AddArrayToObject(doc, "spans");
     if (arr == NULL)
@@ -129,6 +163,8 @@ int sim_spans_json(const sim_spans_t *sp, void *doc)
             cJSON_AddNumberToObject(o, "wall_us", (double)e->wall_us) == NULL ||
             cJSON_AddNumberToObject(o, "max_us", (double)e->max_us) == NULL ||
             cJSON_AddNumberToObject(o, "unwound", (double)e->unwound) == NULL)
+            return -1;
+        if (mem && (mem_json(o, "", &e->incl_mem) != 0 || mem_json(o, "own_", &e->own_mem) != 0))
             return -1;
     }
     return 0;

@@ -13,10 +13,16 @@
 
 #define SIM_SPAN_DEPTH 8u
 
+/* Memory inside a span: bytes allocated, collections, their time. */
+typedef struct sim_span_mem {
+    uint64_t alloc, gc_count, gc_us;
+} sim_span_mem_t;
+
 typedef struct sim_span_open {
     size_t entry;      /* its truth entry */
     uint64_t opened;   /* the hook's reading at its enter */
     uint64_t own, inclusive;
+    sim_span_mem_t own_mem, incl_mem;
 } sim_span_open_t;
 
 /* Per task: its open spans, innermost last, and since when its running time is not credited. */
@@ -31,6 +37,7 @@ typedef struct sim_span_truth {
     char task[AIOPROF_NAME_MAX + 1];
     const char *span;
     uint64_t count, own_us, inclusive_us, wall_us, max_us, unwound;
+    sim_span_mem_t own_mem, incl_mem; /* of the spans that closed (docs/usage.md, "Memory per span") */
 } sim_span_truth_t;
 
 typedef struct sim_spans {
@@ -52,9 +59,14 @@ void sim_spans_resume(struct sim_task *t, uint64_t now);
 void sim_spans_pause(struct sim_task *t, uint64_t now);
 void sim_spans_unwind(struct sim *s, struct sim_task *t, uint64_t now);
 
+/* t, running, allocated bytes or collected (gc 1, of gc_us): its innermost open span's own
+ * memory, and every open span's inclusive. */
+void sim_spans_mem(struct sim_task *t, uint64_t bytes, uint64_t gc, uint64_t gc_us);
+
 void sim_spans_free(sim_spans_t *sp);
 
-/* The truth's "spans" array: appended to doc (a cJSON object). Returns 0, or -1 out of memory. */
-int sim_spans_json(const sim_spans_t *sp, void *doc);
+/* The truth's "spans" array: appended to doc (a cJSON object), with their memory when the port
+ * reports it (mem). Returns 0, or -1 out of memory. */
+int sim_spans_json(const sim_spans_t *sp, void *doc, int mem);
 
 #endif

@@ -376,7 +376,7 @@ static cJSON *document(const sim_truth_t *t, const sim_truth_run_t *run)
             goto error;
     }
     /* only a workload with spans has the array: every other truth stays as it was */
-    if (t->spans && t->spans->len && sim_spans_json(t->spans, doc) != 0)
+    if (t->spans && t->spans->len && sim_spans_json(t->spans, doc, t->mem != 0) != 0)
         goto error;
     return doc;
 

@@ -440,6 +440,73 @@ static void alloc_start(sim_t *s)
     sim_spawn(s, "main", alloc_main, 0);
 }
 
+/* ---- seed-spans: the seed with the issue's two more tasks (docs/usage.md, "Memory per span") ----
+ * slow and quicker as in the seed; sensors runs three spans a slice, read, parse and render (the
+ * 30 ms hog), each allocating, as tests/micropython/aio_seed.py does on a board; parser allocates
+ * 3 to 8 KB a slice inside span "decode", a piece at a time in span "chunk" nested in it, so that
+ * the collections come inside nested spans. */
+
+static sim_next_t seed_sensors(sim_t *s, sim_task_t *t)
+{
+    static aioprof_span_t read = AIOPROF_SPAN_INIT("read"), parse = AIOPROF_SPAN_INIT("parse"),
+                          render = AIOPROF_SPAN_INIT("render");
+    sim_work(s, 50);
+    sim_alloc(s, 32); /* outside any span: the task's, no span's */
+    sim_span_enter(s, &read);
+    sim_work(s, 2000);
+    sim_alloc(s, 128);
+    sim_span_exit(s);
+    sim_span_enter(s, &parse);
+    sim_work(s, 400);
+    sim_alloc(s, sim_rand(s, 600, 1400));
+    sim_work(s, 600);
+    sim_span_exit(s);
+    sim_span_enter(s, &render);
+    sim_work(s, 15000);
+    sim_alloc(s, 256);
+    sim_work(s, 15000);
+    sim_span_exit(s);
+    t->sleep_us = 150000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t seed_parser(sim_t *s, sim_task_t *t)
+{
+    static aioprof_span_t decode = AIOPROF_SPAN_INIT("decode"), chunk = AIOPROF_SPAN_INIT("chunk");
+    sim_work(s, 30);
+    sim_span_enter(s, &decode);
+    sim_alloc(s, 48);
+    for (int i = 0; i < 4; i++) {
+        sim_work(s, sim_rand(s, 100, 300));
+        sim_span_enter(s, &chunk);
+        sim_work(s, sim_rand(s, 50, 150));
+        sim_alloc(s, sim_rand(s, 800, 2000));
+        sim_work(s, 20);
+        sim_span_exit(s);
+    }
+    sim_span_exit(s);
+    sim_work(s, 20);
+    t->sleep_us = 20000;
+    return SIM_NEXT_SLEEP;
+}
+
+static sim_next_t seed_spans_main(sim_t *s, sim_task_t *t)
+{
+    (void)t;
+    sim_work(s, 40);
+    sim_spawn(s, "slow", seed_slow, 0);
+    sim_spawn(s, "quicker", seed_quicker, 0);
+    sim_spawn(s, "sensors", seed_sensors, 0);
+    sim_spawn(s, "parser", seed_parser, 0);
+    sim_work(s, 20);
+    return SIM_NEXT_WAIT;
+}
+
+static void seed_spans_start(sim_t *s)
+{
+    sim_spawn(s, "main", seed_spans_main, 0);
+}
+
 static const sim_workload_t workloads[] = {
     {"seed", "main creates slow (80 ms slices) and quicker (1 ms), then awaits them", seed_start},
     {"seed-half", "the seed with quicker sleeping 60 ms: about 40 ms late instead of 80", seed_start},
@@ -453,6 +520,8 @@ static const sim_workload_t workloads[] = {
      spans_start},
     {"alloc", "parser allocates 3-8 KB a slice, blinker nothing, logger 64 B; collections in slices and between",
      alloc_start},
+    {"seed-spans", "the seed, sensors with spans read, parse and render (a 30 ms hog), parser allocating in spans",
+     seed_spans_start},
 };
 #define WORKLOADS (sizeof workloads / sizeof workloads[0])
 

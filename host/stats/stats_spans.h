@@ -19,6 +19,14 @@
 #define STATS_SPAN_IDS 4096u
 #define STATS_SPAN_ROWS 8192u
 
+/* Memory inside spans (docs/usage.md, "Memory per span"), in the device's unit as a task row's
+ * (stats_figures_t.alloc: stats_mem_figures turns it into bytes and says what is measured). */
+typedef struct stats_span_mem {
+    uint64_t alloc;    /* allocated while its task ran in the span */
+    uint64_t gc_count; /* collections inside it */
+    uint64_t gc_us;    /* their time, when the device measures it */
+} stats_span_mem_t;
+
 typedef struct stats_span_figures {
     uint64_t count;        /* spans that closed (unwound ones included) */
     uint64_t own_us;       /* its task's own time while it was the innermost open span */
@@ -28,6 +36,8 @@ typedef struct stats_span_figures {
     uint64_t min_us;       /* UINT64_MAX while count is 0 */
     uint64_t unwound;      /* closed by their task's end */
     uint64_t cut;          /* open at a loss or at the stream's end: not in the figures above */
+    stats_span_mem_t own_mem;  /* while it was its task's innermost open span */
+    stats_span_mem_t incl_mem; /* while it was open, its nested spans' included */
 } stats_span_figures_t;
 
 /* The name index of span id in this boot; an id never named gets "span #id" (a reader that
@@ -40,10 +50,21 @@ int32_t stats_span_name_set(stats_t *s, uint32_t id, const uint8_t *name, size_t
 /* The escaped text of a name index ("" for none). */
 const char *stats_span_name_text(const stats_t *s, int32_t span);
 
-/* A span of name index `span` of in closed (unwound: by its task's end). Returns 0, or -1 when it
- * had no row (counted as refused). */
+/* A span of name index `span` of in closed (unwound: by its task's end), with what was allocated
+ * and collected inside it (own and inclusive; NULL: nothing). Returns 0, or -1 when it had no row
+ * (counted as refused). */
 int stats_span_close(stats_t *s, const stats_instance_t *in, int32_t span, uint64_t own_us, uint64_t inclusive_us,
-    uint64_t wall_us, int unwound);
+    uint64_t wall_us, int unwound, const stats_span_mem_t *own_mem, const stats_span_mem_t *incl_mem);
+
+/* The figures of m as a task row's memory figures (stats_mem_of turns them into what is shown). */
+static inline stats_figures_t stats_span_mem_figures(const stats_span_mem_t *m)
+{
+    stats_figures_t f = {0};
+    f.alloc = m->alloc;
+    f.gc_count = m->gc_count;
+    f.gc_us = m->gc_us;
+    return f;
+}
 
 /* A span of in open at a loss or at the end: counted apart in its row, not in the figures (the
  * caller counts it in s->span_counts.cut). */

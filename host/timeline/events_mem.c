@@ -7,10 +7,9 @@
 
 /* The innermost slice, when its start was seen (a slice taken from a frame's header may have
  * allocated before it, in frames not seen); NULL between slices or when that is not known.
- * Per span (issue 24 part 1, spans-host): the amount and the collection belong as well to the
- * innermost open span of this slice's task; where the host keeps the open spans, this is the
- * one place to credit it (the ALLOC comes before the event that closes the stretch, so the span
- * open then is the one that ran). */
+ * The amount and the collection belong as well to the innermost open span of this slice's task
+ * (events_spans_mem): the device sends what was allocated before each span record too, so the
+ * span open when an ALLOC comes is the one that ran (docs/usage.md, "Memory per span"). */
 static stats_instance_t *mem_owner(const events_t *e, int *outside)
 {
     *outside = e->depth == 0 && e->known_bottom;
@@ -32,6 +31,9 @@ void events_mem_alloc(events_t *e, uint32_t amount)
     if (in != NULL) {
         stats_figures_mem(&in->f, amount, 0, 0);
         stats_dirty(s, in);
+        if (e->spans) {
+            events_spans_mem(e, in, amount, 0, 0);
+        }
     } else if (outside) {
         stats_figures_mem(&s->mem_outside, amount, 0, 0);
     }
@@ -50,6 +52,9 @@ void events_mem_gc(events_t *e, uint32_t dt, uint32_t duration)
     if (in != NULL) {
         stats_figures_mem(&in->f, 0, 1, us);
         stats_dirty(s, in);
+        if (e->spans) {
+            events_spans_mem(e, in, 0, 1, us);
+        }
         return;
     }
     if (!outside) {

@@ -74,6 +74,8 @@ void events_spans_task_end(events_t *e, stats_instance_t *in, uint64_t slice_us,
 void events_spans_slice_end(events_t *e, const stats_instance_t *in, uint64_t slice_us, uint64_t now_us);
 void events_spans_cut(events_t *e);
 int events_spans_any(const events_t *e);
+/* in (running) allocated or collected: its innermost open span's own memory (events_mem.c). */
+void events_spans_mem(events_t *e, const stats_instance_t *in, uint64_t alloc, uint64_t gc_count, uint64_t gc_us);
 /* What runs is no longer known (before events_stack_drop or _resync: a loss, a reset, the end):
  * the open spans are cut. */
 static inline void events_spans_lost(events_t *e)

@@ -20,6 +20,8 @@ typedef struct events_span {
     uint64_t opened_us;   /* on the microsecond line: its wall time's start */
     uint64_t own_at_open; /* its task's own time then */
     uint64_t children_us; /* the inclusive time of the spans nested in it, closed so far */
+    stats_span_mem_t own_mem;      /* allocated and collected while it was the innermost */
+    stats_span_mem_t children_mem; /* ... inside the spans nested in it, closed so far */
 } events_span_t;
 
 /* A task with open spans. */
@@ -113,6 +115,13 @@ static void span_piece(events_t *e, const events_span_task_t *t, const events_sp
     e->obs->span(e->obs_user, &p);
 }
 
+static void mem_add(stats_span_mem_t *d, const stats_span_mem_t *m)
+{
+    d->alloc = stats_sat_add(d->alloc, m->alloc);
+    d->gc_count = stats_sat_add(d->gc_count, m->gc_count);
+    d->gc_us = stats_sat_add(d->gc_us, m->gc_us);
+}
+
 /* The innermost open span of t closed at now_us (own: its task's own time then; slice_us: when
  * the slice it closes in started, for an observer). */
 static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_t now_us, int unwound,
@@ -127,12 +136,15 @@ static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_
     uint64_t inclusive = own > x->own_at_open ? own - x->own_at_open : 0;
     uint64_t self = inclusive > x->children_us ? inclusive - x->children_us : 0;
     uint64_t wall = now_us > x->opened_us ? now_us - x->opened_us : 0;
-    stats_span_close(e->stats, t->in, x->name, self, inclusive, wall, unwound);
+    stats_span_mem_t incl = x->own_mem;
+    mem_add(&incl, &x->children_mem);
+    stats_span_close(e->stats, t->in, x->name, self, inclusive, wall, unwound, &x->own_mem, &incl);
     t->top = x->outer;
     t->depth--;
     sp->free_list[sp->n_free++] = at;
     if (t->top >= 0) {
         sp->open[t->top].children_us += inclusive;
+        mem_add(&sp->open[t->top].children_mem, &incl);
     }
 }
 
@@ -273,6 +285,18 @@ void events_spans_cut(events_t *e)
         }
     }
     spans_clear(sp);
+}
+
+void events_spans_mem(events_t *e, const stats_instance_t *in, uint64_t alloc, uint64_t gc_count, uint64_t gc_us)
+{
+    events_spans_t *sp = e->spans;
+    events_span_task_t *t = sp ? task_find(sp, in) : NULL;
+    if (t == NULL) {
+        return; /* no span of in is open */
+    }
+    /* the innermost kept one's (a span refused inside it is part of it, as its time is) */
+    stats_span_mem_t m = {.alloc = alloc, .gc_count = gc_count, .gc_us = gc_us};
+    mem_add(&sp->open[t->top].own_mem, &m);
 }
 
 int events_spans_any(const events_t *e)
