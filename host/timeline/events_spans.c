@@ -96,9 +96,10 @@ static uint64_t own_now(const events_open_t *o, uint64_t now_us)
     return o->in->run_us + o->acc_us + (now_us > o->resume_us ? now_us - o->resume_us : 0);
 }
 
-/* Tells the observer x's piece in the slice that started at slice_us, up to now_us. */
+/* Tells the observer x's piece in the slice that started at slice_us, up to now_us (its last, with
+ * the memory of the whole span, incl, when it closes). */
 static void span_piece(events_t *e, const events_span_task_t *t, const events_span_t *x, uint32_t depth,
-    uint64_t slice_us, uint64_t now_us, int last, int unwound)
+    uint64_t slice_us, uint64_t now_us, int last, int unwound, const stats_span_mem_t *incl)
 {
     pipeline_span_t p = {
         .name = stats_span_name_text(e->stats, x->name),
@@ -110,6 +111,17 @@ static void span_piece(events_t *e, const events_span_task_t *t, const events_sp
     };
     if (p.start_us > p.end_us) {
         p.start_us = p.end_us;
+    }
+    if (incl && stats_mem_known(e->stats)) {
+        stats_figures_t f = stats_span_mem_figures(incl);
+        stats_mem_t m;
+        stats_mem_of(e->stats, &f, &m);
+        p.alloc_known = m.alloc_known;
+        p.alloc_bytes = m.alloc_bytes;
+        p.gc_known = m.gc_known;
+        p.gc_count = m.gc_count;
+        p.gc_timed = m.gc_timed;
+        p.gc_us = m.gc_us;
     }
     events_task_view(e, t->in, &p.task);
     e->obs->span(e->obs_user, &p);
@@ -130,14 +142,14 @@ static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_
     events_spans_t *sp = e->spans;
     int32_t at = t->top;
     events_span_t *x = &sp->open[at];
+    stats_span_mem_t incl = x->own_mem;
+    mem_add(&incl, &x->children_mem);
     if (e->obs && e->obs->span) {
-        span_piece(e, t, x, t->depth - 1u, slice_us, now_us, 1, unwound);
+        span_piece(e, t, x, t->depth - 1u, slice_us, now_us, 1, unwound, &incl);
     }
     uint64_t inclusive = own > x->own_at_open ? own - x->own_at_open : 0;
     uint64_t self = inclusive > x->children_us ? inclusive - x->children_us : 0;
     uint64_t wall = now_us > x->opened_us ? now_us - x->opened_us : 0;
-    stats_span_mem_t incl = x->own_mem;
-    mem_add(&incl, &x->children_mem);
     stats_span_close(e->stats, t->in, x->name, self, inclusive, wall, unwound, &x->own_mem, &incl);
     t->top = x->outer;
     t->depth--;
@@ -267,7 +279,7 @@ void events_spans_slice_end(events_t *e, const stats_instance_t *in, uint64_t sl
     }
     uint32_t depth = t->depth;
     for (int32_t at = t->top; at >= 0; at = sp->open[at].outer) {
-        span_piece(e, t, &sp->open[at], --depth, slice_us, now_us, 0, 0);
+        span_piece(e, t, &sp->open[at], --depth, slice_us, now_us, 0, 0, NULL);
     }
 }
 

@@ -51,6 +51,11 @@ typedef struct pipeline_span {
     uint32_t depth;          /* 0: the task's outermost open span */
     int last;                /* it closed here (unwound: by its task's end) */
     int unwound;
+    /* On the last piece, from a device that reports memory (docs/usage.md, "Memory per span"):
+     * what the whole span allocated (its nested spans included), in bytes, and the collections
+     * inside it; each only when the device measures it (else 0 and its flag 0). */
+    int alloc_known, gc_known, gc_timed;
+    uint64_t alloc_bytes, gc_count, gc_us;
 } pipeline_span_t;
 
 /* Places where the data has a hole or the device started again. */

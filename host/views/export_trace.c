@@ -425,7 +425,21 @@ static void export_on_span(void *user, const pipeline_span_t *sp)
     o += JSON_LIT(o, ",\"args\":{\"depth\":");
     o += json_u64(o, sp->depth);
     if (sp->last) {
-        o += sp->unwound ? JSON_LIT(o, ",\"last\":true,\"unwound\":true}}") : JSON_LIT(o, ",\"last\":true}}");
+        o += sp->unwound ? JSON_LIT(o, ",\"last\":true,\"unwound\":true") : JSON_LIT(o, ",\"last\":true");
+        /* the whole span's memory, where the device measures it (docs/trace-export.md) */
+        if (sp->alloc_known) {
+            o += JSON_LIT(o, ",\"alloc_bytes\":");
+            o += json_u64(o, sp->alloc_bytes);
+        }
+        if (sp->gc_known) {
+            o += JSON_LIT(o, ",\"gc\":");
+            o += json_u64(o, sp->gc_count);
+        }
+        if (sp->gc_timed) {
+            o += JSON_LIT(o, ",\"gc_us\":");
+            o += json_u64(o, sp->gc_us);
+        }
+        o += JSON_LIT(o, "}}");
     } else {
         o += JSON_LIT(o, ",\"last\":false}}");
     }

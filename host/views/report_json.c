@@ -151,6 +151,26 @@ static int json_instance(cJSON *o, const stats_t *s, const stats_row_t *r)
            add_late(o, s, r) && add_mem(o, s, &r->f);
 }
 
+/* A span's "mem" (docs/json.md): its inclusive memory as a row's, and its own beside it, in
+ * bytes; only from a device that reports memory. */
+static int add_span_mem(cJSON *x, const stats_t *s, const stats_span_figures_t *f)
+{
+    if (!stats_mem_known(s)) {
+        return 1;
+    }
+    stats_figures_t incl = stats_span_mem_figures(&f->incl_mem), own = stats_span_mem_figures(&f->own_mem);
+    if (!add_mem(x, s, &incl)) {
+        return 0;
+    }
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(x, "mem");
+    stats_mem_t o;
+    stats_mem_of(s, &own, &o);
+    return m && (o.alloc_known ? add_num(m, "own_alloc_bytes", (double)o.alloc_bytes)
+                               : cJSON_AddNullToObject(m, "own_alloc_bytes") != NULL) &&
+        (o.gc_known ? add_num(m, "own_gc_count", (double)o.gc_count) : cJSON_AddNullToObject(m, "own_gc_count") != NULL) &&
+        (o.gc_timed ? add_num(m, "own_gc_us", (double)o.gc_us) : cJSON_AddNullToObject(m, "own_gc_us") != NULL);
+}
+
 /* A row's "spans" (docs/json.md): its task's spans, the most inclusive time first. */
 static int add_spans(cJSON *o, const stats_t *s, const stats_row_t *r, const stats_span_view_t *v, size_t n)
 {
@@ -169,7 +189,7 @@ static int add_spans(cJSON *o, const stats_t *s, const stats_row_t *r, const sta
             !add_num(x, "max_us", (double)f->max_us) || !add_num(x, "min_us", f->count ? (double)f->min_us : 0.0) ||
             !add_num(x, "unwound", (double)f->unwound) || !add_num(x, "cut", (double)f->cut) ||
             !add_num(x, "p50_us", (double)v[i].pct[0]) || !add_num(x, "p95_us", (double)v[i].pct[1]) ||
-            !add_num(x, "p99_us", (double)v[i].pct[2])) {
+            !add_num(x, "p99_us", (double)v[i].pct[2]) || !add_span_mem(x, s, f)) {
             return 0;
         }
     }
