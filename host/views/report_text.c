@@ -509,6 +509,84 @@ out:
     return rc;
 }
 
+/* The memory per span table (docs/usage.md, "Memory per span"): under each task row, in the main
+ * table's order, what its spans allocated (inclusive and own), the inclusive rate over the time
+ * seen, and the collections inside them. Only from a device that reports memory, for a stream
+ * with spans. */
+static int print_span_mem(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
+    const glyphs_t *g)
+{
+    static const char *head[] = {"name", "span", "alloc bytes", "own bytes", "alloc/s", "gc", "own gc", "gc ms"};
+    if (s->spans == NULL || !stats_mem_known(s)) {
+        return 0;
+    }
+    size_t nv = 0;
+    stats_span_view_t *v = stats_span_rows(s, by_instance, &nv);
+    table_t t;
+    memset(&t, 0, sizeof t);
+    t.ncols = 8;
+    t.rule_before = SIZE_MAX;
+    for (size_t c = 0; c < t.ncols; c++) {
+        t.head[c] = c == 0 && by_instance ? "task" : head[c];
+        t.left[c] = c <= 1;
+    }
+    int rc = -1;
+    t.at = calloc((nv + 1) * COLS_MAX, sizeof *t.at);
+    if (!t.at || (!v && nv)) {
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < nv; i++) {
+        size_t first;
+        size_t count = stats_span_rows_of(s, v, nv, &rows[i], &first);
+        for (size_t j = first; j < first + count; j++, k++) {
+            stats_figures_t fi = stats_span_mem_figures(&v[j].f.incl_mem), fo = stats_span_mem_figures(&v[j].f.own_mem);
+            stats_mem_t mi, mo;
+            stats_mem_of(s, &fi, &mi);
+            stats_mem_of(s, &fo, &mo);
+            const char *al = mi.alloc_lower ? g->ge : "", *gl = mi.gc_at_least ? g->ge : "";
+            if (j == first) {
+                fill_name(&t, k, &rows[i], by_instance);
+            }
+            snprintf(cell(&t, k, 1), CELL_MAX, "%s", v[j].span);
+            if (mi.alloc_known) {
+                snprintf(cell(&t, k, 2), CELL_MAX, "%s%" PRIu64, al, mi.alloc_bytes);
+                snprintf(cell(&t, k, 3), CELL_MAX, "%s%" PRIu64, al, mo.alloc_bytes);
+                snprintf(cell(&t, k, 4), CELL_MAX, "%s%.0f", al, mi.alloc_per_s);
+            } else {
+                for (size_t c = 2; c <= 4; c++) {
+                    snprintf(cell(&t, k, c), CELL_MAX, "-");
+                }
+            }
+            if (mi.gc_known) {
+                snprintf(cell(&t, k, 5), CELL_MAX, "%s%" PRIu64, gl, mi.gc_count);
+                snprintf(cell(&t, k, 6), CELL_MAX, "%s%" PRIu64, gl, mo.gc_count);
+            } else {
+                snprintf(cell(&t, k, 5), CELL_MAX, "-");
+                snprintf(cell(&t, k, 6), CELL_MAX, "-");
+            }
+            if (mi.gc_timed) {
+                fmt_ms(cell(&t, k, 7), CELL_MAX, gl, mi.gc_us);
+            } else {
+                snprintf(cell(&t, k, 7), CELL_MAX, "-");
+            }
+        }
+    }
+    t.nrows = k;
+    cell_close(&t);
+    if (t.failed) {
+        goto out;
+    }
+    fprintf(out, "memory per span (alloc bytes, gc: while the span was open, its nested spans included; own: while "
+        "it was its task's innermost; alloc/s: over the time seen):\n");
+    rc = k ? table_print(out, &t, g) : 0;
+out:
+    free(t.at);
+    free(t.text);
+    free(v);
+    return rc;
+}
+
 static void print_header(FILE *out, const stats_t *s, const report_options_t *o)
 {
     const stats_device_t *d = &s->device;
@@ -628,7 +706,7 @@ int report_text(FILE *out, const pipeline_t *p, const report_options_t *o)
     print_header(out, s, o);
     if (table_print(out, &t, g) < 0 || print_late(out, s, rows, n, by_instance, g) < 0 ||
         print_pcts(out, rows, n, by_instance, g) < 0 || print_spans(out, s, rows, n, by_instance, g) < 0 ||
-        print_mem(out, s, rows, n, by_instance, g) < 0) {
+        print_mem(out, s, rows, n, by_instance, g) < 0 || print_span_mem(out, s, rows, n, by_instance, g) < 0) {
         goto out;
     }
     print_footer(out, s, g, any_lower, by_instance);
