@@ -70,13 +70,75 @@ static void ms(char *out, size_t size, uint64_t us)
     snprintf(out, size, "%" PRIu64 ".%03u", us / 1000u, (unsigned)(us % 1000u));
 }
 
+/* The columns: the times, then (from a device that reports memory) what the spans allocated and
+ * the collections inside them (docs/live-table.md, "Spans"), then p95 and unwound; those that do
+ * not fit beside a name of 12 are left out from the right. */
+enum { SPAN_W = 10, SPAN_COLS_MAX = 12, SPAN_NAME_MIN = 12 };
+
+static unsigned span_columns(const top_view_t *v, const char **head, int *mem_at)
+{
+    static const char *times[] = {"count", "own ms", "incl ms", "wall ms", "max ms"};
+    static const char *mem[] = {"alloc", "own alloc", "alloc/s", "gc", "gc ms"};
+    static const char *tail[] = {"p95 ms", "unwound"};
+    unsigned n = 0;
+    for (unsigned i = 0; i < 5; i++) {
+        head[n++] = times[i];
+    }
+    *mem_at = -1;
+    if (v->head.device.mem != 0) {
+        *mem_at = (int)n;
+        for (unsigned i = 0; i < 5; i++) {
+            head[n++] = mem[i];
+        }
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        head[n++] = tail[i];
+    }
+    while (n > 5 && v->width - (int)n * (SPAN_W + 1) - 1 < SPAN_NAME_MIN) {
+        n--;
+    }
+    return n;
+}
+
+/* The memory cells of a span: "-" for what the device does not measure, a lower bound marked. */
+static void span_mem_cells(const top_view_t *v, const stats_span_figures_t *f, char (*cells)[32])
+{
+    stats_figures_t fi = stats_span_mem_figures(&f->incl_mem), fo = stats_span_mem_figures(&f->own_mem);
+    stats_mem_t mi, mo;
+    stats_mem_figures(v->head.device.mem, v->head.elapsed_us, &fi, &mi);
+    stats_mem_figures(v->head.device.mem, v->head.elapsed_us, &fo, &mo);
+    const char *ge = v->unicode ? "\xE2\x89\xA5" : ">";
+    const char *al = mi.alloc_lower ? ge : "", *gl = mi.gc_at_least ? ge : "";
+    if (mi.alloc_known) {
+        snprintf(cells[0], 32, "%s%" PRIu64, al, mi.alloc_bytes);
+        snprintf(cells[1], 32, "%s%" PRIu64, al, mo.alloc_bytes);
+        snprintf(cells[2], 32, "%s%.0f", al, mi.alloc_per_s);
+    } else {
+        snprintf(cells[0], 32, "-");
+        snprintf(cells[1], 32, "-");
+        snprintf(cells[2], 32, "-");
+    }
+    if (mi.gc_known) {
+        snprintf(cells[3], 32, "%s%" PRIu64, gl, mi.gc_count);
+    } else {
+        snprintf(cells[3], 32, "-");
+    }
+    if (mi.gc_timed) {
+        snprintf(cells[4], 32, "%s%" PRIu64 ".%03u", gl, mi.gc_us / 1000u, (unsigned)(mi.gc_us % 1000u));
+    } else {
+        snprintf(cells[4], 32, "-");
+    }
+}
+
 void top_draw_spans(const top_view_t *v)
 {
-    static const char *head[] = {"count", "own ms", "incl ms", "wall ms", "max ms", "p95 ms", "unwound"};
-    enum { W = 10, NCOLS = 7 };
+    const char *head[SPAN_COLS_MAX];
+    int mem_at;
+    const int ncols = (int)span_columns(v, head, &mem_at);
+    const int W = SPAN_W;
     const top_layout_t *l = &v->lay;
     attr_t th = top_attr_pair(v, PAIR_THEAD, A_REVERSE);
-    int name_w = v->width - NCOLS * (W + 1) - 1;
+    int name_w = v->width - ncols * (W + 1) - 1;
     if (name_w < 8) {
         name_w = 8;
     }
@@ -84,7 +146,7 @@ void top_draw_spans(const top_view_t *v)
     snprintf(title, sizeof title, "spans of %s", v->spans_title);
     int x = top_draw_cell(v, l->table_y, 0, 1, "", 0, th);
     x = top_draw_cell(v, l->table_y, x, name_w, title, 0, th);
-    for (int c = 0; c < NCOLS && x < v->width; c++) {
+    for (int c = 0; c < ncols && x < v->width; c++) {
         x = top_draw_cell(v, l->table_y, x, 1, "", 0, th);
         x = top_draw_cell(v, l->table_y, x, W, head[c], 1, th);
     }
@@ -98,20 +160,26 @@ void top_draw_spans(const top_view_t *v)
     for (int i = 0; i < l->rows_h && (size_t)i < v->n_spans; i++) {
         const stats_span_view_t *sp = &v->spans[i];
         const stats_span_figures_t *f = &sp->f;
-        char cells[NCOLS][32];
-        snprintf(cells[0], sizeof cells[0], "%" PRIu64, f->count);
-        ms(cells[1], sizeof cells[1], f->own_us);
-        ms(cells[2], sizeof cells[2], f->inclusive_us);
-        ms(cells[3], sizeof cells[3], f->wall_us);
-        ms(cells[4], sizeof cells[4], f->max_us);
-        ms(cells[5], sizeof cells[5], sp->pct[1]);
-        snprintf(cells[6], sizeof cells[6], "%" PRIu64, f->unwound);
+        char cells[SPAN_COLS_MAX][32];
+        int k = 0;
+        snprintf(cells[k++], sizeof cells[0], "%" PRIu64, f->count);
+        ms(cells[k++], sizeof cells[0], f->own_us);
+        ms(cells[k++], sizeof cells[0], f->inclusive_us);
+        ms(cells[k++], sizeof cells[0], f->wall_us);
+        ms(cells[k++], sizeof cells[0], f->max_us);
+        if (mem_at >= 0) {
+            span_mem_cells(v, f, &cells[k]);
+            k += 5;
+        }
+        ms(cells[k++], sizeof cells[0], sp->pct[1]);
+        snprintf(cells[k++], sizeof cells[0], "%" PRIu64, f->unwound);
+        int hog = f->max_us >= v->head.slow_us;
         int y = l->rows_y + i;
         x = top_draw_cell(v, y, 0, 1, "", 0, A_NORMAL);
-        x = top_draw_cell(v, y, x, name_w, sp->span, 0, f->max_us >= v->head.slow_us ? A_BOLD : A_NORMAL);
-        for (int c = 0; c < NCOLS && x < v->width; c++) {
+        x = top_draw_cell(v, y, x, name_w, sp->span, 0, hog ? A_BOLD : A_NORMAL);
+        for (int c = 0; c < ncols && x < v->width; c++) {
             x = top_draw_cell(v, y, x, 1, "", 0, A_NORMAL);
-            x = top_draw_cell(v, y, x, W, cells[c], 1, c == 4 && f->max_us >= v->head.slow_us ? A_BOLD : A_NORMAL);
+            x = top_draw_cell(v, y, x, W, cells[c], 1, c == 4 && hog ? A_BOLD : A_NORMAL);
         }
     }
 }
