@@ -181,13 +181,6 @@ static span_row_t *row_of(stats_spans_t *sp, const stats_instance_t *in, int32_t
     }
 }
 
-static void mem_add(stats_span_mem_t *d, const stats_span_mem_t *m)
-{
-    d->alloc = stats_sat_add(d->alloc, m->alloc);
-    d->gc_count = stats_sat_add(d->gc_count, m->gc_count);
-    d->gc_us = stats_sat_add(d->gc_us, m->gc_us);
-}
-
 int stats_span_close(stats_t *s, const stats_instance_t *in, int32_t span, uint64_t own_us, uint64_t inclusive_us,
     uint64_t wall_us, int unwound, const stats_span_mem_t *own_mem, const stats_span_mem_t *incl_mem)
 {
@@ -207,10 +200,10 @@ int stats_span_close(stats_t *s, const stats_instance_t *in, int32_t span, uint6
     f->min_us = inclusive_us < f->min_us ? inclusive_us : f->min_us;
     f->unwound += unwound != 0;
     if (own_mem) {
-        mem_add(&f->own_mem, own_mem);
+        stats_span_mem_add(&f->own_mem, own_mem);
     }
     if (incl_mem) {
-        mem_add(&f->incl_mem, incl_mem);
+        stats_span_mem_add(&f->incl_mem, incl_mem);
     }
     stats_hist_add(&r->hist, inclusive_us);
     return 0;
@@ -275,8 +268,8 @@ static void figures_merge(stats_span_figures_t *d, const stats_span_figures_t *f
     d->min_us = f->min_us < d->min_us ? f->min_us : d->min_us;
     d->unwound += f->unwound;
     d->cut += f->cut;
-    mem_add(&d->own_mem, &f->own_mem);
-    mem_add(&d->incl_mem, &f->incl_mem);
+    stats_span_mem_add(&d->own_mem, &f->own_mem);
+    stats_span_mem_add(&d->incl_mem, &f->incl_mem);
 }
 
 stats_span_view_t *stats_span_rows(const stats_t *s, int by_instance, size_t *n)

@@ -56,6 +56,14 @@ const char *stats_span_name_text(const stats_t *s, int32_t span);
 int stats_span_close(stats_t *s, const stats_instance_t *in, int32_t span, uint64_t own_us, uint64_t inclusive_us,
     uint64_t wall_us, int unwound, const stats_span_mem_t *own_mem, const stats_span_mem_t *incl_mem);
 
+/* d += m, saturated (a hostile stream's amounts cannot wrap). */
+static inline void stats_span_mem_add(stats_span_mem_t *d, const stats_span_mem_t *m)
+{
+    d->alloc = stats_sat_add(d->alloc, m->alloc);
+    d->gc_count = stats_sat_add(d->gc_count, m->gc_count);
+    d->gc_us = stats_sat_add(d->gc_us, m->gc_us);
+}
+
 /* The figures of m as a task row's memory figures (stats_mem_of turns them into what is shown). */
 static inline stats_figures_t stats_span_mem_figures(const stats_span_mem_t *m)
 {

@@ -127,13 +127,6 @@ static void span_piece(events_t *e, const events_span_task_t *t, const events_sp
     e->obs->span(e->obs_user, &p);
 }
 
-static void mem_add(stats_span_mem_t *d, const stats_span_mem_t *m)
-{
-    d->alloc = stats_sat_add(d->alloc, m->alloc);
-    d->gc_count = stats_sat_add(d->gc_count, m->gc_count);
-    d->gc_us = stats_sat_add(d->gc_us, m->gc_us);
-}
-
 /* The innermost open span of t closed at now_us (own: its task's own time then; slice_us: when
  * the slice it closes in started, for an observer). */
 static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_t now_us, int unwound,
@@ -143,7 +136,7 @@ static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_
     int32_t at = t->top;
     events_span_t *x = &sp->open[at];
     stats_span_mem_t incl = x->own_mem;
-    mem_add(&incl, &x->children_mem);
+    stats_span_mem_add(&incl, &x->children_mem);
     if (e->obs && e->obs->span) {
         span_piece(e, t, x, t->depth - 1u, slice_us, now_us, 1, unwound, &incl);
     }
@@ -156,7 +149,7 @@ static void span_close(events_t *e, events_span_task_t *t, uint64_t own, uint64_
     sp->free_list[sp->n_free++] = at;
     if (t->top >= 0) {
         sp->open[t->top].children_us += inclusive;
-        mem_add(&sp->open[t->top].children_mem, &incl);
+        stats_span_mem_add(&sp->open[t->top].children_mem, &incl);
     }
 }
 
@@ -308,7 +301,7 @@ void events_spans_mem(events_t *e, const stats_instance_t *in, uint64_t alloc, u
     }
     /* the innermost kept one's (a span refused inside it is part of it, as its time is) */
     stats_span_mem_t m = {.alloc = alloc, .gc_count = gc_count, .gc_us = gc_us};
-    mem_add(&sp->open[t->top].own_mem, &m);
+    stats_span_mem_add(&sp->open[t->top].own_mem, &m);
 }
 
 int events_spans_any(const events_t *e)
