@@ -368,21 +368,19 @@ out:
     return rc;
 }
 
-/* The spans table (docs/usage.md, "Spans"): under each task row of the main table, in its order,
- * its spans, the most inclusive time first. Only when the stream had spans. */
-static int print_spans(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
-    const glyphs_t *g)
+/* A table of spans (the spans table, the memory per span table): under each task row of the main
+ * table, in its order, its spans, the most inclusive time first; fill writes a span's cells from
+ * column 2 on (0: the task, 1: the span). Nothing when there is no span. */
+typedef void span_cells_fn(table_t *t, size_t k, const stats_t *s, const stats_span_view_t *v, const glyphs_t *g);
+
+static int print_span_table(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
+    const glyphs_t *g, const char *const *head, size_t ncols, span_cells_fn *fill, const char *caption)
 {
-    static const char *head[] = {"name", "span", "count", "own ms", "incl ms", "wall ms", "max ms", "p50 ms",
-        "p95 ms", "p99 ms", "unwound", "cut"};
-    if (s->spans == NULL) {
-        return 0;
-    }
     size_t nv = 0;
     stats_span_view_t *v = stats_span_rows(s, by_instance, &nv);
     table_t t;
     memset(&t, 0, sizeof t);
-    t.ncols = 12;
+    t.ncols = ncols;
     t.rule_before = SIZE_MAX;
     for (size_t c = 0; c < t.ncols; c++) {
         t.head[c] = c == 0 && by_instance ? "task" : head[c];
@@ -398,21 +396,11 @@ static int print_spans(FILE *out, const stats_t *s, const stats_row_t *rows, siz
         size_t first;
         size_t count = stats_span_rows_of(s, v, nv, &rows[i], &first);
         for (size_t j = first; j < first + count; j++, k++) {
-            const stats_span_figures_t *f = &v[j].f;
             if (j == first) {
                 fill_name(&t, k, &rows[i], by_instance);
             }
             snprintf(cell(&t, k, 1), CELL_MAX, "%s", v[j].span);
-            snprintf(cell(&t, k, 2), CELL_MAX, "%" PRIu64, f->count);
-            fmt_ms(cell(&t, k, 3), CELL_MAX, "", f->own_us);
-            fmt_ms(cell(&t, k, 4), CELL_MAX, "", f->inclusive_us);
-            fmt_ms(cell(&t, k, 5), CELL_MAX, "", f->wall_us);
-            fmt_ms(cell(&t, k, 6), CELL_MAX, "", f->max_us);
-            for (unsigned q = 0; q < STATS_PCTS; q++) {
-                fmt_ms(cell(&t, k, 7 + q), CELL_MAX, "", v[j].pct[q]);
-            }
-            snprintf(cell(&t, k, 10), CELL_MAX, "%" PRIu64, f->unwound);
-            snprintf(cell(&t, k, 11), CELL_MAX, "%" PRIu64, f->cut);
+            fill(&t, k, s, &v[j], g);
         }
     }
     t.nrows = k;
@@ -420,14 +408,44 @@ static int print_spans(FILE *out, const stats_t *s, const stats_row_t *rows, siz
     if (t.failed) {
         goto out;
     }
-    fprintf(out, "spans (own: the task's own time while the span was its innermost; incl: with nested spans; "
-        "wall: open to close; unwound: closed by the task's end; cut: open at a loss or the end, not counted):\n");
+    fputs(caption, out);
     rc = k ? table_print(out, &t, g) : 0;
 out:
     free(t.at);
     free(t.text);
     free(v);
     return rc;
+}
+
+static void span_time_cells(table_t *t, size_t k, const stats_t *s, const stats_span_view_t *v, const glyphs_t *g)
+{
+    (void)s;
+    (void)g;
+    const stats_span_figures_t *f = &v->f;
+    snprintf(cell(t, k, 2), CELL_MAX, "%" PRIu64, f->count);
+    fmt_ms(cell(t, k, 3), CELL_MAX, "", f->own_us);
+    fmt_ms(cell(t, k, 4), CELL_MAX, "", f->inclusive_us);
+    fmt_ms(cell(t, k, 5), CELL_MAX, "", f->wall_us);
+    fmt_ms(cell(t, k, 6), CELL_MAX, "", f->max_us);
+    for (unsigned q = 0; q < STATS_PCTS; q++) {
+        fmt_ms(cell(t, k, 7 + q), CELL_MAX, "", v->pct[q]);
+    }
+    snprintf(cell(t, k, 10), CELL_MAX, "%" PRIu64, f->unwound);
+    snprintf(cell(t, k, 11), CELL_MAX, "%" PRIu64, f->cut);
+}
+
+/* The spans table (docs/usage.md, "Spans"). Only when the stream had spans. */
+static int print_spans(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
+    const glyphs_t *g)
+{
+    static const char *const head[] = {"name", "span", "count", "own ms", "incl ms", "wall ms", "max ms", "p50 ms",
+        "p95 ms", "p99 ms", "unwound", "cut"};
+    if (s->spans == NULL) {
+        return 0;
+    }
+    return print_span_table(out, s, rows, n, by_instance, g, head, 12, span_time_cells,
+        "spans (own: the task's own time while the span was its innermost; incl: with nested spans; "
+        "wall: open to close; unwound: closed by the task's end; cut: open at a loss or the end, not counted):\n");
 }
 
 /* One row of the memory table: what the figures allocated and the collections in them, each only
@@ -509,82 +527,51 @@ out:
     return rc;
 }
 
-/* The memory per span table (docs/usage.md, "Memory per span"): under each task row, in the main
- * table's order, what its spans allocated (inclusive and own), the inclusive rate over the time
- * seen, and the collections inside them. Only from a device that reports memory, for a stream
- * with spans. */
+/* A span's memory cells (the memory per span table): inclusive bytes, own bytes, the inclusive
+ * rate, inclusive and own collections, their time; "-" for what the device does not measure. */
+static void span_mem_cells(table_t *t, size_t k, const stats_t *s, const stats_span_view_t *v, const glyphs_t *g)
+{
+    stats_figures_t fi = stats_span_mem_figures(&v->f.incl_mem), fo = stats_span_mem_figures(&v->f.own_mem);
+    stats_mem_t mi, mo;
+    stats_mem_of(s, &fi, &mi);
+    stats_mem_of(s, &fo, &mo);
+    const char *al = mi.alloc_lower ? g->ge : "", *gl = mi.gc_at_least ? g->ge : "";
+    if (mi.alloc_known) {
+        snprintf(cell(t, k, 2), CELL_MAX, "%s%" PRIu64, al, mi.alloc_bytes);
+        snprintf(cell(t, k, 3), CELL_MAX, "%s%" PRIu64, al, mo.alloc_bytes);
+        snprintf(cell(t, k, 4), CELL_MAX, "%s%.0f", al, mi.alloc_per_s);
+    } else {
+        for (size_t c = 2; c <= 4; c++) {
+            snprintf(cell(t, k, c), CELL_MAX, "-");
+        }
+    }
+    if (mi.gc_known) {
+        snprintf(cell(t, k, 5), CELL_MAX, "%s%" PRIu64, gl, mi.gc_count);
+        snprintf(cell(t, k, 6), CELL_MAX, "%s%" PRIu64, gl, mo.gc_count);
+    } else {
+        snprintf(cell(t, k, 5), CELL_MAX, "-");
+        snprintf(cell(t, k, 6), CELL_MAX, "-");
+    }
+    if (mi.gc_timed) {
+        fmt_ms(cell(t, k, 7), CELL_MAX, gl, mi.gc_us);
+    } else {
+        snprintf(cell(t, k, 7), CELL_MAX, "-");
+    }
+}
+
+/* The memory per span table (docs/usage.md, "Memory per span"). Only from a device that reports
+ * memory, for a stream with spans. */
 static int print_span_mem(FILE *out, const stats_t *s, const stats_row_t *rows, size_t n, int by_instance,
     const glyphs_t *g)
 {
-    static const char *head[] = {"name", "span", "alloc bytes", "own bytes", "alloc/s", "gc", "own gc", "gc ms"};
+    static const char *const head[] = {"name", "span", "alloc bytes", "own bytes", "alloc/s", "gc", "own gc",
+        "gc ms"};
     if (s->spans == NULL || !stats_mem_known(s)) {
         return 0;
     }
-    size_t nv = 0;
-    stats_span_view_t *v = stats_span_rows(s, by_instance, &nv);
-    table_t t;
-    memset(&t, 0, sizeof t);
-    t.ncols = 8;
-    t.rule_before = SIZE_MAX;
-    for (size_t c = 0; c < t.ncols; c++) {
-        t.head[c] = c == 0 && by_instance ? "task" : head[c];
-        t.left[c] = c <= 1;
-    }
-    int rc = -1;
-    t.at = calloc((nv + 1) * COLS_MAX, sizeof *t.at);
-    if (!t.at || (!v && nv)) {
-        goto out;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < nv; i++) {
-        size_t first;
-        size_t count = stats_span_rows_of(s, v, nv, &rows[i], &first);
-        for (size_t j = first; j < first + count; j++, k++) {
-            stats_figures_t fi = stats_span_mem_figures(&v[j].f.incl_mem), fo = stats_span_mem_figures(&v[j].f.own_mem);
-            stats_mem_t mi, mo;
-            stats_mem_of(s, &fi, &mi);
-            stats_mem_of(s, &fo, &mo);
-            const char *al = mi.alloc_lower ? g->ge : "", *gl = mi.gc_at_least ? g->ge : "";
-            if (j == first) {
-                fill_name(&t, k, &rows[i], by_instance);
-            }
-            snprintf(cell(&t, k, 1), CELL_MAX, "%s", v[j].span);
-            if (mi.alloc_known) {
-                snprintf(cell(&t, k, 2), CELL_MAX, "%s%" PRIu64, al, mi.alloc_bytes);
-                snprintf(cell(&t, k, 3), CELL_MAX, "%s%" PRIu64, al, mo.alloc_bytes);
-                snprintf(cell(&t, k, 4), CELL_MAX, "%s%.0f", al, mi.alloc_per_s);
-            } else {
-                for (size_t c = 2; c <= 4; c++) {
-                    snprintf(cell(&t, k, c), CELL_MAX, "-");
-                }
-            }
-            if (mi.gc_known) {
-                snprintf(cell(&t, k, 5), CELL_MAX, "%s%" PRIu64, gl, mi.gc_count);
-                snprintf(cell(&t, k, 6), CELL_MAX, "%s%" PRIu64, gl, mo.gc_count);
-            } else {
-                snprintf(cell(&t, k, 5), CELL_MAX, "-");
-                snprintf(cell(&t, k, 6), CELL_MAX, "-");
-            }
-            if (mi.gc_timed) {
-                fmt_ms(cell(&t, k, 7), CELL_MAX, gl, mi.gc_us);
-            } else {
-                snprintf(cell(&t, k, 7), CELL_MAX, "-");
-            }
-        }
-    }
-    t.nrows = k;
-    cell_close(&t);
-    if (t.failed) {
-        goto out;
-    }
-    fprintf(out, "memory per span (alloc bytes, gc: while the span was open, its nested spans included; own: while "
+    return print_span_table(out, s, rows, n, by_instance, g, head, 8, span_mem_cells,
+        "memory per span (alloc bytes, gc: while the span was open, its nested spans included; own: while "
         "it was its task's innermost; alloc/s: over the time seen):\n");
-    rc = k ? table_print(out, &t, g) : 0;
-out:
-    free(t.at);
-    free(t.text);
-    free(v);
-    return rc;
 }
 
 static void print_header(FILE *out, const stats_t *s, const report_options_t *o)

@@ -55,7 +55,9 @@ static inline void fb_close(fb_t *f)
 {
     uint8_t enc[AIOPROF_COBS_MAX(AIOPROF_BODY_MAX + 2) + 2];
     assert_true(f->body_len + 2 <= AIOPROF_BODY_MAX);
-    fb_append(f, enc, put_frame(enc, f->body, f->body_len));
+    size_t n = put_frame(enc, f->body, f->body_len);
+    assert_true(n <= sizeof enc);
+    fb_append(f, enc, n <= sizeof enc ? n : sizeof enc); /* the bound also tells the compiler */
 }
 
 static inline void fb_enter(fb_t *f, uint32_t id, uint32_t dt)
@@ -128,8 +130,9 @@ static inline void fb_hello_cost(fb_t *f, unsigned flags, uint32_t drain, uint32
     fb_control(f, AIOPROF_OP_HELLO, b, n);
 }
 
-/* A HELLO of a device that reports lateness in late_unit ticks (1 MHz). */
-static inline void fb_hello_late(fb_t *f, unsigned flags, uint32_t late_unit)
+/* A HELLO of a device that reports lateness in late_unit ticks (1 MHz) and, with_mem, its
+ * memory (the field mem; docs/protocol.md, "Memory"). */
+static inline void fb_hello_late_mem(fb_t *f, unsigned flags, uint32_t late_unit, int with_mem, uint32_t mem)
 {
     uint8_t b[64];
     size_t n = 0;
@@ -147,7 +150,38 @@ static inline void fb_hello_late(fb_t *f, unsigned flags, uint32_t late_unit)
     n += put_varint(b + n, 1000000);
     n += put_varint(b + n, 0);
     n += put_varint(b + n, late_unit);
+    if (with_mem) {
+        n += put_varint(b + n, mem);
+    }
     fb_control(f, AIOPROF_OP_HELLO, b, n);
+}
+
+static inline void fb_hello_late(fb_t *f, unsigned flags, uint32_t late_unit)
+{
+    fb_hello_late_mem(f, flags, late_unit, 0, 0);
+}
+
+/* Span records (docs/protocol.md, "Spans"). */
+static inline void fb_span_name(fb_t *f, uint32_t id, const char *name)
+{
+    uint8_t b[64];
+    size_t n = put_varint(b, id), len = strlen(name);
+    memcpy(b + n, name, len);
+    fb_control(f, AIOPROF_OP_SPAN_NAME, b, n + len);
+}
+
+static inline void fb_span_enter(fb_t *f, uint32_t id, uint32_t dt)
+{
+    uint8_t b[16];
+    size_t n = put_varint(b, dt);
+    n += put_varint(b + n, id);
+    fb_control(f, AIOPROF_OP_SPAN_ENTER, b, n);
+}
+
+static inline void fb_span_exit(fb_t *f, uint32_t dt)
+{
+    uint8_t b[8];
+    fb_control(f, AIOPROF_OP_SPAN_EXIT, b, put_varint(b, dt));
 }
 
 static inline void fb_task(fb_t *f, unsigned op, uint32_t id, uint32_t parent, const char *name, const char *label)

@@ -9,46 +9,7 @@
 
 static void fb_hello_mem(fb_t *f, uint32_t mem)
 {
-    uint8_t b[64];
-    size_t n = 0;
-    n += put_varint(b + n, 1);
-    n += put_varint(b + n, 1000000);
-    b[n++] = (uint8_t)f->bits;
-    n += put_varint(b + n, 4096);
-    b[n++] = 0;
-    n += put_varint(b + n, 0);
-    n += put_varint(b + n, 0);
-    n += put_varint(b + n, 0);
-    b[n++] = 4;
-    memcpy(b + n, "test", 4);
-    n += 4;
-    n += put_varint(b + n, 1000000); /* period_ticks */
-    n += put_varint(b + n, 0);       /* event_cost */
-    n += put_varint(b + n, 0);       /* late_unit */
-    n += put_varint(b + n, mem);
-    fb_control(f, AIOPROF_OP_HELLO, b, n);
-}
-
-static void fb_span_name(fb_t *f, uint32_t id, const char *name)
-{
-    uint8_t b[64];
-    size_t n = put_varint(b, id), len = strlen(name);
-    memcpy(b + n, name, len);
-    fb_control(f, AIOPROF_OP_SPAN_NAME, b, n + len);
-}
-
-static void fb_span_enter(fb_t *f, uint32_t id, uint32_t dt)
-{
-    uint8_t b[16];
-    size_t n = put_varint(b, dt);
-    n += put_varint(b + n, id);
-    fb_control(f, AIOPROF_OP_SPAN_ENTER, b, n);
-}
-
-static void fb_span_exit(fb_t *f, uint32_t dt)
-{
-    uint8_t b[8];
-    fb_control(f, AIOPROF_OP_SPAN_EXIT, b, put_varint(b, dt));
+    fb_hello_late_mem(f, 0, 0, 1, mem);
 }
 
 static void fb_alloc(fb_t *f, uint32_t amount)

@@ -7,28 +7,6 @@
 #include "events.h"
 #include "stats_spans.h"
 
-static void fb_span_name(fb_t *f, uint32_t id, const char *name)
-{
-    uint8_t b[64];
-    size_t n = put_varint(b, id), len = strlen(name);
-    memcpy(b + n, name, len);
-    fb_control(f, AIOPROF_OP_SPAN_NAME, b, n + len);
-}
-
-static void fb_span_enter(fb_t *f, uint32_t id, uint32_t dt)
-{
-    uint8_t b[16];
-    size_t n = put_varint(b, dt);
-    n += put_varint(b + n, id);
-    fb_control(f, AIOPROF_OP_SPAN_ENTER, b, n);
-}
-
-static void fb_span_exit(fb_t *f, uint32_t dt)
-{
-    uint8_t b[8];
-    fb_control(f, AIOPROF_OP_SPAN_EXIT, b, put_varint(b, dt));
-}
-
 /* The span view row of (task name, span name), by name; NULL when there is none. */
 static const stats_span_view_t *span_row(const stats_span_view_t *v, size_t n, const stats_t *s, const char *task,
     const char *span)
