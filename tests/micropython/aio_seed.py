@@ -1,7 +1,8 @@
 # The original aioprof example: a task that blocks 80 ms per slice and one that blocks 1 ms.
 # quicker's 2 ms sleeps end while slow blocks: it comes back late by about 80 ms, kept waiting by
 # slow (truth.due() says when each resume is due). sensors runs three spans a slice (docs/usage.md,
-# "Spans"): read and parse are short, render is the hog (30 ms, over the slow threshold).
+# "Spans"): read and parse are short, render is the hog (30 ms, over the slow threshold); parse
+# allocates 1000 bytes, the others nothing ("Memory per span").
 import asyncio
 import time
 import truth
@@ -52,6 +53,7 @@ async def sensors():
         with span("read"):
             time.sleep_ms(2)
         with span("parse"):
+            keep = bytearray(1000)  # parse allocates, read and render do not (memory per span)
             time.sleep_ms(1)
         with span("render"):
             time.sleep_ms(30)
