@@ -49,6 +49,9 @@ static const help_entry_t help_columns[] = {
     {HELP_ITEM, "p50 p95 p99", "(f) slice length percentiles; late p50...: lateness percentiles"},
     {HELP_ITEM, "alloc, alloc/s", "(f) bytes the task's own slices allocated, and per second (a device that reports memory)"},
     {HELP_ITEM, "gc, gc ms", "(f) garbage collections inside its slices and their time; (gc) in blocked by: one between slices"},
+    {HELP_ITEM, "S: own, incl, wall", "a span's time while it was its task's innermost, while it was open, open to close"},
+    {HELP_ITEM, "S: alloc, own alloc", "bytes allocated inside the span (its nested spans' included), and while it was "
+                                       "the innermost; gc: collections inside it (a device that reports memory)"},
     {HELP_ITEM, "d rate, d %...", "(f, --compare) the change against the base, ~ within the noise"},
     {HELP_ITEM, "-", "not known: lateness from a device that does not report it; these columns in the last "
                      "second (w), as they are cumulative"},
