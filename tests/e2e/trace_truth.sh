@@ -46,6 +46,7 @@ for seed in 1 2; do
 done
 check "nested-32" -w nested --clock virtual --duration 10 --tick-bits 32 --ring 8192
 check "spans" -w spans --clock virtual --duration 10
+check "seed-spans" -w seed-spans --clock virtual --duration 10
 
 # an existing file is kept unless --force; the recording itself never (a usage error: exit 2)
 "$SIM" -w seed --duration 2 -q -o "$tmp/keep.aiop"
