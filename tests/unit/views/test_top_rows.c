@@ -62,6 +62,50 @@ static void test_table_blocked_by(void **state)
     stats_free(&s);
 }
 
+/* A device's task named like one of the host's own culprits is not shown as it: "(gc)" (a
+ * collection between slices) and "(outside tasks)" are the host's; a task with either name is
+ * shown with its "(" escaped, so blocked by tells them apart. */
+static void test_blocked_by_pseudo_names(void **state)
+{
+    (void)state;
+    stats_t s;
+    assert_int_equal(stats_init(&s, 0, 20000), 0);
+    int32_t w = stats_instance_get(&s, 1), g = stats_instance_get(&s, 2), o = stats_instance_get(&s, 3);
+    int32_t w2 = stats_instance_get(&s, 4);
+    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
+    stats_instance_describe(&s, g, (const uint8_t *)"(gc)", 4, NULL, 0, 0, 1);
+    stats_instance_describe(&s, o, (const uint8_t *)"(outside tasks)", 15, NULL, 0, 0, 1);
+    stats_instance_describe(&s, w2, (const uint8_t *)"other waiter", 12, NULL, 0, 0, 1);
+    /* the task "(gc)" and a real collection are two culprits, in two rows of two names */
+    int32_t gc = stats_gc_row(&s);
+    assert_int_not_equal(s.inst[g].name, gc);
+    assert_string_equal(s.names[gc].name, "(gc)");
+    assert_string_equal(s.names[s.inst[g].name].name, "\\x28gc)");
+    int32_t who[2] = {s.inst[g].name, gc};
+    uint64_t us[2] = {15000, 4000};
+    stats_late_resume(&s, &s.inst[w], 20000);
+    stats_late_window(&s, &s.inst[w], who, NULL, us, 2, 1000, 0);
+    /* the task "(outside tasks)" took more of the waiting than the time outside tasks */
+    int32_t who2[1] = {s.inst[o].name};
+    uint64_t us2[1] = {12000};
+    stats_late_resume(&s, &s.inst[w2], 20000);
+    stats_late_window(&s, &s.inst[w2], who2, NULL, us2, 1, 8000, 0);
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
+    const top_row_t *r = table_row(&v->base[0], "waiter");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "\\x28gc)");
+    assert_int_equal(r->culprit_permille, 750);
+    r = table_row(&v->base[0], "other waiter");
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "\\x28outside tasks)");
+    assert_int_equal(r->culprit_permille, 600);
+    /* the task's own row is under its escaped name; a "(" inside a name stays */
+    table_row(&v->base[0], "\\x28outside tasks)");
+    top_rows_free(&v->base[0]);
+    free(v);
+    stats_free(&s);
+}
+
 /* "late mean" is one figure in every view: the mean over every resume (on time ones as 0), here
  * against the model's sum over count; the table's cell shows it as the report does. */
 static void test_late_mean_one_definition(void **state)
@@ -133,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_blocked_by),
+        cmocka_unit_test(test_blocked_by_pseudo_names),
         cmocka_unit_test(test_late_mean_one_definition),
         cmocka_unit_test(test_past_the_cap_rows),
     };
