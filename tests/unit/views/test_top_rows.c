@@ -28,6 +28,16 @@ static const top_row_t *table_row(top_rows_t *r, const char *name)
     return NULL;
 }
 
+/* Builds the table's rows of s and checks what row's blocked by cell says. */
+static void assert_blocked_by(top_view_t *v, const stats_t *s, const char *row, const char *culprit,
+    uint32_t permille)
+{
+    assert_int_equal(top_rows_build(&v->base[0], s, 0, &v->hist), 0);
+    const top_row_t *r = table_row(&v->base[0], row);
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), culprit);
+    assert_int_equal(r->culprit_permille, permille);
+}
+
 static void test_table_blocked_by(void **state)
 {
     (void)state;
@@ -42,21 +52,14 @@ static void test_table_blocked_by(void **state)
     stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 8000, 0);
     top_view_t *v = calloc(1, sizeof *v);
     assert_non_null(v);
-    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
-    const top_row_t *r = table_row(&v->base[0], "waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "(outside tasks)");
-    assert_int_equal(r->culprit_permille, 800);
+    assert_blocked_by(v, &s, "waiter", "(outside tasks)", 800);
     /* then the hog takes most of it: 22 ms of 30 */
     us[0] = 20000;
     stats_late_resume(&s, &s.inst[w], 20000);
     stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 0, 0);
-    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
-    r = table_row(&v->base[0], "waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "hog");
-    assert_int_equal(r->culprit_permille, 733);
+    assert_blocked_by(v, &s, "waiter", "hog", 733);
     /* a task never late names nothing */
-    r = table_row(&v->base[0], "hog");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "");
+    assert_blocked_by(v, &s, "hog", "", 0);
     top_rows_free(&v->base[0]);
     free(v);
     stats_free(&s);
@@ -92,13 +95,8 @@ static void test_blocked_by_pseudo_names(void **state)
     stats_late_window(&s, &s.inst[w2], who2, NULL, us2, 1, 8000, 0);
     top_view_t *v = calloc(1, sizeof *v);
     assert_non_null(v);
-    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
-    const top_row_t *r = table_row(&v->base[0], "waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "\\x28gc)");
-    assert_int_equal(r->culprit_permille, 750);
-    r = table_row(&v->base[0], "other waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "\\x28outside tasks)");
-    assert_int_equal(r->culprit_permille, 600);
+    assert_blocked_by(v, &s, "waiter", "\\x28gc)", 750);
+    assert_blocked_by(v, &s, "other waiter", "\\x28outside tasks)", 600);
     /* the task's own row is under its escaped name; a "(" inside a name stays */
     table_row(&v->base[0], "\\x28outside tasks)");
     top_rows_free(&v->base[0]);
