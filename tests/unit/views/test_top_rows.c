@@ -28,6 +28,14 @@ static const top_row_t *table_row(top_rows_t *r, const char *name)
     return NULL;
 }
 
+/* Instance id of s, named (as a TASK_NEW names it). */
+static int32_t task_named(stats_t *s, uint32_t id, const char *name)
+{
+    int32_t idx = stats_instance_get(s, id);
+    stats_instance_describe(s, idx, (const uint8_t *)name, strlen(name), NULL, 0, 0, 1);
+    return idx;
+}
+
 /* Builds the table's rows of s and checks what row's blocked by cell says. */
 static void assert_blocked_by(top_view_t *v, const stats_t *s, const char *row, const char *culprit,
     uint32_t permille)
@@ -43,9 +51,7 @@ static void test_table_blocked_by(void **state)
     (void)state;
     stats_t s;
     assert_int_equal(stats_init(&s, 0, 20000), 0);
-    int32_t w = stats_instance_get(&s, 1), h = stats_instance_get(&s, 2);
-    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
-    stats_instance_describe(&s, h, (const uint8_t *)"hog", 3, NULL, 0, 0, 1);
+    int32_t w = task_named(&s, 1, "waiter"), h = task_named(&s, 2, "hog");
     int32_t who[1] = {s.inst[h].name};
     uint64_t us[1] = {2000};
     stats_late_resume(&s, &s.inst[w], 10000);
@@ -73,12 +79,8 @@ static void test_blocked_by_pseudo_names(void **state)
     (void)state;
     stats_t s;
     assert_int_equal(stats_init(&s, 0, 20000), 0);
-    int32_t w = stats_instance_get(&s, 1), g = stats_instance_get(&s, 2), o = stats_instance_get(&s, 3);
-    int32_t w2 = stats_instance_get(&s, 4);
-    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
-    stats_instance_describe(&s, g, (const uint8_t *)"(gc)", 4, NULL, 0, 0, 1);
-    stats_instance_describe(&s, o, (const uint8_t *)"(outside tasks)", 15, NULL, 0, 0, 1);
-    stats_instance_describe(&s, w2, (const uint8_t *)"other waiter", 12, NULL, 0, 0, 1);
+    int32_t w = task_named(&s, 1, "waiter"), g = task_named(&s, 2, "(gc)");
+    int32_t o = task_named(&s, 3, "(outside tasks)"), w2 = task_named(&s, 4, "other waiter");
     /* the task "(gc)" and a real collection are two culprits, in two rows of two names */
     int32_t gc = stats_gc_row(&s);
     assert_int_not_equal(s.inst[g].name, gc);
@@ -97,7 +99,7 @@ static void test_blocked_by_pseudo_names(void **state)
     assert_non_null(v);
     assert_blocked_by(v, &s, "waiter", "\\x28gc)", 750);
     assert_blocked_by(v, &s, "other waiter", "\\x28outside tasks)", 600);
-    /* the task's own row is under its escaped name; a "(" inside a name stays */
+    /* the task's own row is under its escaped name */
     table_row(&v->base[0], "\\x28outside tasks)");
     top_rows_free(&v->base[0]);
     free(v);
