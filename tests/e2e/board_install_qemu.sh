@@ -63,11 +63,9 @@ fi
 [ -n "$stock" ] || want_engine=firmware
 
 # shellcheck disable=SC2086
-"$qemu" -M "$machine" $qemu_args -nographic -monitor none -serial pty -kernel "$fw" \
-    > "$WORK/qemu.out" 2>&1 &
-IO_PIDS+=($!)
-wait_for_text "$WORK/qemu.out" 'char device redirected to /dev/pts/[0-9]+' 60 || fail "QEMU named no pty: $(cat "$WORK/qemu.out")"
-pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$WORK/qemu.out")
+qemu_pty_start "$WORK/qemu.out" "$qemu" -M "$machine" $qemu_args -nographic -monitor none -serial pty -kernel "$fw" ||
+    fail "QEMU named no pty"
+IO_PIDS+=("$qemu_pid")
 
 top() { # NAME ARGS...: aioprof-top ARGS on the board; NAME.out, NAME.err; returns its exit code
     local name=$1

@@ -16,11 +16,9 @@ fi
 [ -f "$fw" ] || fail "no firmware at $fw"
 command -v qemu-system-arm > /dev/null || { echo "board_run_qemu: SKIPPED: qemu-system-arm not installed"; exit 77; }
 
-qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty -kernel "$fw" \
-    > "$WORK/qemu.out" 2>&1 &
-IO_PIDS+=($!)
-wait_for_text "$WORK/qemu.out" 'char device redirected to /dev/pts/[0-9]+' 60 || fail "QEMU named no pty: $(cat "$WORK/qemu.out")"
-pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$WORK/qemu.out")
+qemu_pty_start "$WORK/qemu.out" qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty \
+    -kernel "$fw" || fail "QEMU named no pty"
+IO_PIDS+=("$qemu_pid")
 
 cat > "$WORK/app.py" <<'PY'
 import asyncio

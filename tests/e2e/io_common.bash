@@ -31,19 +31,8 @@ json() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# wait_until CHECK...: runs the command CHECK until it succeeds; returns 1 after IO_DEADLINE s.
-wait_until() {
-    local end=$((SECONDS + IO_DEADLINE))
-    until "$@"; do
-        [ $SECONDS -lt $end ] || return 1
-        sleep 0.1
-    done
-}
-
-# wait_for_text FILE PATTERN: waits until FILE contains PATTERN (grep -E).
-wait_for_text() {
-    wait_until grep -qE "$2" "$1" 2>/dev/null
-}
+# wait_until CHECK...; wait_for_text FILE PATTERN; qemu_pty_start OUT COMMAND...
+source "$IO_HERE/poll_common.bash"
 
 # pty_start LINK FILE: a pty at LINK (a symlink, made by tests/e2e/pty_feed.py) that gives FILE's
 # bytes and then stays open, like a board that went quiet.

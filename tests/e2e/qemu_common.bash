@@ -7,6 +7,8 @@
 # exit 0, unless CI is set: there they must run.
 
 QEMU_SRC=${AIOPROF_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# wait_until CHECK...; wait_for_text FILE PATTERN; qemu_pty_start OUT COMMAND...
+source "$(dirname "${BASH_SOURCE[0]}")/poll_common.bash"
 QEMU_TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-$QEMU_SRC/build}/host/aioprof-top}
 QEMU_FW=${QEMU_FW_BUILD:-${AIOPROF_BUILD:-$QEMU_SRC/build}/mps2-an385}
 QEMU_PIDS=()
