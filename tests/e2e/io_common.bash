@@ -13,11 +13,10 @@ IO_PIDS=()
 IO_DEADLINE=${IO_DEADLINE:-60} # seconds a condition may take before the test fails
 declare -A PTY_PID=()
 
+# wait_until CHECK...; wait_for_text FILE PATTERN; qemu_pty_start OUT COMMAND...; stop_all
+source "$IO_HERE/poll_common.bash"
 io_cleanup() {
-    local p
-    for p in "${IO_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
+    stop_all "$WORK" "${IO_PIDS[@]}"
 }
 trap io_cleanup EXIT
 
@@ -30,9 +29,6 @@ fail() {
 json() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
-
-# wait_until CHECK...; wait_for_text FILE PATTERN; qemu_pty_start OUT COMMAND...
-source "$IO_HERE/poll_common.bash"
 
 # pty_start LINK FILE: a pty at LINK (a symlink, made by tests/e2e/pty_feed.py) that gives FILE's
 # bytes and then stays open, like a board that went quiet.

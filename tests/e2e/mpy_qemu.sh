@@ -17,13 +17,8 @@ if [ -z "$fw" ]; then
 fi
 [ -f "$fw" ] || { echo "mpy_qemu: FAIL: no firmware at $fw"; exit 1; }
 command -v qemu-system-arm > /dev/null || { echo "mpy_qemu: SKIPPED: qemu-system-arm not installed"; exit 77; }
-out="${AIOPROF_BUILD:-/tmp}/mpy-qemu"
-rm -rf "$out"
-mkdir -p "$out"
-qemu_pid=
-trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
-
 source "$(dirname "$0")/poll_common.bash"
+qemu_out_dir mpy-qemu
 qemu_pty_start "$out/qemu.out" qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty \
     -kernel "$fw" || { echo "mpy_qemu: FAIL: QEMU did not say which pty it made"; exit 1; }
 echo "the board's UART is $pty"

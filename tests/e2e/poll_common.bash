@@ -1,7 +1,7 @@
-# Waiting for a condition with a deadline, never for a fixed time, and QEMU's pty: sourced by
-# io_common.bash and by the tests that start QEMU themselves (qemu_pty.sh, mpy_qemu.sh,
-# mpy_prebuilt_qemu.bash, mpy_prebuilt_mip.sh, board_*_qemu.sh, budget_run_qemu.sh). It only
-# defines functions (no trap, no folder), so a test with its own cleanup can source it too.
+# Waiting for a condition with a deadline, never for a fixed time, QEMU's pty, and what a test
+# stops at its end: sourced by io_common.bash, qemu_common.bash and the tests that start QEMU
+# themselves (mpy_qemu.sh, mpy_prebuilt_qemu.bash, mpy_prebuilt_mip.sh). It only defines
+# functions (no trap, no folder until one is asked for), so any test can source it.
 #   IO_DEADLINE   seconds a condition may take before the test fails (default 60: far beyond what
 #                 a loaded machine needs)
 
@@ -41,4 +41,23 @@ qemu_pty_start() {
     kill "$qemu_pid" 2>/dev/null || true
     wait "$qemu_pid" 2>/dev/null || true
     return 1
+}
+
+# stop_all DIR PID...: a test's cleanup: stops the processes PID... and removes DIR.
+stop_all() {
+    local dir=$1 p
+    shift
+    for p in "$@"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$dir"
+}
+
+# qemu_out_dir NAME: out, the folder AIOPROF_BUILD/NAME (/tmp/NAME without it), emptied, that a
+# test keeps its files in, and a trap that stops the QEMU qemu_pty_start started last.
+qemu_out_dir() {
+    out="${AIOPROF_BUILD:-/tmp}/$1"
+    rm -rf "$out"
+    mkdir -p "$out"
+    qemu_pid=
+    trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
 }
