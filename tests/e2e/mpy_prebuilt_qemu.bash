@@ -23,11 +23,7 @@ fi
 [ -f "$fw" ] || { echo "$name: FAIL: no firmware at $fw"; exit 1; }
 command -v "$qemu" > /dev/null || { echo "$name: SKIPPED: $qemu is not installed"; exit 77; }
 version=${AIOPROF_QEMU_MPY_VERSION:-6.3}
-out="${AIOPROF_BUILD:-/tmp}/$name"
-rm -rf "$out"
-mkdir -p "$out"
-qemu_pid=
-trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
+qemu_out_dir "$name"
 failed=0
 
 # boot: QEMU on a pty; sets pty, or fails. -icount: the board's clock counts instructions (8 ns
