@@ -105,7 +105,9 @@ size_t escape_bytes(char *out, size_t out_size, const uint8_t *in, size_t len, u
     while (i < len && !o.full) {
         uint8_t b = in[i];
         if (b >= 0x20 && b < 0x7F) {
-            if (b == '\\') {
+            if (b == '(' && i == 0 && (flags & ESCAPE_NAME)) {
+                out_hex(&o, b);
+            } else if (b == '\\') {
                 out_piece(&o, "\\\\", 2);
             } else {
                 out_piece(&o, (const char *)&in[i], 1);

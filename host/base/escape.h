@@ -5,7 +5,10 @@
  * Kept: printable ASCII and valid UTF-8 outside the C1 range and the bidirectional controls.
  * Made visible: ESC as "\e", TAB/CR/LF as "\t" "\r" "\n" (TAB kept with ESCAPE_KEEP_TAB),
  * the backslash as "\\" (so the result reads back unambiguously), every other byte of a C0 or C1
- * control, DEL, invalid or overlong UTF-8, surrogates and bidi overrides as "\xHH" per byte. */
+ * control, DEL, invalid or overlong UTF-8, surrogates and bidi overrides as "\xHH" per byte.
+ * A task's name (ESCAPE_NAME) that starts with "(" has it as "\x28": the host's own rows and
+ * culprits are the names in parentheses ("(gc)", "(outside tasks)", "(unnamed tasks)"), and a
+ * device cannot pass one of its tasks off as one of them. */
 #ifndef AIOPROF_ESCAPE_H
 #define AIOPROF_ESCAPE_H
 
@@ -14,6 +17,7 @@
 
 enum {
     ESCAPE_KEEP_TAB = 1, /* device text: a tab is layout, not an attack */
+    ESCAPE_NAME = 2,     /* a task's name: a leading "(" is escaped (above) */
 };
 
 /* The "cut" mark appended when the result did not fit (U+2026, 3 bytes). */

@@ -1,7 +1,7 @@
 /* --install: the files that go to a board (the front end and the python engine, and the native
  * module that matches the board), found where an install or the source tree has them, and chosen
  * from the prebuilt modules' manifest (device/micropython/mpy/manifest.json, docs/micropython.md).
- * Knows nothing of the link: board_install.c asks the board, this picks. */
+ * Knows nothing of the link: board_install_ask.c asks the board, this picks. */
 #ifndef AIOPROF_BOARD_FILES_H
 #define AIOPROF_BOARD_FILES_H
 

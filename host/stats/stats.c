@@ -443,7 +443,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     if (idx == s->past_cap) {
         /* a task past the cap: its name row lacks its slices and its count */
         char text[STATS_TEXT_MAX];
-        escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
+        escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, ESCAPE_NAME);
         s->names[stats_name_row(s, text)].lower_bound = 1;
         return;
     }
@@ -459,7 +459,7 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
     in->described = h;
 
     char text[STATS_TEXT_MAX];
-    escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, 0);
+    escape_bytes(text, sizeof text, name, name_len > AIOPROF_NAME_MAX ? AIOPROF_NAME_MAX : name_len, ESCAPE_NAME);
     int32_t row = stats_name_row(s, text);
     if (in->name < 0) {
         /* its slices so far move to the name row (at the next stats_sync: none of them is in a

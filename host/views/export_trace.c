@@ -260,6 +260,67 @@ static void export_on_event(void *user, uint64_t at_us)
     x->in_second++;
 }
 
+/* The name t's track shows: its own, or "task #id" (in x->name). */
+static const char *task_shown(export_trace_t *x, const pipeline_task_t *t)
+{
+    if (t->name != NULL) {
+        return t->name;
+    }
+    snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
+    return x->name;
+}
+
+/* The start of an event written straight into the buffer: room for a whole one (what reached the
+ * file ends after an event) and its separator (the opening ends with "[": the first event needs no
+ * comma). Returns where it starts (*o: where its text goes), or NULL when the export stopped. */
+static char *direct_begin(export_trace_t *x, char **o)
+{
+    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    if (at == NULL) {
+        return NULL;
+    }
+    *o = at;
+    if (x->written > 0) {
+        *o += JSON_LIT(*o, ",\n");
+    }
+    return at;
+}
+
+static void direct_end(export_trace_t *x, const char *at, const char *o)
+{
+    file_out_commit(&x->out, (size_t)(o - at));
+    x->written++;
+}
+
+/* A window on t's track, up to its args, which the caller writes and closes with "}}":
+ * {"name":…,"cat":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{ (docs/trace-export.md).
+ * Returns where it starts (*o: where the args go), or NULL when the export stopped. */
+static char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *name, const char *cat,
+    uint64_t start_us, uint64_t end_us, char **o)
+{
+    track_name(x, t, task_shown(x, t));
+    char *at = direct_begin(x, o);
+    if (at == NULL) {
+        return NULL;
+    }
+    char *p = *o;
+    p += JSON_LIT(p, "{\"name\":");
+    p += json_string(p, name);
+    p += JSON_LIT(p, ",\"cat\":");
+    p += json_string(p, cat);
+    p += JSON_LIT(p, ",\"ph\":\"X\",\"ts\":");
+    p += json_u64(p, start_us);
+    p += JSON_LIT(p, ",\"dur\":");
+    p += json_u64(p, end_us - start_us);
+    p += JSON_LIT(p, ",\"pid\":");
+    p += json_u64(p, PID_EPOCH0 + (uint64_t)t->epoch);
+    p += JSON_LIT(p, ",\"tid\":");
+    p += json_u64(p, t->id);
+    p += JSON_LIT(p, ",\"args\":{");
+    *o = p;
+    return at;
+}
+
 /* How a slice ended, as a JSON string (padded to 16 bytes for json_copy16), by enum
  * aioprof_exit_kind; anything else is "unknown". */
 static const struct {
@@ -275,11 +336,7 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
 {
     export_trace_t *x = user;
     const pipeline_task_t *t = &s->task;
-    const char *shown = t->name;
-    if (shown == NULL) {
-        snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
-        shown = x->name;
-    }
+    const char *shown = task_shown(x, t);
     export_track_t *slot = track_name(x, t, shown);
     const char *part = slot->parts.text;
     uint16_t len[3];
@@ -288,14 +345,10 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
         slice_parts(x->parts_long, t, shown, len);
         part = x->parts_long;
     }
-    /* the buffer holds whole events only: what reached the file ends after one */
-    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    char *o;
+    char *at = direct_begin(x, &o);
     if (at == NULL) {
         return;
-    }
-    char *o = at;
-    if (x->written > 0) {
-        o += JSON_LIT(o, ",\n"); /* the opening ends with "[": the first event needs no comma */
     }
     /* the reservation leaves room for json_copy16 to write past each piece */
     json_copy16(o, part, len[0]);
@@ -312,8 +365,7 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
     o += json_u64(o, s->self_us);
     json_copy16(o, part + len[0] + len[1], len[2]);
     o += len[2];
-    file_out_commit(&x->out, (size_t)(o - at));
-    x->written++;
+    direct_end(x, at, o);
     x->slices++;
 }
 
@@ -355,30 +407,12 @@ static void export_on_text(void *user, uint64_t at_us, const char *line)
 static void export_on_late(void *user, const pipeline_late_t *l)
 {
     export_trace_t *x = user;
-    const pipeline_task_t *t = &l->task;
-    const char *shown = t->name;
-    if (shown == NULL) {
-        snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
-        shown = x->name;
-    }
-    track_name(x, t, shown);
-    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    char *o;
+    char *at = window_begin(x, &l->task, "waiting", "late", l->start_us, l->end_us, &o);
     if (at == NULL) {
         return;
     }
-    char *o = at;
-    if (x->written > 0) {
-        o += JSON_LIT(o, ",\n");
-    }
-    o += JSON_LIT(o, "{\"name\":\"waiting\",\"cat\":\"late\",\"ph\":\"X\",\"ts\":");
-    o += json_u64(o, l->start_us);
-    o += JSON_LIT(o, ",\"dur\":");
-    o += json_u64(o, l->end_us - l->start_us);
-    o += JSON_LIT(o, ",\"pid\":");
-    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
-    o += JSON_LIT(o, ",\"tid\":");
-    o += json_u64(o, t->id);
-    o += JSON_LIT(o, ",\"args\":{\"blocked_by\":");
+    o += JSON_LIT(o, "\"blocked_by\":");
     if (l->blocked_by != NULL) {
         o += json_string(o, l->blocked_by);
     } else {
@@ -387,8 +421,7 @@ static void export_on_late(void *user, const pipeline_late_t *l)
     o += JSON_LIT(o, ",\"blocked_us\":");
     o += json_u64(o, l->blocked_us);
     o += JSON_LIT(o, "}}");
-    file_out_commit(&x->out, (size_t)(o - at));
-    x->written++;
+    direct_end(x, at, o);
 }
 
 /* A piece of a span, nested in its slice on its task's track:
@@ -397,32 +430,12 @@ static void export_on_late(void *user, const pipeline_late_t *l)
 static void export_on_span(void *user, const pipeline_span_t *sp)
 {
     export_trace_t *x = user;
-    const pipeline_task_t *t = &sp->task;
-    const char *shown = t->name;
-    if (shown == NULL) {
-        snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
-        shown = x->name;
-    }
-    track_name(x, t, shown);
-    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
+    char *o;
+    char *at = window_begin(x, &sp->task, sp->name, "span", sp->start_us, sp->end_us, &o);
     if (at == NULL) {
         return;
     }
-    char *o = at;
-    if (x->written > 0) {
-        o += JSON_LIT(o, ",\n");
-    }
-    o += JSON_LIT(o, "{\"name\":");
-    o += json_string(o, sp->name);
-    o += JSON_LIT(o, ",\"cat\":\"span\",\"ph\":\"X\",\"ts\":");
-    o += json_u64(o, sp->start_us);
-    o += JSON_LIT(o, ",\"dur\":");
-    o += json_u64(o, sp->end_us - sp->start_us);
-    o += JSON_LIT(o, ",\"pid\":");
-    o += json_u64(o, PID_EPOCH0 + (uint64_t)t->epoch);
-    o += JSON_LIT(o, ",\"tid\":");
-    o += json_u64(o, t->id);
-    o += JSON_LIT(o, ",\"args\":{\"depth\":");
+    o += JSON_LIT(o, "\"depth\":");
     o += json_u64(o, sp->depth);
     if (sp->last) {
         o += sp->unwound ? JSON_LIT(o, ",\"last\":true,\"unwound\":true") : JSON_LIT(o, ",\"last\":true");
@@ -443,8 +456,7 @@ static void export_on_span(void *user, const pipeline_span_t *sp)
     } else {
         o += JSON_LIT(o, ",\"last\":false}}");
     }
-    file_out_commit(&x->out, (size_t)(o - at));
-    x->written++;
+    direct_end(x, at, o);
 }
 
 static const pipeline_observer_t export_observer = {

@@ -18,6 +18,7 @@
 # Skips (exit 77) without a firmware or without its QEMU.
 set -euo pipefail
 source "$(dirname "$0")/io_common.bash"
+source "$(dirname "$0")/board_common.bash"
 name=${BOARD_TEST:-board_install_qemu}
 qemu=${BOARD_QEMU:-qemu-system-arm}
 machine=${BOARD_MACHINE:-mps2-an385}
@@ -63,11 +64,7 @@ fi
 [ -n "$stock" ] || want_engine=firmware
 
 # shellcheck disable=SC2086
-"$qemu" -M "$machine" $qemu_args -nographic -monitor none -serial pty -kernel "$fw" \
-    > "$WORK/qemu.out" 2>&1 &
-IO_PIDS+=($!)
-wait_for_text "$WORK/qemu.out" 'char device redirected to /dev/pts/[0-9]+' 60 || fail "QEMU named no pty: $(cat "$WORK/qemu.out")"
-pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$WORK/qemu.out")
+board_qemu_start "$qemu" "$machine" $qemu_args
 
 top() { # NAME ARGS...: aioprof-top ARGS on the board; NAME.out, NAME.err; returns its exit code
     local name=$1
@@ -103,39 +100,8 @@ grep -qE "^aioprof-top: [1-9][0-9]* files written" "$WORK/install.err" || fail "
 grep -qE "installed in [0-9.]+ s; [0-9]+ bytes went to the board" "$WORK/install.err" || fail "no figures"
 
 # 3. the app, which does not mention aioprof: the prologue enables it
-cat > "$WORK/app.py" <<'PY'
-import asyncio
-import time
-
-
-async def slow():
-    for i in range(10):
-        time.sleep_ms(20)
-        await asyncio.sleep_ms(5)
-
-
-async def quick():
-    for i in range(50):
-        await asyncio.sleep_ms(2)
-
-
-async def main():
-    await asyncio.gather(slow(), quick())
-    print("run: done")
-
-
-asyncio.run(main())
-PY
-check() { # NAME: the report of one run of app.py: slow 10 + 1 slices, quick 50 + 1, its text
-    local counts
-    counts=$(json "$WORK/$1.out" '{t["name"]: t["count"] for t in j["tasks"]}')
-    [ "$(json "$WORK/$1.out" '{t["name"]: t["count"] for t in j["tasks"]}.get("slow")')" = 11 ] || fail "$1: slow: $counts"
-    [ "$(json "$WORK/$1.out" '{t["name"]: t["count"] for t in j["tasks"]}.get("quick")')" = 51 ] || fail "$1: quick: $counts"
-    [ "$(json "$WORK/$1.out" 'j["stream"]["dropped_events"] + j["stream"]["crc_errors"] + j["stream"]["lost_frames"]')" = 0 ] \
-        || fail "$1: the stream was damaged: $(json "$WORK/$1.out" 'j["stream"]')"
-    grep -q '^device: run: done$' "$WORK/$1.err" || fail "$1: the program's text is missing: $(cat "$WORK/$1.err")"
-    echo "$1: $counts"
-}
+board_app "$WORK/app.py"
+check() { board_app_check "$WORK/$1.out" "$WORK/$1.err" "$1"; } # NAME: the report of one run of app.py
 top run --run "$WORK/app.py" --no-reset --json || fail "--run exited $?: $(cat "$WORK/run.err")"
 check run
 

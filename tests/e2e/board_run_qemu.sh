@@ -8,54 +8,14 @@
 # Skips (exit 77) without it or without qemu-system-arm.
 set -euo pipefail
 source "$(dirname "$0")/io_common.bash"
-fw=${AIOPROF_MPY_QEMU_FIRMWARE:-}
-if [ -z "$fw" ]; then
-    echo "board_run_qemu: SKIPPED: set AIOPROF_MPY_QEMU_FIRMWARE to a qemu-port firmware with the C module"
-    exit 77
-fi
-[ -f "$fw" ] || fail "no firmware at $fw"
-command -v qemu-system-arm > /dev/null || { echo "board_run_qemu: SKIPPED: qemu-system-arm not installed"; exit 77; }
+source "$(dirname "$0")/board_common.bash"
+board_need_firmware board_run_qemu
+board_qemu_start qemu-system-arm mps2-an385 -semihosting
 
-qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty -kernel "$fw" \
-    > "$WORK/qemu.out" 2>&1 &
-IO_PIDS+=($!)
-wait_for_text "$WORK/qemu.out" 'char device redirected to /dev/pts/[0-9]+' 60 || fail "QEMU named no pty: $(cat "$WORK/qemu.out")"
-pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$WORK/qemu.out")
-
-cat > "$WORK/app.py" <<'PY'
-import asyncio
-import time
-import aioprof
-
-aioprof.enable()
-
-
-async def slow():
-    for i in range(10):
-        time.sleep_ms(20)
-        await asyncio.sleep_ms(5)
-
-
-async def quick():
-    for i in range(50):
-        await asyncio.sleep_ms(2)
-
-
-async def main():
-    await asyncio.gather(slow(), quick())
-    print("run: done")
-
-
-asyncio.run(main())
-PY
-check() { # the report of one run of app.py: slow 10 + 1 slices, quick 50 + 1, its text
-    local n=$1
-    [ "$(json "$WORK/$n.json" '{t["name"]: t["count"] for t in j["tasks"]}.get("slow")')" = 11 ] || fail "$n: slow: $(cat "$WORK/$n.json")"
-    [ "$(json "$WORK/$n.json" '{t["name"]: t["count"] for t in j["tasks"]}.get("quick")')" = 51 ] || fail "$n: quick"
-    [ "$(json "$WORK/$n.json" 'j["stream"]["dropped_events"] + j["stream"]["crc_errors"] + j["stream"]["lost_frames"]')" = 0 ] \
-        || fail "$n: the stream was damaged: $(json "$WORK/$n.json" 'j["stream"]')"
-    grep -q '^device: run: done$' "$WORK/$n.err" || fail "$n: the program's text is missing: $(cat "$WORK/$n.err")"
-    grep -q 'app.py ended\.$' "$WORK/$n.err" || fail "$n: no word of the end: $(cat "$WORK/$n.err")"
+board_app "$WORK/app.py" aioprof
+check() { # the report of one run of app.py, and the word of its end
+    board_app_check "$WORK/$1.json" "$WORK/$1.err" "$1"
+    grep -q 'app.py ended\.$' "$WORK/$1.err" || fail "$1: no word of the end: $(cat "$WORK/$1.err")"
 }
 for n in first second; do
     timeout 120 "$TOP" --run "$WORK/app.py" "$pty" --json > "$WORK/$n.json" 2> "$WORK/$n.err" \

@@ -7,19 +7,9 @@
 # Skips (exit 77) without it or without qemu-system-arm.
 set -euo pipefail
 source "$(dirname "$0")/io_common.bash"
-fw=${AIOPROF_MPY_QEMU_FIRMWARE:-}
-if [ -z "$fw" ]; then
-    echo "budget_run_qemu: SKIPPED: set AIOPROF_MPY_QEMU_FIRMWARE to a qemu-port firmware with the C module"
-    exit 77
-fi
-[ -f "$fw" ] || fail "no firmware at $fw"
-command -v qemu-system-arm > /dev/null || { echo "budget_run_qemu: SKIPPED: qemu-system-arm not installed"; exit 77; }
-
-qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty -kernel "$fw" \
-    > "$WORK/qemu.out" 2>&1 &
-IO_PIDS+=($!)
-wait_for_text "$WORK/qemu.out" 'char device redirected to /dev/pts/[0-9]+' 60 || fail "QEMU named no pty: $(cat "$WORK/qemu.out")"
-pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$WORK/qemu.out")
+source "$(dirname "$0")/board_common.bash"
+board_need_firmware budget_run_qemu
+board_qemu_start qemu-system-arm mps2-an385 -semihosting
 
 # the seed example (tests/micropython/aio_seed.py without its truth)
 cat > "$WORK/slow.py" <<'PY'

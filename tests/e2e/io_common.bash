@@ -13,11 +13,10 @@ IO_PIDS=()
 IO_DEADLINE=${IO_DEADLINE:-60} # seconds a condition may take before the test fails
 declare -A PTY_PID=()
 
+# wait_until CHECK...; wait_for_text FILE PATTERN; qemu_pty_start OUT COMMAND...; stop_all
+source "$IO_HERE/poll_common.bash"
 io_cleanup() {
-    local p
-    for p in "${IO_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
+    stop_all "$WORK" "${IO_PIDS[@]}"
 }
 trap io_cleanup EXIT
 
@@ -29,20 +28,6 @@ fail() {
 # json FILE PYTHON-EXPRESSION: prints the expression evaluated with j = the parsed document.
 json() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
-# wait_until CHECK...: runs the command CHECK until it succeeds; returns 1 after IO_DEADLINE s.
-wait_until() {
-    local end=$((SECONDS + IO_DEADLINE))
-    until "$@"; do
-        [ $SECONDS -lt $end ] || return 1
-        sleep 0.1
-    done
-}
-
-# wait_for_text FILE PATTERN: waits until FILE contains PATTERN (grep -E).
-wait_for_text() {
-    wait_until grep -qE "$2" "$1" 2>/dev/null
 }
 
 # pty_start LINK FILE: a pty at LINK (a symlink, made by tests/e2e/pty_feed.py) that gives FILE's

@@ -18,19 +18,8 @@ command -v qemu-system-arm > /dev/null || { echo "mpy_prebuilt_mip: SKIPPED: qem
 mpremote=${AIOPROF_MPREMOTE:-mpremote}
 # shellcheck disable=SC2086
 $mpremote --help > /dev/null 2>&1 || { echo "mpy_prebuilt_mip: SKIPPED: no mpremote ('$mpremote'): set AIOPROF_MPREMOTE"; exit 77; }
-out="${AIOPROF_BUILD:-/tmp}/mpy_prebuilt_mip"
-rm -rf "$out"
-mkdir -p "$out"
-qemu_pid=
-trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
-qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty -kernel "$fw" > "$out/qemu.out" 2>&1 &
-qemu_pid=$!
-pty=
-for _ in $(seq 1200); do  # QEMU names its pty: polled, a 60 s deadline
-    pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$out/qemu.out")
-    [ -n "$pty" ] && break
-    kill -0 "$qemu_pid" 2>/dev/null || break
-    sleep 0.05
-done
-[ -n "$pty" ] || { cat "$out/qemu.out"; echo "mpy_prebuilt_mip: FAIL: QEMU did not say which pty it made"; exit 1; }
+source "$(dirname "$0")/poll_common.bash"
+qemu_out_dir mpy_prebuilt_mip
+qemu_pty_start "$out/qemu.out" qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty \
+    -kernel "$fw" || { echo "mpy_prebuilt_mip: FAIL: QEMU did not say which pty it made"; exit 1; }
 python3 "$src/tests/micropython/mip_install.py" "$pty" "$mpremote" armv7m "${AIOPROF_QEMU_MPY_VERSION:-6.3}"

@@ -12,6 +12,7 @@
 # (tests/micropython/asyncio_suite.py), the module of each arch. The module is the one for the
 # firmware's .mpy version (AIOPROF_QEMU_MPY_VERSION, default 6.3: the firmwares built from 1.29).
 set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/poll_common.bash"
 src=${AIOPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 top=${AIOPROF_TOP:?AIOPROF_TOP must name the aioprof-top binary}
 fw=${!fw_var:-}
@@ -22,11 +23,7 @@ fi
 [ -f "$fw" ] || { echo "$name: FAIL: no firmware at $fw"; exit 1; }
 command -v "$qemu" > /dev/null || { echo "$name: SKIPPED: $qemu is not installed"; exit 77; }
 version=${AIOPROF_QEMU_MPY_VERSION:-6.3}
-out="${AIOPROF_BUILD:-/tmp}/$name"
-rm -rf "$out"
-mkdir -p "$out"
-qemu_pid=
-trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
+qemu_out_dir "$name"
 failed=0
 
 # boot: QEMU on a pty; sets pty, or fails. -icount: the board's clock counts instructions (8 ns
@@ -35,17 +32,8 @@ failed=0
 # comparison's 200 us on MPS2_AN500 and VIRT_RV32).
 boot() {
     # shellcheck disable=SC2086
-    "$qemu" -M "$machine" -nographic -monitor none -semihosting -icount shift=3 $qemu_args -serial pty -kernel "$fw" \
-        > "$1/qemu.out" 2>&1 &
-    qemu_pid=$!
-    pty=
-    for _ in $(seq 1200); do  # QEMU names its pty: polled, a 60 s deadline
-        pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$1/qemu.out")
-        [ -n "$pty" ] && return 0
-        kill -0 "$qemu_pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    cat "$1/qemu.out"
+    qemu_pty_start "$1/qemu.out" "$qemu" -M "$machine" -nographic -monitor none -semihosting -icount shift=3 \
+        $qemu_args -serial pty -kernel "$fw" && return 0
     echo "$name: FAIL: QEMU did not say which pty it made"
     exit 1
 }

@@ -17,23 +17,10 @@ if [ -z "$fw" ]; then
 fi
 [ -f "$fw" ] || { echo "mpy_qemu: FAIL: no firmware at $fw"; exit 1; }
 command -v qemu-system-arm > /dev/null || { echo "mpy_qemu: SKIPPED: qemu-system-arm not installed"; exit 77; }
-out="${AIOPROF_BUILD:-/tmp}/mpy-qemu"
-rm -rf "$out"
-mkdir -p "$out"
-qemu_pid=
-trap '[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null; wait 2>/dev/null' EXIT
-
-qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty -kernel "$fw" \
-    > "$out/qemu.out" 2>&1 &
-qemu_pid=$!
-pty=
-for _ in $(seq 200); do
-    pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$out/qemu.out")
-    [ -n "$pty" ] && break
-    kill -0 "$qemu_pid" 2>/dev/null || break
-    sleep 0.05
-done
-[ -n "$pty" ] || { cat "$out/qemu.out"; echo "mpy_qemu: FAIL: QEMU did not say which pty it made"; exit 1; }
+source "$(dirname "$0")/poll_common.bash"
+qemu_out_dir mpy-qemu
+qemu_pty_start "$out/qemu.out" qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting -serial pty \
+    -kernel "$fw" || { echo "mpy_qemu: FAIL: QEMU did not say which pty it made"; exit 1; }
 echo "the board's UART is $pty"
 
 runs=(firmware:keep firmware)

@@ -7,18 +7,14 @@
 # exit 0, unless CI is set: there they must run.
 
 QEMU_SRC=${AIOPROF_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# wait_until CHECK...; wait_for_text FILE PATTERN; qemu_pty_start OUT COMMAND...; stop_all
+source "$(dirname "${BASH_SOURCE[0]}")/poll_common.bash"
 QEMU_TOP=${AIOPROF_TOP:-${AIOPROF_BUILD:-$QEMU_SRC/build}/host/aioprof-top}
 QEMU_FW=${QEMU_FW_BUILD:-${AIOPROF_BUILD:-$QEMU_SRC/build}/mps2-an385}
 QEMU_PIDS=()
 QEMU_TMP=$(mktemp -d /tmp/aioprof-qemu.XXXXXX)
 
-qemu_cleanup() {
-    local p
-    for p in "${QEMU_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$QEMU_TMP"
-}
-trap qemu_cleanup EXIT
+trap 'stop_all "$QEMU_TMP" "${QEMU_PIDS[@]}"' EXIT
 
 qemu_fail() {
     echo "FAIL: $*" >&2

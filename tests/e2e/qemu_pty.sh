@@ -11,20 +11,12 @@ source "$here/qemu_common.bash"
 qemu_need_tools qemu_pty
 qemu_build
 
-: >"$QEMU_TMP/qemu.out"
-# shellcheck disable=SC2046
-timeout 150 $(qemu_cmd) -serial pty -kernel "$QEMU_FW/demo.elf" >"$QEMU_TMP/qemu.out" 2>&1 &
-qemu=$!
-QEMU_PIDS+=("$qemu")
 # every wait below is for a condition, with a deadline far beyond what a loaded machine needs
-pty=
-end=$((SECONDS + 60))
-while [ $SECONDS -lt $end ]; do
-    pty=$(sed -n 's/.*char device redirected to \(\/dev\/pts\/[0-9]*\).*/\1/p' "$QEMU_TMP/qemu.out")
-    [ -n "$pty" ] && break
-    sleep 0.05
-done
-[ -n "$pty" ] || { cat "$QEMU_TMP/qemu.out"; qemu_fail "QEMU did not say which pty it made"; }
+# shellcheck disable=SC2046
+qemu_pty_start "$QEMU_TMP/qemu.out" timeout 150 $(qemu_cmd) -serial pty -kernel "$QEMU_FW/demo.elf" ||
+    qemu_fail "QEMU did not say which pty it made"
+qemu=$qemu_pid
+QEMU_PIDS+=("$qemu")
 echo "QEMU's UART0 is $pty"
 
 # The host side of the board's UART besides aioprof-top: it holds the pty open (QEMU only reads a
@@ -39,26 +31,24 @@ QEMU_PIDS+=("$HOLDER_PID")
 "$QEMU_TOP" "$pty" --json --duration 140 >"$QEMU_TMP/live.json" 2>"$QEMU_TMP/live.err" &
 top=$!
 QEMU_PIDS+=("$top")
-opened=0
-end=$((SECONDS + 60))
-while [ $SECONDS -lt $end ]; do
+# top_opened: aioprof-top has the pty open.
+top_opened() {
+    local fd
     for fd in /proc/"$top"/fd/*; do
-        [ "$(readlink "$fd" 2>/dev/null)" = "$pty" ] && opened=1
+        [ "$(readlink "$fd" 2>/dev/null)" = "$pty" ] && return 0
     done
-    [ $opened = 1 ] && break
-    sleep 0.05
-done
-[ $opened = 1 ] || { cat "$QEMU_TMP/live.err"; qemu_fail "aioprof-top did not open $pty"; }
+    return 1
+}
+wait_until top_opened || { cat "$QEMU_TMP/live.err"; qemu_fail "aioprof-top did not open $pty"; }
 
 echo g >&"${HOLDER[1]}"
-done_seen=0
-end=$((SECONDS + 120))
-while [ $SECONDS -lt $end ]; do
-    grep -q '^device: demo: done' "$QEMU_TMP/live.err" && { done_seen=1; break; }
-    kill -0 "$top" 2>/dev/null || break
-    sleep 0.1
-done
-[ $done_seen = 1 ] || { cat "$QEMU_TMP/live.err" "$QEMU_TMP/qemu.out"; qemu_fail "aioprof-top never showed the firmware's last line"; }
+# top_done: aioprof-top showed the firmware's last line, or ended.
+top_done() {
+    grep -q '^device: demo: done' "$QEMU_TMP/live.err" || ! kill -0 "$top" 2>/dev/null
+}
+IO_DEADLINE=120 wait_until top_done || true
+grep -q '^device: demo: done' "$QEMU_TMP/live.err" ||
+    { cat "$QEMU_TMP/live.err" "$QEMU_TMP/qemu.out"; qemu_fail "aioprof-top never showed the firmware's last line"; }
 # everything the firmware had to say has arrived: Ctrl-C ends aioprof-top with its report
 kill -INT "$top" 2>/dev/null || true
 top_rc=0

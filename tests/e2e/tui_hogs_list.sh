@@ -54,8 +54,8 @@ older=$(awk 'NR == 2 {print $5, $3}' "$TUI_WORK/rows")
 
 # capture_check FILE TASK: the capture's timeline on the screen is FILE's: the info line names it
 # and its hog of TASK (the length its replay counts), TASK's lane comes first with a run of slow
-# cells per slow slice its replay counts, the mark on the axis above the first cell of one of them;
-# every lane is a task the capture has.
+# cells per slow slice its replay counts, the mark on the axis above the first cell of one of them
+# and over no tick's label; every lane is a task the capture has.
 capture_check() {
     "$AIOPROF_TOP" -r "$caps/$1" --json --slow 90 > "$TUI_WORK/cap.json"
     python3 - "$TUI_SHOT" "$TUI_WORK/cap.json" "$1" "$2" << 'PY'
@@ -88,6 +88,9 @@ if not slow or len(slow) != o["slow"]:
 mark = axis.find("\u25bc")
 if mark not in slow:
     sys.exit("the mark is at column %d, the slow slices' first cells at %s" % (mark, slow))
+# the mark stands beside the ticks, never over one's bar or label
+if not re.fullmatch("capture: lanes +(\u2502-[0-9.]+m?s +)*end", axis.replace("\u25bc", " ")):
+    sys.exit("the mark covers a tick of the axis: %r" % axis)
 for l in lanes:
     name = re.split(r" {2,}", l.strip())[0].split(" ")[0]
     if name not in names:

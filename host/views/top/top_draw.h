@@ -34,10 +34,11 @@ void top_draw_header(const top_view_t *v); /* top_draw_header.c */
 void top_draw_table(const top_view_t *v);  /* top_draw_table.c */
 void top_draw_timeline(top_view_t *v);     /* top_draw_timeline.c */
 /* ... its parts, for a capture's timeline too: a lane's cells from x; the heading (title over the
- * labels, ticks back from the right edge, named edge); the render's buffers (0, or -1: no memory) */
+ * labels, ticks back from the right edge, named edge, a mark over cell mark that the ticks leave
+ * room for, -1: none); the render's buffers (0, or -1: no memory) */
 void top_draw_lane(const top_view_t *v, int y, int x, const uint8_t *cells, int n, int outside);
 void top_draw_timeline_axis(const top_view_t *v, int y, int lw, int ncells, uint64_t span, const char *title,
-    const char *edge);
+    const char *edge, int mark);
 int top_draw_timeline_room(top_view_t *v, size_t lanes, int ncells);
 void top_draw_hogs(top_view_t *v);         /* top_draw_hogs.c: the hogs' list, or a capture's timeline */
 void top_draw_pane(const top_view_t *v);   /* top_draw_pane.c */

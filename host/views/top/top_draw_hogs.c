@@ -77,6 +77,32 @@ static void draw_list(top_view_t *v)
 
 /* ---- a capture's timeline ---- */
 
+/* The hog's slice in its lane (the first, at y): the cells its lane draws of it reversed. Returns
+ * the first of them, where the axis marks it, or -1 when none is drawn. */
+static int draw_hog_slice(const top_view_t *v, const top_capture_t *c, int y, int lw, int ncells, uint64_t from,
+    uint64_t span)
+{
+    if (!c->hog_span_us || c->hog_start_us < from) {
+        return -1;
+    }
+    uint64_t s = c->hog_start_us - from, e = s + c->hog_span_us;
+    int i0 = (int)(s * (uint64_t)ncells / span), i1 = (int)((e > span ? span : e) * (uint64_t)ncells / span);
+    i0 = i0 >= ncells ? ncells - 1 : i0;
+    i1 = i1 >= ncells ? ncells - 1 : i1 < i0 ? i0 : i1;
+    attr_t mark = top_attr_class(v, TOP_CLASS_ALERT) | A_REVERSE | A_BOLD;
+    int first = -1;
+    for (int i = i0; i <= i1; i++) {
+        uint8_t cell = v->tl_cells[i];
+        if (cell != TOP_CELL_RAN && cell != TOP_CELL_SLOW)
+            continue; /* the slice's edges: cells whose middle it does not cover */
+        first = first < 0 ? i : first;
+        const char *g = cell == TOP_CELL_SLOW ? (v->unicode ? "\xE2\x96\x93" : "#")
+                                              : (v->unicode ? "\xE2\x96\x88" : "=");
+        top_draw_cell(v, y, lw + 1 + i, 1, g, 0, mark);
+    }
+    return first;
+}
+
 static void draw_capture(top_view_t *v)
 {
     const top_layout_t *l = &v->lay;
@@ -92,7 +118,6 @@ static void draw_capture(top_view_t *v)
     }
     uint64_t to = c->tl.latest_us, from = c->from_us < to ? c->from_us : to;
     uint64_t span = to - from > 0 ? to - from : 1;
-    top_draw_timeline_axis(v, l->table_y, lw, ncells, span, "capture: lanes", "end");
 
     char info[STATS_TEXT_MAX + sizeof((top_capture_t *)0)->path + 200];
     snprintf(info, sizeof info, "hog %s %.3f ms at %" PRIu64 ".%03" PRIu64 " s%s%s%s%s%sEsc: back, H: the list",
@@ -108,6 +133,7 @@ static void draw_capture(top_view_t *v)
     for (size_t i = 0; i < n; i++)
         lanes[i] = (top_timeline_lane_t){.key = c->lane_hash[i], .by_inst = 0};
     if (top_draw_timeline_room(v, n, ncells) != 0) {
+        top_draw_timeline_axis(v, l->table_y, lw, ncells, span, "capture: lanes", "end", -1);
         top_draw_seg(v, l->rows_y + 1, 1, "out of memory for the timeline", A_DIM);
         return;
     }
@@ -124,27 +150,10 @@ static void draw_capture(top_view_t *v)
     if (n == 0)
         top_draw_seg(v, l->rows_y + 1, 1, "no slice in the capture", A_DIM);
 
-    /* the hog's slice: the cells its lane draws of it reversed, a mark over the first on the axis */
-    if (hog_lane == 0 && c->hog_span_us && c->hog_start_us >= from) {
-        uint64_t s = c->hog_start_us - from, e = s + c->hog_span_us;
-        int i0 = (int)(s * (uint64_t)ncells / span), i1 = (int)((e > span ? span : e) * (uint64_t)ncells / span);
-        i0 = i0 >= ncells ? ncells - 1 : i0;
-        i1 = i1 >= ncells ? ncells - 1 : i1 < i0 ? i0 : i1;
-        attr_t mark = top_attr_class(v, TOP_CLASS_ALERT) | A_REVERSE | A_BOLD;
-        int first = -1;
-        for (int i = i0; i <= i1; i++) {
-            uint8_t cell = v->tl_cells[i];
-            if (cell != TOP_CELL_RAN && cell != TOP_CELL_SLOW)
-                continue; /* the slice's edges: cells whose middle it does not cover */
-            first = first < 0 ? i : first;
-            const char *g = cell == TOP_CELL_SLOW ? (v->unicode ? "\xE2\x96\x93" : "#")
-                                                  : (v->unicode ? "\xE2\x96\x88" : "=");
-            top_draw_cell(v, l->rows_y + 1, lw + 1 + i, 1, g, 0, mark);
-        }
-        if (first >= 0)
-            top_draw_cell(v, l->table_y, lw + 1 + first, 1, v->unicode ? "\xE2\x96\xBC" : "v", 0,
-                top_attr_pair(v, PAIR_THEAD, A_REVERSE) | A_BOLD);
-    }
+    /* the hog's slice reversed in its lane, and a mark over its first cell on the axis, which
+     * leaves room for it */
+    int mark = hog_lane == 0 ? draw_hog_slice(v, c, l->rows_y + 1, lw, ncells, from, span) : -1;
+    top_draw_timeline_axis(v, l->table_y, lw, ncells, span, "capture: lanes", "end", mark);
 }
 
 void top_draw_hogs(top_view_t *v)

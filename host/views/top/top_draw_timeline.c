@@ -75,55 +75,30 @@ void top_draw_lane(const top_view_t *v, int y, int x, const uint8_t *cells, int 
     attrset(A_NORMAL);
 }
 
-/* A time before now for the axis: "-5s", "-0.5s", "-20ms". */
-static void axis_label(char *out, size_t size, uint64_t back_us)
-{
-    if (back_us >= 1000000u && back_us % 100000u == 0) {
-        snprintf(out, size, "-%gs", (double)back_us / 1e6);
-    } else if (back_us >= 1000000u) {
-        snprintf(out, size, "-%.2fs", (double)back_us / 1e6);
-    } else {
-        snprintf(out, size, "-%gms", (double)back_us / 1e3);
-    }
-}
-
-/* The heading: the label column's title, then ticks at round times before the right edge, from the
- * span's left edge (its first cell: a tick there whenever the span is a whole number of steps, which
- * every zoom's is), the edge's name ("now") over the last cells. */
+/* The heading: the label column's title, then the ticks (top_timeline_ticks), the edge's name
+ * ("now") over the last cells, and a mark at cell mark (-1: none), which the ticks leave room
+ * for (over the edge's name, it is drawn instead of that). */
 void top_draw_timeline_axis(const top_view_t *v, int y, int lw, int ncells, uint64_t span, const char *title,
-    const char *edge)
+    const char *edge, int mark)
 {
     attr_t head = top_attr_pair(v, PAIR_THEAD, A_REVERSE);
     top_draw_cell(v, y, 0, lw, title, 0, head);
     top_draw_cell(v, y, lw, v->width - lw, "", 0, head);
-    /* a tick at least every 12 cells: the smallest round step that leaves room for its label */
-    static const uint64_t steps[] = {10000u, 20000u, 50000u, 100000u, 200000u, 500000u, 1000000u, 2000000u,
-        5000000u, 10000000u, 20000000u, 30000000u};
-    uint64_t step = steps[sizeof steps / sizeof steps[0] - 1];
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        if (steps[i] * (uint64_t)ncells >= span * 12u) {
-            step = steps[i];
-            break;
-        }
-    }
     int ew = (int)strlen(edge);
     int x0 = lw + 1;
-    int now_x = x0 + ncells - ew, free_x = x0;
-    /* from the left edge (the whole span back) to the right one, each where the one before left room */
-    for (uint64_t k = span / step; k >= 1 && span > 0; k--) {
-        uint64_t back = k * step;
-        int c = (int)((span - back) * (uint64_t)ncells / span);
-        char lab[32];
-        axis_label(lab, sizeof lab, back);
-        int w = (int)strlen(lab);
-        if (x0 + c < free_x || x0 + c + w + 1 >= now_x) {
-            continue;
-        }
-        top_draw_cell(v, y, x0 + c, 1, v->unicode ? "\xE2\x94\x82" : "|", 0, head);
-        top_draw_cell(v, y, x0 + c + 1, w, lab, 0, head);
-        free_x = x0 + c + w + 2;
+    top_tick_t ticks[TOP_TICKS_MAX];
+    size_t n = top_timeline_ticks(span, ncells, ew, mark, ticks, TOP_TICKS_MAX);
+    for (size_t i = 0; i < n; i++) {
+        int w = (int)strlen(ticks[i].label);
+        top_draw_cell(v, y, x0 + ticks[i].cell, 1, v->unicode ? "\xE2\x94\x82" : "|", 0, head);
+        top_draw_cell(v, y, x0 + ticks[i].cell + 1, w, ticks[i].label, 0, head);
     }
-    top_draw_cell(v, y, now_x, ew, edge, 1, head | A_BOLD);
+    if (mark < ncells - ew) {
+        top_draw_cell(v, y, x0 + ncells - ew, ew, edge, 1, head | A_BOLD);
+    }
+    if (mark >= 0 && mark < ncells) {
+        top_draw_cell(v, y, x0 + mark, 1, v->unicode ? "\xE2\x96\xBC" : "v", 0, head | A_BOLD);
+    }
 }
 
 static void draw_axis(const top_view_t *v, int lw, int ncells)
@@ -131,7 +106,7 @@ static void draw_axis(const top_view_t *v, int lw, int ncells)
     char title[64];
     snprintf(title, sizeof title, "%s %s", top_table_grouping(v) ? "task" : "name",
         v->unicode ? "\xE2\x86\x93 lanes" : "lanes");
-    top_draw_timeline_axis(v, v->lay.table_y, lw, ncells, v->tl_span_us, title, "now");
+    top_draw_timeline_axis(v, v->lay.table_y, lw, ncells, v->tl_span_us, title, "now", -1);
 }
 
 /* The buffers of a render of lanes x ncells. Returns 0, or -1 when out of memory. */

@@ -1,6 +1,7 @@
 /* The live table's timeline: the ring of slices and the cells of its lanes (top_timeline.h). */
 #include "top_timeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -333,4 +334,46 @@ uint64_t top_timeline_zoom(uint64_t span_us, int dir)
         at--;
     }
     return spans[at];
+}
+
+/* A time before the right edge: "-5s", "-0.5s", "-20ms". */
+static void tick_label(char *out, size_t size, uint64_t back_us)
+{
+    if (back_us >= 1000000u && back_us % 100000u == 0) {
+        snprintf(out, size, "-%gs", (double)back_us / 1e6);
+    } else if (back_us >= 1000000u) {
+        snprintf(out, size, "-%.2fs", (double)back_us / 1e6);
+    } else {
+        snprintf(out, size, "-%gms", (double)back_us / 1e3);
+    }
+}
+
+size_t top_timeline_ticks(uint64_t span_us, int ncells, int edge_w, int keep, top_tick_t *out, size_t max)
+{
+    static const uint64_t steps[] = {10000u, 20000u, 50000u, 100000u, 200000u, 500000u, 1000000u, 2000000u,
+        5000000u, 10000000u, 20000000u, 30000000u};
+    uint64_t step = steps[sizeof steps / sizeof steps[0] - 1];
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (steps[i] * (uint64_t)ncells >= span_us * 12u) {
+            step = steps[i];
+            break;
+        }
+    }
+    size_t n = 0;
+    int edge = ncells - edge_w, free_cell = 0;
+    /* from the left edge (the whole span back) to the right one: a tick at the first cell whenever
+     * the span is a whole number of steps, which every zoom's is */
+    for (uint64_t k = span_us / step; k >= 1 && span_us > 0 && ncells > 0 && n < max; k--) {
+        uint64_t back = k * step;
+        int c = (int)((span_us - back) * (uint64_t)ncells / span_us);
+        tick_label(out[n].label, sizeof out[n].label, back);
+        int w = (int)strlen(out[n].label);
+        /* its bar and label take cells c .. c + w, and a space after them */
+        if (c < free_cell || c + w + 1 >= edge || (keep >= c && keep <= c + w)) {
+            continue;
+        }
+        out[n++].cell = c;
+        free_cell = c + w + 2;
+    }
+    return n;
 }

@@ -109,4 +109,17 @@ uint64_t top_timeline_kept_us(const top_timeline_t *t, uint64_t to_us);
 uint64_t top_timeline_zoom(uint64_t span_us, int dir);
 #define TOP_TIMELINE_SPAN_DEFAULT_US 5000000u
 
+/* A tick of the axis over the lanes: at a cell, a round time before the right edge ("-5s",
+ * "-0.5s", "-20ms"), drawn there as a bar and then the label. */
+typedef struct top_tick {
+    int cell;
+    char label[24];
+} top_tick_t;
+#define TOP_TICKS_MAX 128
+
+/* The ticks of an axis of ncells over span_us, from the left edge: a round step, at least every 12
+ * cells; each where the one before left room, none over the edge's name (its last edge_w cells)
+ * or over the cell keep (a mark drawn on the axis; -1: none). Returns how many, at most max. */
+size_t top_timeline_ticks(uint64_t span_us, int ncells, int edge_w, int keep, top_tick_t *out, size_t max);
+
 #endif

@@ -29,6 +29,21 @@ static void test_plain_and_utf8_kept(void **state)
     assert_string_equal(ESC("a\\b"), "a\\\\b");
 }
 
+/* A task's name never looks like one of the host's rows, which are in parentheses ("(gc)",
+ * "(outside tasks)"): its leading "(" is escaped; other text, and a "(" further in, are kept. */
+static void test_name_never_a_host_row(void **state)
+{
+    (void)state;
+    assert_string_equal(esc("(gc)", 4, ESCAPE_NAME), "\\x28gc)");
+    assert_string_equal(esc("(outside tasks)", 15, ESCAPE_NAME), "\\x28outside tasks)");
+    assert_string_equal(esc("Sensor._go(1)", 13, ESCAPE_NAME), "Sensor._go(1)");
+    assert_string_equal(esc(" (gc)", 5, ESCAPE_NAME), " (gc)");
+    /* the escaped form cannot be forged: a device's backslash is doubled */
+    assert_string_equal(esc("\\x28gc)", 7, ESCAPE_NAME), "\\\\x28gc)");
+    /* device text and labels keep it */
+    assert_string_equal(ESC("(gc)"), "(gc)");
+}
+
 static void test_controls_visible(void **state)
 {
     (void)state;
@@ -168,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_plain_and_utf8_kept),
         cmocka_unit_test(test_controls_visible),
         cmocka_unit_test(test_invalid_utf8),
+        cmocka_unit_test(test_name_never_a_host_row),
         cmocka_unit_test(test_cut_bounded),
         cmocka_unit_test(test_random_bytes_safe),
         cmocka_unit_test(test_width_prefix),

@@ -28,35 +28,79 @@ static const top_row_t *table_row(top_rows_t *r, const char *name)
     return NULL;
 }
 
+/* Instance id of s, named (as a TASK_NEW names it). */
+static int32_t task_named(stats_t *s, uint32_t id, const char *name)
+{
+    int32_t idx = stats_instance_get(s, id);
+    stats_instance_describe(s, idx, (const uint8_t *)name, strlen(name), NULL, 0, 0, 1);
+    return idx;
+}
+
+/* Builds the table's rows of s and checks what row's blocked by cell says. */
+static void assert_blocked_by(top_view_t *v, const stats_t *s, const char *row, const char *culprit,
+    uint32_t permille)
+{
+    assert_int_equal(top_rows_build(&v->base[0], s, 0, &v->hist), 0);
+    const top_row_t *r = table_row(&v->base[0], row);
+    assert_string_equal(top_rows_str(&v->base[0], r->culprit), culprit);
+    assert_int_equal(r->culprit_permille, permille);
+}
+
 static void test_table_blocked_by(void **state)
 {
     (void)state;
     stats_t s;
     assert_int_equal(stats_init(&s, 0, 20000), 0);
-    int32_t w = stats_instance_get(&s, 1), h = stats_instance_get(&s, 2);
-    stats_instance_describe(&s, w, (const uint8_t *)"waiter", 6, NULL, 0, 0, 1);
-    stats_instance_describe(&s, h, (const uint8_t *)"hog", 3, NULL, 0, 0, 1);
+    int32_t w = task_named(&s, 1, "waiter"), h = task_named(&s, 2, "hog");
     int32_t who[1] = {s.inst[h].name};
     uint64_t us[1] = {2000};
     stats_late_resume(&s, &s.inst[w], 10000);
     stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 8000, 0);
     top_view_t *v = calloc(1, sizeof *v);
     assert_non_null(v);
-    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
-    const top_row_t *r = table_row(&v->base[0], "waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "(outside tasks)");
-    assert_int_equal(r->culprit_permille, 800);
+    assert_blocked_by(v, &s, "waiter", "(outside tasks)", 800);
     /* then the hog takes most of it: 22 ms of 30 */
     us[0] = 20000;
     stats_late_resume(&s, &s.inst[w], 20000);
     stats_late_window(&s, &s.inst[w], who, NULL, us, 1, 0, 0);
-    assert_int_equal(top_rows_build(&v->base[0], &s, 0, &v->hist), 0);
-    r = table_row(&v->base[0], "waiter");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "hog");
-    assert_int_equal(r->culprit_permille, 733);
+    assert_blocked_by(v, &s, "waiter", "hog", 733);
     /* a task never late names nothing */
-    r = table_row(&v->base[0], "hog");
-    assert_string_equal(top_rows_str(&v->base[0], r->culprit), "");
+    assert_blocked_by(v, &s, "hog", "", 0);
+    top_rows_free(&v->base[0]);
+    free(v);
+    stats_free(&s);
+}
+
+/* A device's task named like one of the host's own culprits is not shown as it: "(gc)" (a
+ * collection between slices) and "(outside tasks)" are the host's; a task with either name is
+ * shown with its "(" escaped, so blocked by tells them apart. */
+static void test_blocked_by_pseudo_names(void **state)
+{
+    (void)state;
+    stats_t s;
+    assert_int_equal(stats_init(&s, 0, 20000), 0);
+    int32_t w = task_named(&s, 1, "waiter"), g = task_named(&s, 2, "(gc)");
+    int32_t o = task_named(&s, 3, "(outside tasks)"), w2 = task_named(&s, 4, "other waiter");
+    /* the task "(gc)" and a real collection are two culprits, in two rows of two names */
+    int32_t gc = stats_gc_row(&s);
+    assert_int_not_equal(s.inst[g].name, gc);
+    assert_string_equal(s.names[gc].name, "(gc)");
+    assert_string_equal(s.names[s.inst[g].name].name, "\\x28gc)");
+    int32_t who[2] = {s.inst[g].name, gc};
+    uint64_t us[2] = {15000, 4000};
+    stats_late_resume(&s, &s.inst[w], 20000);
+    stats_late_window(&s, &s.inst[w], who, NULL, us, 2, 1000, 0);
+    /* the task "(outside tasks)" took more of the waiting than the time outside tasks */
+    int32_t who2[1] = {s.inst[o].name};
+    uint64_t us2[1] = {12000};
+    stats_late_resume(&s, &s.inst[w2], 20000);
+    stats_late_window(&s, &s.inst[w2], who2, NULL, us2, 1, 8000, 0);
+    top_view_t *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    assert_blocked_by(v, &s, "waiter", "\\x28gc)", 750);
+    assert_blocked_by(v, &s, "other waiter", "\\x28outside tasks)", 600);
+    /* the task's own row is under its escaped name */
+    table_row(&v->base[0], "\\x28outside tasks)");
     top_rows_free(&v->base[0]);
     free(v);
     stats_free(&s);
@@ -133,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_blocked_by),
+        cmocka_unit_test(test_blocked_by_pseudo_names),
         cmocka_unit_test(test_late_mean_one_definition),
         cmocka_unit_test(test_past_the_cap_rows),
     };

@@ -237,6 +237,54 @@ static void zoom_steps_and_stops(void **state)
     assert_int_equal(top_timeline_zoom(3000000u, 1), 10000000u);
 }
 
+/* The axis's ticks: round steps back from the right edge, labelled; none over another, over the
+ * edge's name, or over the cell a mark is drawn at (the hog's mark of a capture: it overwrote a
+ * label when it fell on one). Every span the zoom steps through, and odd ones, every width, every
+ * mark cell. */
+static void axis_ticks_leave_the_mark_alone(void **state)
+{
+    (void)state;
+    static const uint64_t spans[] = {100000u, 200000u, 500000u, 1000000u, 2000000u, 5000000u, 10000000u,
+        20000000u, 30000000u, 60000000u, 1234567u, 77000u, 900u, 1u};
+    top_tick_t t[TOP_TICKS_MAX];
+    for (size_t si = 0; si < sizeof spans / sizeof spans[0]; si++) {
+        uint64_t span = spans[si];
+        for (int ncells = 4; ncells <= 400; ncells += ncells < 60 ? 1 : 17) {
+            size_t plain = top_timeline_ticks(span, ncells, 3, -1, t, TOP_TICKS_MAX);
+            for (int keep = -1; keep < ncells; keep++) {
+                size_t n = keep < 0 ? plain : top_timeline_ticks(span, ncells, 3, keep, t, TOP_TICKS_MAX);
+                int free_cell = 0;
+                for (size_t i = 0; i < n; i++) {
+                    int c = t[i].cell, w = (int)strlen(t[i].label);
+                    if (c < free_cell || c + w + 1 >= ncells - 3 || (keep >= c && keep <= c + w)) {
+                        fail_msg("span %llu us, %d cells, mark %d: tick %s at %d", (unsigned long long)span, ncells,
+                            keep, t[i].label, c);
+                    }
+                    free_cell = c + w + 2;
+                    /* the label is the time back from the right edge its cell starts at, to a cell */
+                    double back = t[i].label[strlen(t[i].label) - 2] == 'm' ? atof(t[i].label + 1) * 1e3
+                                                                            : atof(t[i].label + 1) * 1e6;
+                    double at = (double)span - back;
+                    assert_true(at >= (double)c * (double)span / ncells - 1e-6);
+                    assert_true(at < (double)(c + 1) * (double)span / ncells + 1e-6);
+                }
+                /* a mark takes at most the one tick it falls on: the others stay, or move into its room */
+                assert_true(n + 1 >= plain);
+            }
+        }
+    }
+    /* 5 s over 100 cells: "-5s" at 0, "-4s" at 20, ...; a mark in "-3s" (cells 40 to 42) takes it */
+    size_t n = top_timeline_ticks(5000000u, 100, 3, -1, t, TOP_TICKS_MAX);
+    assert_int_equal(n, 5);
+    assert_int_equal(t[2].cell, 40);
+    assert_string_equal(t[2].label, "-3s");
+    n = top_timeline_ticks(5000000u, 100, 3, 41, t, TOP_TICKS_MAX);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_not_equal(t[i].label, "-3s");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +293,7 @@ int main(void)
         cmocka_unit_test(ring_is_bounded_and_says_what_it_lost),
         cmocka_unit_test(name_learnt_later_moves_to_its_lane),
         cmocka_unit_test(zoom_steps_and_stops),
+        cmocka_unit_test(axis_ticks_leave_the_mark_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
