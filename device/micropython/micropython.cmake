@@ -29,4 +29,11 @@ if(NOT DEFINED AIOPROF_ALLOC)
 endif()
 target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_ALLOC=${AIOPROF_ALLOC})
 
+# collections timed (docs/micropython.md, "Collections timed"): -DAIOPROF_GC_WRAP=1 links the
+# firmware with the linker's --wrap=gc_collect, so that the hook times every collection
+if(AIOPROF_GC_WRAP)
+  target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_GC_WRAP=1)
+  target_link_options(usermod_aioprof INTERFACE "-Wl,--wrap=gc_collect")
+endif()
+
 target_link_libraries(usermod INTERFACE usermod_aioprof)

@@ -34,3 +34,13 @@ CFLAGS_USERMOD += -DAIOPROF_SPANS=1
 # builds the hook without them (what it costs: make bench, part mpy)
 AIOPROF_ALLOC ?= 1
 CFLAGS_USERMOD += -DAIOPROF_ALLOC=$(AIOPROF_ALLOC)
+# collections timed (docs/micropython.md, "Collections timed"): AIOPROF_GC_WRAP=1 on the make line
+# links the firmware with the linker's --wrap=gc_collect, so that the hook times every collection.
+# AIOPROF_GC_WRAP_LDFLAGS is how the port's link line says it: -Wl,... where the compiler links
+# (unix, stm32, ...), --wrap=gc_collect where ld itself does (the qemu port)
+AIOPROF_GC_WRAP ?= 0
+AIOPROF_GC_WRAP_LDFLAGS ?= -Wl,--wrap=gc_collect
+ifeq ($(AIOPROF_GC_WRAP),1)
+CFLAGS_USERMOD += -DAIOPROF_GC_WRAP=1
+LDFLAGS_USERMOD += $(AIOPROF_GC_WRAP_LDFLAGS)
+endif

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "py/gc.h" /* gc_nbytes: the Profiler that times collections is alive */
 #include "py/mphal.h"
 #include "py/objgenerator.h"
 #include "py/runtime.h"
@@ -37,6 +38,15 @@
 #include "aioprof_mp_task.h"
 
 #define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
+
+#ifndef AIOPROF_GC_WRAP
+#define AIOPROF_GC_WRAP 0 /* 1: linked with --wrap=gc_collect (micropython.mk, micropython.cmake) */
+#endif
+/* Threads without the GIL (the unix port, rp2): another thread's collection may come while this one
+ * records, so the wrapper records only the collections of the thread that started the hook. With
+ * the GIL (esp32) the other thread runs only where this one let it go, never inside the hook
+ * but in the write callable, which the wrapper knows of (writing). */
+#define GC_OWN_THREAD (AIOPROF_GC_WRAP && MICROPY_PY_THREAD && !MICROPY_PY_THREAD_GIL)
 
 /* Memory is reported when the hook is built with it and the allocator counts for its threshold. */
 #if AIOPROF_ALLOC && MICROPY_GC_ALLOC_THRESHOLD
@@ -61,7 +71,19 @@ typedef struct aioprof_mod {
     size_t alloc_raw;       /* gc_alloc_amount at the last event */
     uint32_t alloc_total;   /* blocks counted so far (modulo 2^32): the hook's counter */
 #endif
+#if GC_OWN_THREAD
+    void *thread;           /* the thread that started it: other threads' collections are not its */
+#endif
+#if AIOPROF_GC_WRAP
+    bool writing;           /* inside the drain: a collection there is recorded after it */
+    bool gc_owed;           /* one ran there: its record, gc_owed_us long, goes after the drain */
+    uint32_t gc_owed_us;
+#endif
 } aioprof_mod_t;
+
+#if AIOPROF_GC_WRAP
+static aioprof_mod_t *gc_prof; /* the Profiler whose hook times collections (__wrap_gc_collect) */
+#endif
 
 typedef struct coro_obj {
     mp_obj_base_t base;
@@ -124,6 +146,21 @@ static size_t mod_write(void *user, const uint8_t *data, size_t len)
     return taken < 0 ? 0 : (size_t)taken;
 }
 
+#if AIOPROF_GC_WRAP
+/* A collection that ran inside the write callable, recorded now that the drain is over (its time:
+ * now, later than its end by the rest of the write). */
+static void mod_gc_owed(aioprof_mod_t *m)
+{
+    if (m->gc_owed) {
+        m->gc_owed = false;
+        aioprof_gc(&m->prof, m->gc_owed_us);
+        m->gc_owed_us = 0;
+    }
+}
+#else
+#define mod_gc_owed(m) ((void)(m))
+#endif
+
 /* Drains without ever raising: an exception from the write callable (a UART error) is dropped
  * here rather than surfacing in the task that happened to end a slice. A Ctrl-C that arrived while
  * the write callable ran is raised again at the next opportunity. */
@@ -131,6 +168,12 @@ static size_t mod_drain(aioprof_mod_t *m)
 {
     size_t n = 0;
     nlr_buf_t nlr;
+#if AIOPROF_GC_WRAP
+    /* the write callable may allocate, and so collect, and a port's write may let another thread
+     * run (unix: the GIL let go around write()), while the library is in its drain: such a
+     * collection must not write into the ring then; its record waits for the drain's end */
+    m->writing = true;
+#endif
     if (nlr_push(&nlr) == 0) {
         n = aioprof_drain(&m->prof);
         nlr_pop();
@@ -139,6 +182,10 @@ static size_t mod_drain(aioprof_mod_t *m)
         mp_sched_exception(MP_OBJ_FROM_PTR(nlr.ret_val));
     }
     m->last_drain_us = m->prof.last;
+#if AIOPROF_GC_WRAP
+    m->writing = false;
+#endif
+    mod_gc_owed(m);
     return n;
 }
 
@@ -456,6 +503,11 @@ static mp_obj_t prof_stop(mp_obj_t self_in)
         mod_drain(m);
     }
     m->running = false;
+#if AIOPROF_GC_WRAP
+    if (gc_prof == m) {
+        gc_prof = NULL;
+    }
+#endif
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_stop_obj, prof_stop);
@@ -543,6 +595,59 @@ MP_DEFINE_CONST_OBJ_TYPE(
     locals_dict, &prof_locals
     );
 
+#if AIOPROF_GC_WRAP
+/* Collections timed (docs/micropython.md, "Collections timed"): a firmware built with
+ * AIOPROF_GC_WRAP=1 links with the linker's --wrap=gc_collect, so that every call of the port's
+ * gc_collect() (gc_alloc's, when the heap is full or the threshold is reached, and gc.collect())
+ * comes here first. The Profiler that records is the one start() made last (gc_prof), not a root
+ * pointer: it lives as long as aioprof.py refers to it, and a soft reset leaves this pointer
+ * behind, so it is taken only while the heap says it is an allocated Profiler that runs. */
+void __real_gc_collect(void);
+void __wrap_gc_collect(void);
+
+static aioprof_mod_t *gc_recorder(void)
+{
+    aioprof_mod_t *m = gc_prof;
+    if (m == NULL || gc_nbytes(m) < sizeof *m || m->base.type != &aioprof_profiler_type || !m->running ||
+        !m->port.mem) {
+        return NULL;
+    }
+#if GC_OWN_THREAD
+    if (m->thread != (void *)mp_thread_get_state()) {
+        return NULL; /* another thread's: the next event's check sees it, untimed */
+    }
+#endif
+    return m;
+}
+
+void __wrap_gc_collect(void)
+{
+    aioprof_mod_t *m = gc_recorder();
+    if (m == NULL) {
+        __real_gc_collect();
+        return;
+    }
+#if AIOPROF_MOD_MEM
+    (void)mod_alloc(m); /* what came before it is counted, so the amounts stay exact */
+#endif
+    uint32_t t0 = (uint32_t)mp_hal_ticks_us();
+    __real_gc_collect();
+    uint32_t took = (uint32_t)mp_hal_ticks_us() - t0;
+    if (gc_recorder() != m) {
+        return; /* this collection freed it */
+    }
+#if AIOPROF_MOD_MEM
+    m->alloc_raw = MP_STATE_MEM(gc_alloc_amount); /* the collection's reset is not a drop to see */
+#endif
+    if (m->writing) {
+        m->gc_owed = true;
+        m->gc_owed_us += took; /* (two in one write: one record of both) */
+        return;
+    }
+    aioprof_gc(&m->prof, took);
+}
+#endif
+
 /* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task[, memory]]) -> Profiler.
  * c_task: asyncio's Task type when it is the C one (_asyncio.Task), else None. memory (default
  * True): report allocations and collections, when this build can (AIOPROF_MOD_MEM). Each call makes
@@ -581,6 +686,13 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
         m->port.alloc = mod_alloc;
         m->port.mem = AIOPROF_MEM_ALLOC_LOWER | AIOPROF_MEM_GC_SOME |
             (uint32_t)MICROPY_BYTES_PER_GC_BLOCK << AIOPROF_MEM_UNIT_SHIFT;
+#if AIOPROF_GC_WRAP
+        /* every collection comes through __wrap_gc_collect: timed, and the amounts exact; with
+         * threads but no GIL another thread's collection is only seen (at least, lower bounds) */
+        m->port.mem = (GC_OWN_THREAD ? AIOPROF_MEM_ALLOC_LOWER | AIOPROF_MEM_GC_SOME :
+            AIOPROF_MEM_ALLOC_EXACT | AIOPROF_MEM_GC_COUNT) | AIOPROF_MEM_GC_TIME |
+            (uint32_t)MICROPY_BYTES_PER_GC_BLOCK << AIOPROF_MEM_UNIT_SHIFT;
+#endif
         m->alloc_raw = MP_STATE_MEM(gc_alloc_amount);
     }
 #endif
@@ -590,6 +702,12 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     }
     m->last_drain_us = m->prof.last;
     m->running = true;
+#if GC_OWN_THREAD
+    m->thread = (void *)mp_thread_get_state();
+#endif
+#if AIOPROF_GC_WRAP
+    gc_prof = m;
+#endif
     return MP_OBJ_FROM_PTR(m);
 }
 static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 7, aioprof_start);
