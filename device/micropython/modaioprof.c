@@ -64,6 +64,9 @@ typedef struct aioprof_mod {
     mp_obj_t cancelled;     /* asyncio.CancelledError */
     mp_obj_t c_task;        /* asyncio's Task type when it is the C one (_asyncio.Task), else NULL */
     uint32_t half_period_us;
+    mp_uint_t now_ms;       /* ticks_ms at the last resume's lateness */
+    mp_obj_t park_event;    /* the drainer waits on it (park), or MP_OBJ_NULL: it does not */
+    const struct c_queue_view *park_queue; /* asyncio's task queue while the drainer is parked */
     uint32_t last_drain_us; /* in the library's ticks (microseconds, 32 bits) */
     bool running;
     char platform[PLATFORM_CAP];
@@ -198,6 +201,55 @@ static inline MP_ALWAYSINLINE void mod_reopen(aioprof_mod_t *m)
     }
 }
 
+/* How long the task waited since it was due, in milliseconds (0: on time, or not known).
+ * asyncio keeps on a queued Task the ticks_ms at which it is due (ph_key): its sleep's deadline,
+ * or when it was made runnable (created, cancelled, woken by an event, a lock, a stream or the end
+ * of a task it awaited); the scheduler pops the Task without touching the key and resumes it at
+ * once, so here the key still says when this resume was due. It is a ticks_ms value: the
+ * difference wraps at MICROPY_PY_TIME_TICKS_PERIOD, as time.ticks_diff's. */
+#define LATE_HALF (MICROPY_PY_TIME_TICKS_PERIOD / 2)
+/* Above this a difference takes the rare path: the half period (32-bit ports), or 2^31 ms where the
+ * period is wider (64-bit ports), so that the common case is one comparison. */
+#define LATE_RARE (LATE_HALF < 0x80000000u ? LATE_HALF : 0x80000000u)
+
+/* How MicroPython's C TaskQueue (extmod/modasyncio.c) lays out its root, read only after park()
+ * found it where it says (mod_queue_ok). */
+typedef struct c_queue_view {
+    mp_obj_base_t base;
+    const c_task_view_t *heap;
+} c_queue_view_t;
+
+/* Is the application busy: the next timed resume in asyncio's queue due within half a period of
+ * the last resume (its lateness's clock read: no clock read here)? */
+static inline MP_ALWAYSINLINE bool mod_busy(const aioprof_mod_t *m, const c_queue_view_t *q)
+{
+    const c_task_view_t *head = q->heap;
+    if (head == NULL || !mp_obj_is_small_int(head->ph_key)) {
+        return false;
+    }
+    mp_uint_t ahead = ((mp_uint_t)MP_OBJ_SMALL_INT_VALUE(head->ph_key) - m->now_ms) & (MICROPY_PY_TIME_TICKS_PERIOD - 1);
+    return ahead >= LATE_HALF || ahead <= m->half_period_us / 1000u;
+}
+
+/* The application went idle: the parked drainer is woken (its event set), to drain every half
+ * period until the application is busy again. An exception from it is dropped, as the drain's. */
+static MP_NOINLINE void mod_wake(aioprof_mod_t *m)
+{
+    mp_obj_t ev = m->park_event;
+    m->park_event = MP_OBJ_NULL;
+    m->park_queue = NULL;
+    nlr_buf_t nlr;
+    if (nlr_push(&nlr) == 0) {
+        mp_obj_t dest[2];
+        mp_load_method(ev, MP_QSTR_set, dest);
+        mp_call_method_n_kw(0, 0, dest);
+        nlr_pop();
+    } else if (mp_obj_is_subclass_fast(MP_OBJ_FROM_PTR(((mp_obj_base_t *)nlr.ret_val)->type),
+                   MP_OBJ_FROM_PTR(&mp_type_KeyboardInterrupt))) {
+        mp_sched_exception(MP_OBJ_FROM_PTR(nlr.ret_val));
+    }
+}
+
 /* Between slices (no task runs): send every frame as soon as it is complete, so that a link that
  * keeps up leaves the ring empty for the next burst (one slice that creates hundreds of tasks);
  * and at least every half period. A frame holds up to 254 bytes, so this is one write per few
@@ -210,18 +262,11 @@ static inline MP_ALWAYSINLINE void coro_after(aioprof_mod_t *m)
     if (m->prof.fw.commit != m->prof.fw.tail || (uint32_t)(m->prof.last - m->last_drain_us) >= m->half_period_us) {
         mod_drain(m);
     }
+    if (m->park_queue != NULL && !mod_busy(m, m->park_queue)) {
+        mod_wake(m);
+    }
 }
 
-/* How long the task waited since it was due, in milliseconds (0: on time, or not known).
- * asyncio keeps on a queued Task the ticks_ms at which it is due (ph_key): its sleep's deadline,
- * or when it was made runnable (created, cancelled, woken by an event, a lock, a stream or the end
- * of a task it awaited); the scheduler pops the Task without touching the key and resumes it at
- * once, so here the key still says when this resume was due. It is a ticks_ms value: the
- * difference wraps at MICROPY_PY_TIME_TICKS_PERIOD, as time.ticks_diff's. */
-#define LATE_HALF (MICROPY_PY_TIME_TICKS_PERIOD / 2)
-/* Above this a difference takes the rare path: the half period (32-bit ports), or 2^31 ms where the
- * period is wider (64-bit ports), so that the common case is one comparison. */
-#define LATE_RARE (LATE_HALF < 0x80000000u ? LATE_HALF : 0x80000000u)
 
 static inline MP_ALWAYSINLINE uint32_t coro_late_from(mp_uint_t now, mp_obj_t key)
 {
@@ -242,7 +287,9 @@ static MP_NOINLINE uint32_t coro_late_slow(coro_obj_t *self)
     }
     mp_obj_t dest[2];
     mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
-    return !mp_obj_is_small_int(dest[0]) ? 0 : coro_late_from(mp_hal_ticks_ms(), dest[0]);
+    mp_uint_t now = mp_hal_ticks_ms();
+    self->owner->now_ms = now;
+    return !mp_obj_is_small_int(dest[0]) ? 0 : coro_late_from(now, dest[0]);
 }
 
 static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
@@ -253,6 +300,7 @@ static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
     }
     /* a small int: bind() saw one there, and the C Task's key never holds anything else */
     mp_uint_t now = mp_hal_ticks_ms();
+    self->owner->now_ms = now;
     return coro_late_from(now, *at);
 }
 
@@ -471,6 +519,53 @@ static mp_obj_t prof_drain(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_drain_obj, prof_drain);
 
+/* Is queue MicroPython's C TaskQueue, laid out as c_queue_view_t says: its root where peek() finds
+ * it, a Task of the C type whose key is where c_task_view_t says? */
+static bool mod_queue_ok(aioprof_mod_t *m, mp_obj_t queue)
+{
+    if (m->c_task == MP_OBJ_NULL || !mp_obj_is_obj(queue)) {
+        return false;
+    }
+    mp_obj_t dest[2];
+    mp_load_method_maybe(queue, MP_QSTR_peek, dest);
+    if (dest[0] == MP_OBJ_NULL) {
+        return false;
+    }
+    mp_obj_t head = mp_call_method_n_kw(0, 0, dest);
+    const c_queue_view_t *q = MP_OBJ_TO_PTR(queue);
+    if (head == mp_const_none) {
+        return q->heap == NULL;
+    }
+    if (MP_OBJ_FROM_PTR(q->heap) != head || MP_OBJ_FROM_PTR(mp_obj_get_type(head)) != m->c_task) {
+        return false;
+    }
+    mp_obj_t key[2];
+    mp_load_method_maybe(head, MP_QSTR_ph_key, key);
+    return key[0] == q->heap->ph_key;
+}
+
+/* park(event, queue) -> bool: the drain task asks whether to wait on event (True) rather than
+ * drain every half period: while the application is busy (the next timed resume in queue, asyncio's
+ * _task_queue, is due within half a period) the wrapper drains between slices, and a task asleep
+ * in the queue costs every push and pop of it; the wrapper sets event when the application goes
+ * idle. False (drain on): the application is idle, or the queue is not the C one. */
+static mp_obj_t prof_park(mp_obj_t self_in, mp_obj_t event, mp_obj_t queue)
+{
+    aioprof_mod_t *m = mod_self(self_in);
+    if (!m->running || !mod_queue_ok(m, queue)) {
+        return mp_const_false;
+    }
+    const c_queue_view_t *q = MP_OBJ_TO_PTR(queue);
+    m->now_ms = mp_hal_ticks_ms();
+    if (!mod_busy(m, q)) {
+        return mp_const_false;
+    }
+    m->park_event = event;
+    m->park_queue = q;
+    return mp_const_true;
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_park_obj, prof_park);
+
 static mp_obj_t prof_flush(mp_obj_t self_in)
 {
     aioprof_mod_t *m = mod_self(self_in);
@@ -503,6 +598,8 @@ static mp_obj_t prof_stop(mp_obj_t self_in)
         mod_drain(m);
     }
     m->running = false;
+    m->park_event = MP_OBJ_NULL;
+    m->park_queue = NULL;
 #if AIOPROF_GC_WRAP
     if (gc_prof == m) {
         gc_prof = NULL;
@@ -582,6 +679,7 @@ static const mp_rom_map_elem_t prof_locals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&prof_label_obj) },
     { MP_ROM_QSTR(MP_QSTR_bind), MP_ROM_PTR(&prof_bind_obj) },
     { MP_ROM_QSTR(MP_QSTR_drain), MP_ROM_PTR(&prof_drain_obj) },
+    { MP_ROM_QSTR(MP_QSTR_park), MP_ROM_PTR(&prof_park_obj) },
     { MP_ROM_QSTR(MP_QSTR_flush), MP_ROM_PTR(&prof_flush_obj) },
     { MP_ROM_QSTR(MP_QSTR_pending), MP_ROM_PTR(&prof_pending_obj) },
     { MP_ROM_QSTR(MP_QSTR_stop), MP_ROM_PTR(&prof_stop_obj) },
@@ -711,6 +809,31 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     return MP_OBJ_FROM_PTR(m);
 }
 static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 7, aioprof_start);
+
+/* aioprof.py's own names (its globals, locals, attributes and short strings that a firmware does
+ * not have already), so that they are in the firmware's qstr pool: importing aioprof.py from the
+ * filesystem then interns almost nothing, and adds no pool that every lookup of one of the
+ * firmware's names walks (docs/micropython.md, "Overhead": 54 instructions a task switch). Never
+ * read: the build's scan of this file for MP_QSTR_ names puts them in the pool (about 900 bytes
+ * of flash). e2e/mpy_qstrs_unix names the ones missing when aioprof.py changes. */
+static const uint16_t aioprof_py_names[] __attribute__((unused)) = {
+    MP_QSTR_Recorder, MP_QSTR_Span, MP_QSTR_Wrapped, MP_QSTR__COST_RESUMES, MP_QSTR__COST_ROUNDS,
+    MP_QSTR__GENERATOR_FUNCTION, MP_QSTR__PYTHON_FILES, MP_QSTR__SPANS_MAX, MP_QSTR__State,
+    MP_QSTR__aioprof_native, MP_QSTR__c_task, MP_QSTR__core, MP_QSTR__drainer, MP_QSTR__event_cost,
+    MP_QSTR__exit_hook, MP_QSTR__missing, MP_QSTR__probe, MP_QSTR__resumes, MP_QSTR__select,
+    MP_QSTR__spans, MP_QSTR__spin, MP_QSTR__state, MP_QSTR__stdout_write, MP_QSTR__ticks_source,
+    MP_QSTR__why, MP_QSTR_a, MP_QSTR_aioprof_fallback, MP_QSTR_at_exit, MP_QSTR_b, MP_QSTR_bare,
+    MP_QSTR_best_bare, MP_QSTR_best_wrapped, MP_QSTR_bits, MP_QSTR_c_task, MP_QSTR_cancelled,
+    MP_QSTR_coro_name, MP_QSTR_cost, MP_QSTR_diff, MP_QSTR_drain_task, MP_QSTR_drainer, MP_QSTR_eng,
+    MP_QSTR_engine, MP_QSTR_enter, MP_QSTR_event_cost_ns, MP_QSTR_firmware, MP_QSTR_handle,
+    MP_QSTR_impl, MP_QSTR_impl_name, MP_QSTR_kind, MP_QSTR_kw, MP_QSTR_label_coro, MP_QSTR_late_unit,
+    MP_QSTR_later, MP_QSTR_m, MP_QSTR_make, MP_QSTR_memory, MP_QSTR_mod, MP_QSTR_ms, MP_QSTR_order,
+    MP_QSTR_orig, MP_QSTR_orig_asyncio_create_task, MP_QSTR_orig_create_task, MP_QSTR_ours, MP_QSTR_out,
+    MP_QSTR_perf_counter_ns, MP_QSTR_period_ms, MP_QSTR_prev_at_exit, MP_QSTR_python, MP_QSTR_q,
+    MP_QSTR_rec, MP_QSTR_recorder, MP_QSTR_ring, MP_QSTR_ring_bytes, MP_QSTR_scratch, MP_QSTR_sp,
+    MP_QSTR_spanned, MP_QSTR_spanned_coro, MP_QSTR_spans, MP_QSTR_t0, MP_QSTR_uart, MP_QSTR_uasyncio,
+    MP_QSTR_w, MP_QSTR_wake, MP_QSTR_why, MP_QSTR_wrapped, MP_QSTR_x, MP_QSTR_zone,
+};
 
 static const mp_rom_map_elem_t aioprof_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR__aioprof) },
