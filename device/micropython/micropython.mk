@@ -44,3 +44,7 @@ ifeq ($(AIOPROF_GC_WRAP),1)
 CFLAGS_USERMOD += -DAIOPROF_GC_WRAP=1
 LDFLAGS_USERMOD += $(AIOPROF_GC_WRAP_LDFLAGS)
 endif
+# the hook's files run at every task switch: AIOPROF_OPT is their optimisation, after the port's own
+# (-Os on most; the last -O given wins); AIOPROF_OPT= builds them as the rest of the firmware
+AIOPROF_OPT ?= -O2
+%/modaioprof.o %/aioprof.o %/aioprof_frame_writer.o %/aioprof_crc16.o %/aioprof_varint.o: CFLAGS += $(AIOPROF_OPT)

@@ -35,6 +35,7 @@
 #include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
 #include "aioprof.h"
+#include "aioprof_mp_port.h" /* aioprof_mp_alloc_t: the library reads it in place */
 #include "aioprof_mp_task.h"
 
 #define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
@@ -57,6 +58,7 @@
 
 typedef struct aioprof_mod {
     mp_obj_base_t base;
+    aioprof_mp_alloc_t alloc; /* right after base: aioprof_mp_port.h reads it there */
     aioprof_t prof;
     aioprof_port_t port;
     uint8_t *ring;
@@ -65,15 +67,14 @@ typedef struct aioprof_mod {
     mp_obj_t c_task;        /* asyncio's Task type when it is the C one (_asyncio.Task), else NULL */
     uint32_t half_period_us;
     mp_uint_t now_ms;       /* ticks_ms at the last resume's lateness */
+#if MICROPY_STACK_CHECK
+    uintptr_t sp_floor;     /* a resume with its stack below it takes the guarded path (coro_send) */
+#endif
     mp_obj_t park_event;    /* the drainer waits on it (park), or MP_OBJ_NULL: it does not */
     const struct c_queue_view *park_queue; /* asyncio's task queue while the drainer is parked */
     uint32_t last_drain_us; /* in the library's ticks (microseconds, 32 bits) */
     bool running;
     char platform[PLATFORM_CAP];
-#if AIOPROF_MOD_MEM
-    size_t alloc_raw;       /* gc_alloc_amount at the last event */
-    uint32_t alloc_total;   /* blocks counted so far (modulo 2^32): the hook's counter */
-#endif
 #if GC_OWN_THREAD
     void *thread;           /* the thread that started it: other threads' collections are not its */
 #endif
@@ -88,6 +89,9 @@ typedef struct aioprof_mod {
 static aioprof_mod_t *gc_prof; /* the Profiler whose hook times collections (__wrap_gc_collect) */
 #endif
 
+/* aioprof_mp_port.h finds the allocation state right after the object header */
+MP_STATIC_ASSERT(offsetof(aioprof_mod_t, alloc) == sizeof(mp_obj_base_t));
+
 typedef struct coro_obj {
     mp_obj_base_t base;
     mp_obj_t coro;
@@ -98,7 +102,15 @@ typedef struct coro_obj {
     const mp_obj_t *due_at; /* where that Task keeps ph_key when it is the C one, else NULL */
     aioprof_task_t task;
     bool done;              /* the coroutine returned or raised: later throws are not run time */
+    bool gen;               /* coro is a generator (an async def's coroutine): resumed in place */
 } coro_obj_t;
+
+/* How MicroPython lays out a generator (py/objgenerator.c, the same from v1.21 to v1.29): its
+ * second word is MP_OBJ_NULL while it runs. */
+typedef struct gen_view {
+    mp_obj_base_t base;
+    mp_obj_t pend_exc;
+} gen_view_t;
 
 /* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
  * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
@@ -115,18 +127,14 @@ static uint32_t mod_ticks(void *user)
  * since start, the amount before a collection inside the stretch left out. */
 static uint32_t mod_alloc(void *user)
 {
-    aioprof_mod_t *m = user;
-    size_t cur = MP_STATE_MEM(gc_alloc_amount);
-    m->alloc_total += (uint32_t)(cur >= m->alloc_raw ? cur - m->alloc_raw : cur);
-    m->alloc_raw = cur;
-    return m->alloc_total;
+    return aioprof_mp_alloc_read(&((aioprof_mod_t *)user)->alloc);
 }
-
 /* Before an event: a collection since the last one (the count went down) is sent, so that it
  * belongs to what ran in that stretch. */
 static inline MP_ALWAYSINLINE void mod_gc_check(aioprof_mod_t *m)
 {
-    if (m->port.mem && MP_STATE_MEM(gc_alloc_amount) < m->alloc_raw) {
+    /* (with memory off the count is never read: raw stays 0) */
+    if (MP_STATE_MEM(gc_alloc_amount) < m->alloc.raw) {
         aioprof_gc(&m->prof, 0);
     }
 }
@@ -304,13 +312,14 @@ static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
     return coro_late_from(now, *at);
 }
 
-/* One slice: resume the coroutine with send (throw == MP_OBJ_NULL) or throw, record it. */
+/* One slice: resume the coroutine with send (throw == MP_OBJ_NULL) or throw, record it. fast: the
+ * caller found what coro_fast says, so that the resume can not raise (below). */
 static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *self, mp_obj_t send, mp_obj_t throw,
-    mp_obj_t *ret)
+    mp_obj_t *ret, bool fast)
 {
     aioprof_mod_t *m = self->owner;
-    bool gen = mp_obj_is_type(self->coro, &mp_type_gen_instance);
-    if (self->done || !m->running) {
+    bool gen = self->gen;
+    if (!fast && (self->done || !m->running)) {
         /* a detached task that died is thrown into once more: forward, record nothing */
         if (gen) {
             return mp_obj_gen_resume(self->coro, send, throw, ret);
@@ -322,7 +331,12 @@ static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *sel
     mod_gc_check(m);
     aioprof_enter_late(&m->prof, &self->task, coro_late(self));
     nlr_buf_t nlr;
-    if (nlr_push(&nlr) == 0) {
+    if (fast) {
+        /* a generator returns what its code raised (MP_VM_RETURN_EXCEPTION); it raises itself only
+         * before it runs, where coro_fast looked: no exception context needed (it cost about 55
+         * instructions a switch on the unix port, its thread state read twice) */
+        kind = mp_obj_gen_resume(self->coro, send, throw, ret);
+    } else if (nlr_push(&nlr) == 0) {
         if (gen) {
             /* a throw into a just-started generator needs None as the sent value, as the
              * generator's own throw() does */
@@ -358,10 +372,28 @@ static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *sel
     return kind;
 }
 
-/* The slice for throw() and iteration; send(), every resume of asyncio's, has the body inlined. */
+/* The slice for throw(), iteration and the rare send() that needs the exception context; send(),
+ * every resume of asyncio's, has the body inlined. */
 static MP_NOINLINE mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
 {
-    return coro_step_body(self, send, throw, ret);
+    return coro_step_body(self, send, throw, ret, false);
+}
+
+/* Can send(value) resume the generator without an exception context? mp_obj_gen_resume raises only
+ * before the generator runs: when it runs already ("generator already executing"), when a value
+ * other than None goes to one just started (asyncio sends None), and when the C stack is nearly
+ * used up (its stack check, MICROPY_STACK_CHECK): here with a margin of 1 KB below where that
+ * check fails, from start()'s thread's limits (another thread's resume takes the guarded path or
+ * has the margin of its own stack). */
+static inline MP_ALWAYSINLINE bool coro_fast(const coro_obj_t *self, mp_obj_t value)
+{
+    const aioprof_mod_t *m = self->owner;
+    return self->gen && !self->done && value == mp_const_none && m->running &&
+           ((const gen_view_t *)MP_OBJ_TO_PTR(self->coro))->pend_exc != MP_OBJ_NULL
+#if MICROPY_STACK_CHECK
+           && (uintptr_t)__builtin_frame_address(0) > m->sp_floor
+#endif
+    ;
 }
 
 static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
@@ -380,8 +412,10 @@ static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_
 
 static mp_obj_t coro_send(mp_obj_t self_in, mp_obj_t value)
 {
+    coro_obj_t *self = MP_OBJ_TO_PTR(self_in);
     mp_obj_t ret;
-    mp_vm_return_kind_t kind = coro_step_body(MP_OBJ_TO_PTR(self_in), value, MP_OBJ_NULL, &ret);
+    mp_vm_return_kind_t kind = coro_fast(self, value) ? coro_step_body(self, value, MP_OBJ_NULL, &ret, true)
+                                                      : coro_step(self, value, MP_OBJ_NULL, &ret);
     return coro_finish(kind, ret);
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(coro_send_obj, coro_send);
@@ -460,6 +494,7 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     w->due_task = MP_OBJ_NULL;
     w->due_at = NULL;
     w->done = false;
+    w->gen = mp_obj_is_type(coro, &mp_type_gen_instance);
     memset(&w->task, 0, sizeof w->task);
     if (m->running) {
         mod_reopen(m);
@@ -735,7 +770,7 @@ void __wrap_gc_collect(void)
         return; /* this collection freed it */
     }
 #if AIOPROF_MOD_MEM
-    m->alloc_raw = MP_STATE_MEM(gc_alloc_amount); /* the collection's reset is not a drop to see */
+    m->alloc.raw = MP_STATE_MEM(gc_alloc_amount); /* the collection's reset is not a drop to see */
 #endif
     if (m->writing) {
         m->gc_owed = true;
@@ -760,7 +795,7 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     size_t len;
     const char *platform = mp_obj_str_get_data(args[3], &len);
     aioprof_mod_t *m = mp_obj_malloc(aioprof_mod_t, &aioprof_profiler_type);
-    memset(&m->prof, 0, sizeof *m - offsetof(aioprof_mod_t, prof));
+    memset(&m->alloc, 0, sizeof *m - offsetof(aioprof_mod_t, alloc));
     m->ring = m_new(uint8_t, (size_t)ring);
     m->write = args[0];
     m->cancelled = args[4];
@@ -791,7 +826,7 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
             AIOPROF_MEM_ALLOC_EXACT | AIOPROF_MEM_GC_COUNT) | AIOPROF_MEM_GC_TIME |
             (uint32_t)MICROPY_BYTES_PER_GC_BLOCK << AIOPROF_MEM_UNIT_SHIFT;
 #endif
-        m->alloc_raw = MP_STATE_MEM(gc_alloc_amount);
+        m->alloc.raw = MP_STATE_MEM(gc_alloc_amount);
     }
 #endif
     m->half_period_us = (uint32_t)period_ms * 500u;
@@ -799,6 +834,11 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
         mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
     }
     m->last_drain_us = m->prof.last;
+#if MICROPY_STACK_CHECK
+    /* the generator's stack check fails where the stack's use reaches stack_limit below its top */
+    uintptr_t top = (uintptr_t)MP_STATE_THREAD(stack_top), room = MP_STATE_THREAD(stack_limit) + 1024u;
+    m->sp_floor = top > room ? top - room : UINTPTR_MAX;
+#endif
     m->running = true;
 #if GC_OWN_THREAD
     m->thread = (void *)mp_thread_get_state();
@@ -816,6 +856,10 @@ static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 7, aioprof_star
  * firmware's names walks (docs/micropython.md, "Overhead": 54 instructions a task switch). Never
  * read: the build's scan of this file for MP_QSTR_ names puts them in the pool (about 900 bytes
  * of flash). e2e/mpy_qstrs_unix names the ones missing when aioprof.py changes. */
+#ifndef AIOPROF_PY_NAMES
+#define AIOPROF_PY_NAMES 1 /* 0: a firmware that freezes aioprof.py (its names are in the frozen pool) */
+#endif
+#if AIOPROF_PY_NAMES
 static const uint16_t aioprof_py_names[] __attribute__((unused)) = {
     MP_QSTR_Recorder, MP_QSTR_Span, MP_QSTR_Wrapped, MP_QSTR__COST_RESUMES, MP_QSTR__COST_ROUNDS,
     MP_QSTR__GENERATOR_FUNCTION, MP_QSTR__PYTHON_FILES, MP_QSTR__SPANS_MAX, MP_QSTR__State,
@@ -834,6 +878,7 @@ static const uint16_t aioprof_py_names[] __attribute__((unused)) = {
     MP_QSTR_spanned, MP_QSTR_spanned_coro, MP_QSTR_spans, MP_QSTR_t0, MP_QSTR_uart, MP_QSTR_uasyncio,
     MP_QSTR_w, MP_QSTR_wake, MP_QSTR_why, MP_QSTR_wrapped, MP_QSTR_x, MP_QSTR_zone,
 };
+#endif
 
 static const mp_rom_map_elem_t aioprof_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR__aioprof) },
