@@ -6,7 +6,9 @@
  * slice: aioprof_enter before it, aioprof_exit after it, in every path. The device library
  * (device/aioprof.c) records into its ring; the bytes go out between slices, as soon as a frame is
  * complete or half a period passed (coro_after), and from a drain task in aioprof.py when the
- * application is idle. Nothing is written while a slice runs.
+ * application is idle: while it is busy that task waits on an event (park) instead of sleeping in
+ * asyncio's queue, and the wrapper sets the event when the application goes idle (mod_wake).
+ * Nothing is written while a slice runs.
  *
  * Lateness: aioprof.py hands each wrapper the asyncio Task that resumes it (Profiler.bind), and at
  * every resume the wrapper reads when that Task was due (its ph_key, see coro_late) and passes how
@@ -18,9 +20,12 @@
  * every event (mod_alloc); a collection resets it, so a count that went down says one ran since
  * the last event: it goes on the wire (aioprof_gc, untimed) before the event, and what was
  * allocated before it in that stretch is not known (the amounts are lower bounds). A collection
- * that the allocations after it hid (the count back above where it was) is not seen.
+ * that the allocations after it hid (the count back above where it was) is not seen. A firmware
+ * linked with --wrap=gc_collect (AIOPROF_GC_WRAP=1) times every collection instead
+ * (__wrap_gc_collect; docs/micropython.md, "Collections timed").
  *
- * No state outside the heap: the Profiler lives as long as aioprof.py (or a Coro) refers to it, so a
+ * No state outside the heap (but the pointer of the collections' wrapper, checked against the heap
+ * before each use): the Profiler lives as long as aioprof.py (or a Coro) refers to it, so a
  * soft reset, which empties the heap and re-imports aioprof.py, leaves the module as at boot.
  *
  * Output: mp_hal_stdout_tx_strn (raw bytes, no \n -> \r\n) by default, or a Python callable such
@@ -181,7 +186,7 @@ static size_t mod_drain(aioprof_mod_t *m)
     nlr_buf_t nlr;
 #if AIOPROF_GC_WRAP
     /* the write callable may allocate, and so collect, and a port's write may let another thread
-     * run (unix: the GIL let go around write()), while the library is in its drain: such a
+     * run (the GIL let go around a blocking write), while the library is in its drain: such a
      * collection must not write into the ring then; its record waits for the drain's end */
     m->writing = true;
 #endif
