@@ -7,6 +7,8 @@ add_library(usermod_aioprof INTERFACE)
 
 target_sources(usermod_aioprof INTERFACE
     ${CMAKE_CURRENT_LIST_DIR}/modaioprof.c
+    ${CMAKE_CURRENT_LIST_DIR}/modaioprof_gc.c
+    ${CMAKE_CURRENT_LIST_DIR}/modaioprof_names.c
     ${AIOPROF_TOP}/device/aioprof.c
     ${AIOPROF_TOP}/proto/aioprof_frame_writer.c
     ${AIOPROF_TOP}/proto/aioprof_crc16.c

@@ -16,7 +16,7 @@ endif
 endif
 endif
 
-SRC_USERMOD_C += $(AIOPROF_MOD_DIR)/modaioprof.c
+SRC_USERMOD_C += $(AIOPROF_MOD_DIR)/modaioprof.c $(AIOPROF_MOD_DIR)/modaioprof_gc.c $(AIOPROF_MOD_DIR)/modaioprof_names.c
 
 # the device library: not scanned for qstrs
 SRC_USERMOD_LIB_C += \

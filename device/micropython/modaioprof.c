@@ -33,69 +33,14 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "py/gc.h" /* gc_nbytes: the Profiler that times collections is alive */
 #include "py/mphal.h"
 #include "py/objgenerator.h"
 #include "py/runtime.h"
 #include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
-#include "aioprof.h"
-#include "aioprof_mp_port.h" /* aioprof_mp_alloc_t: the library reads it in place */
 #include "aioprof_mp_task.h"
+#include "modaioprof.h"
 
-#define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
-
-#ifndef AIOPROF_GC_WRAP
-#define AIOPROF_GC_WRAP 0 /* 1: linked with --wrap=gc_collect (micropython.mk, micropython.cmake) */
-#endif
-/* Threads without the GIL (the unix port, rp2): another thread's collection may come while this one
- * records, so the wrapper records only the collections of the thread that started the hook. With
- * the GIL (esp32) the other thread runs only where this one let it go, never inside the hook
- * but in the write callable, which the wrapper knows of (writing). */
-#define GC_OWN_THREAD (AIOPROF_GC_WRAP && MICROPY_PY_THREAD && !MICROPY_PY_THREAD_GIL)
-
-/* Memory is reported when the hook is built with it and the allocator counts for its threshold. */
-#if AIOPROF_ALLOC && MICROPY_GC_ALLOC_THRESHOLD
-#define AIOPROF_MOD_MEM 1
-#else
-#define AIOPROF_MOD_MEM 0
-#endif
-
-typedef struct aioprof_mod {
-    mp_obj_base_t base;
-    aioprof_mp_alloc_t alloc; /* right after base: aioprof_mp_port.h reads it there */
-    aioprof_t prof;
-    aioprof_port_t port;
-    uint8_t *ring;
-    mp_obj_t write;         /* None: mp_hal_stdout_tx_strn */
-    mp_obj_t cancelled;     /* asyncio.CancelledError */
-    mp_obj_t c_task;        /* asyncio's Task type when it is the C one (_asyncio.Task), else NULL */
-    uint32_t half_period_us;
-    mp_uint_t now_ms;       /* ticks_ms at the last resume's lateness */
-#if MICROPY_STACK_CHECK
-    uintptr_t sp_floor;     /* a resume with its stack below it takes the guarded path (coro_send) */
-#endif
-    mp_obj_t park_event;    /* the drainer waits on it (park), or MP_OBJ_NULL: it does not */
-    const struct c_queue_view *park_queue; /* asyncio's task queue while the drainer is parked */
-    uint32_t last_drain_us; /* in the library's ticks (microseconds, 32 bits) */
-    bool running;
-    char platform[PLATFORM_CAP];
-#if GC_OWN_THREAD
-    void *thread;           /* the thread that started it: other threads' collections are not its */
-#endif
-#if AIOPROF_GC_WRAP
-    bool writing;           /* inside the drain: a collection there is recorded after it */
-    bool gc_owed;           /* one ran there: its record, gc_owed_us long, goes after the drain */
-    uint32_t gc_owed_us;
-#endif
-} aioprof_mod_t;
-
-#if AIOPROF_GC_WRAP
-static aioprof_mod_t *gc_prof; /* the Profiler whose hook times collections (__wrap_gc_collect) */
-#endif
-
-/* aioprof_mp_port.h finds the allocation state right after the object header */
-MP_STATIC_ASSERT(offsetof(aioprof_mod_t, alloc) == sizeof(mp_obj_base_t));
 
 typedef struct coro_obj {
     mp_obj_base_t base;
@@ -641,8 +586,8 @@ static mp_obj_t prof_stop(mp_obj_t self_in)
     m->park_event = MP_OBJ_NULL;
     m->park_queue = NULL;
 #if AIOPROF_GC_WRAP
-    if (gc_prof == m) {
-        gc_prof = NULL;
+    if (aioprof_gc_prof == m) {
+        aioprof_gc_prof = NULL;
     }
 #endif
     return mp_const_none;
@@ -733,59 +678,6 @@ MP_DEFINE_CONST_OBJ_TYPE(
     locals_dict, &prof_locals
     );
 
-#if AIOPROF_GC_WRAP
-/* Collections timed (docs/micropython.md, "Collections timed"): a firmware built with
- * AIOPROF_GC_WRAP=1 links with the linker's --wrap=gc_collect, so that every call of the port's
- * gc_collect() (gc_alloc's, when the heap is full or the threshold is reached, and gc.collect())
- * comes here first. The Profiler that records is the one start() made last (gc_prof), not a root
- * pointer: it lives as long as aioprof.py refers to it, and a soft reset leaves this pointer
- * behind, so it is taken only while the heap says it is an allocated Profiler that runs. */
-void __real_gc_collect(void);
-void __wrap_gc_collect(void);
-
-static aioprof_mod_t *gc_recorder(void)
-{
-    aioprof_mod_t *m = gc_prof;
-    if (m == NULL || gc_nbytes(m) < sizeof *m || m->base.type != &aioprof_profiler_type || !m->running ||
-        !m->port.mem) {
-        return NULL;
-    }
-#if GC_OWN_THREAD
-    if (m->thread != (void *)mp_thread_get_state()) {
-        return NULL; /* another thread's: the next event's check sees it, untimed */
-    }
-#endif
-    return m;
-}
-
-void __wrap_gc_collect(void)
-{
-    aioprof_mod_t *m = gc_recorder();
-    if (m == NULL) {
-        __real_gc_collect();
-        return;
-    }
-#if AIOPROF_MOD_MEM
-    (void)mod_alloc(m); /* what came before it is counted, so the amounts stay exact */
-#endif
-    uint32_t t0 = (uint32_t)mp_hal_ticks_us();
-    __real_gc_collect();
-    uint32_t took = (uint32_t)mp_hal_ticks_us() - t0;
-    if (gc_recorder() != m) {
-        return; /* this collection freed it */
-    }
-#if AIOPROF_MOD_MEM
-    m->alloc.raw = MP_STATE_MEM(gc_alloc_amount); /* the collection's reset is not a drop to see */
-#endif
-    if (m->writing) {
-        m->gc_owed = true;
-        m->gc_owed_us += took; /* (two in one write: one record of both) */
-        return;
-    }
-    aioprof_gc(&m->prof, took);
-}
-#endif
-
 /* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task[, memory]]) -> Profiler.
  * c_task: asyncio's Task type when it is the C one (_asyncio.Task), else None. memory (default
  * True): report allocations and collections, when this build can (AIOPROF_MOD_MEM). Each call makes
@@ -849,41 +741,11 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     m->thread = (void *)mp_thread_get_state();
 #endif
 #if AIOPROF_GC_WRAP
-    gc_prof = m;
+    aioprof_gc_prof = m;
 #endif
     return MP_OBJ_FROM_PTR(m);
 }
 static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 7, aioprof_start);
-
-/* aioprof.py's own names (its globals, locals, attributes and short strings that a firmware does
- * not have already), so that they are in the firmware's qstr pool: importing aioprof.py from the
- * filesystem then interns almost nothing, and adds no pool that every lookup of one of the
- * firmware's names walks (docs/micropython.md, "Overhead": 54 instructions a task switch). Never
- * read: the build's scan of this file for MP_QSTR_ names puts them in the pool (about 900 bytes
- * of flash). e2e/mpy_qstrs_unix names the ones missing when aioprof.py changes. */
-#ifndef AIOPROF_PY_NAMES
-#define AIOPROF_PY_NAMES 1 /* 0: a firmware that freezes aioprof.py (its names are in the frozen pool) */
-#endif
-#if AIOPROF_PY_NAMES
-static const uint16_t aioprof_py_names[] __attribute__((unused)) = {
-    MP_QSTR_Recorder, MP_QSTR_Span, MP_QSTR_Wrapped, MP_QSTR__COST_RESUMES, MP_QSTR__COST_ROUNDS,
-    MP_QSTR__GENERATOR_FUNCTION, MP_QSTR__PYTHON_FILES, MP_QSTR__SPANS_MAX, MP_QSTR__State,
-    MP_QSTR__aioprof_native, MP_QSTR__c_task, MP_QSTR__core, MP_QSTR__drainer, MP_QSTR__event_cost,
-    MP_QSTR__exit_hook, MP_QSTR__missing, MP_QSTR__probe, MP_QSTR__resumes, MP_QSTR__select,
-    MP_QSTR__spans, MP_QSTR__spin, MP_QSTR__state, MP_QSTR__stdout_write, MP_QSTR__ticks_source,
-    MP_QSTR__why, MP_QSTR_a, MP_QSTR_aioprof_fallback, MP_QSTR_at_exit, MP_QSTR_b, MP_QSTR_bare,
-    MP_QSTR_best_bare, MP_QSTR_best_wrapped, MP_QSTR_bits, MP_QSTR_c_task, MP_QSTR_cancelled,
-    MP_QSTR_coro_name, MP_QSTR_cost, MP_QSTR_diff, MP_QSTR_drain_task, MP_QSTR_drainer, MP_QSTR_eng,
-    MP_QSTR_engine, MP_QSTR_enter, MP_QSTR_event_cost_ns, MP_QSTR_firmware, MP_QSTR_handle,
-    MP_QSTR_impl, MP_QSTR_impl_name, MP_QSTR_kind, MP_QSTR_kw, MP_QSTR_label_coro, MP_QSTR_late_unit,
-    MP_QSTR_later, MP_QSTR_m, MP_QSTR_make, MP_QSTR_memory, MP_QSTR_mod, MP_QSTR_ms, MP_QSTR_order,
-    MP_QSTR_orig, MP_QSTR_orig_asyncio_create_task, MP_QSTR_orig_create_task, MP_QSTR_ours, MP_QSTR_out,
-    MP_QSTR_perf_counter_ns, MP_QSTR_period_ms, MP_QSTR_prev_at_exit, MP_QSTR_python, MP_QSTR_q,
-    MP_QSTR_rec, MP_QSTR_recorder, MP_QSTR_ring, MP_QSTR_ring_bytes, MP_QSTR_scratch, MP_QSTR_sp,
-    MP_QSTR_spanned, MP_QSTR_spanned_coro, MP_QSTR_spans, MP_QSTR_t0, MP_QSTR_uart, MP_QSTR_uasyncio,
-    MP_QSTR_w, MP_QSTR_wake, MP_QSTR_why, MP_QSTR_wrapped, MP_QSTR_x, MP_QSTR_zone,
-};
-#endif
 
 static const mp_rom_map_elem_t aioprof_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR__aioprof) },

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The firmware's qstr pool holds aioprof.py's names (modaioprof.c, aioprof_py_names): importing
+# The firmware's qstr pool holds aioprof.py's names (modaioprof_names.c, aioprof_py_names): importing
 # aioprof.py from the filesystem and enable() with its defaults intern none of them, so that no
 # qstr pool is added that every lookup of the firmware's own names would walk (docs/micropython.md,
 # "Overhead"). Only what C cannot name is allowed: the file's path and the strings that are not
@@ -37,7 +37,7 @@ if not names(before):
     sys.exit("FAIL mpy_qstrs_unix: qstr_info listed nothing")
 if missing:
     print("FAIL mpy_qstrs_unix: aioprof.py interns %d names the firmware's pool lacks; add to "
-          "aioprof_py_names in device/micropython/modaioprof.c:" % len(missing))
+          "aioprof_py_names in device/micropython/modaioprof_names.c:" % len(missing))
     print("    " + " ".join("MP_QSTR_%s," % q for q in sorted(missing)))
     sys.exit(1)
 print("mpy_qstrs_unix: ok (interned only what C cannot name: %s)" % ", ".join(repr(q) for q in new))
