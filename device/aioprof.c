@@ -400,7 +400,11 @@ AIOPROF_INLINE uint32_t prof_alloc_take(aioprof_t *p)
     if (!port->alloc || !port->mem) {
         return 0;
     }
+#ifdef AIOPROF_PORT_ALLOC
+    uint32_t a = AIOPROF_PORT_ALLOC(port->user);
+#else
     uint32_t a = port->alloc(port->user);
+#endif
     uint32_t d = a - p->alloc_last;
     p->alloc_last = a;
     return d;

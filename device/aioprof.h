@@ -39,7 +39,9 @@
  * be NULL):
  *   AIOPROF_PORT_TICKS(user)          an expression giving the tick counter (uint32_t);
  *   AIOPROF_PORT_LOCK(user)           enters the critical section, giving a uint32_t state;
- *   AIOPROF_PORT_UNLOCK(user, state)  leaves it (defined together with AIOPROF_PORT_LOCK).
+ *   AIOPROF_PORT_UNLOCK(user, state)  leaves it (defined together with AIOPROF_PORT_LOCK);
+ *   AIOPROF_PORT_ALLOC(user)          the allocation counter (uint32_t), read in place of alloc
+ *                                     (which must still be set, with mem, to turn it on).
  * user is the port's user pointer. They are inlined into every event: on a Cortex-M, reading a
  * timer register and PRIMASK directly instead of calling through pointers. They are called even
  * after aioprof_init refused its arguments (with the port's user, or NULL if port was NULL); the

@@ -261,6 +261,11 @@ def _exit_hook(s):
 
 
 async def _drainer(s, ms):
+    # the firmware engine parks it while the application is busy (its wrapper drains between
+    # slices then, and a task asleep in asyncio's queue costs every switch) and sets wake when the
+    # application goes idle (docs/micropython.md, "The drain task")
+    park = getattr(s.eng, "park", None)
+    wake = asyncio.Event() if park is not None else None
     while True:
         await asyncio.sleep_ms(ms)
         if _state is not s:
@@ -269,6 +274,9 @@ async def _drainer(s, ms):
             s.eng.drain()
         except Exception:
             pass
+        if park is not None and park(wake, _core._task_queue):
+            await wake.wait()
+            wake.clear()
 
 
 def label_coro(w, text):

@@ -7,6 +7,8 @@ add_library(usermod_aioprof INTERFACE)
 
 target_sources(usermod_aioprof INTERFACE
     ${CMAKE_CURRENT_LIST_DIR}/modaioprof.c
+    ${CMAKE_CURRENT_LIST_DIR}/modaioprof_gc.c
+    ${CMAKE_CURRENT_LIST_DIR}/modaioprof_names.c
     ${AIOPROF_TOP}/device/aioprof.c
     ${AIOPROF_TOP}/proto/aioprof_frame_writer.c
     ${AIOPROF_TOP}/proto/aioprof_crc16.c
@@ -28,5 +30,12 @@ if(NOT DEFINED AIOPROF_ALLOC)
   set(AIOPROF_ALLOC 1)
 endif()
 target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_ALLOC=${AIOPROF_ALLOC})
+
+# collections timed (docs/micropython.md, "Collections timed"): -DAIOPROF_GC_WRAP=1 links the
+# firmware with the linker's --wrap=gc_collect, so that the hook times every collection
+if(AIOPROF_GC_WRAP)
+  target_compile_definitions(usermod_aioprof INTERFACE AIOPROF_GC_WRAP=1)
+  target_link_options(usermod_aioprof INTERFACE "-Wl,--wrap=gc_collect")
+endif()
 
 target_link_libraries(usermod INTERFACE usermod_aioprof)

@@ -16,7 +16,7 @@ endif
 endif
 endif
 
-SRC_USERMOD_C += $(AIOPROF_MOD_DIR)/modaioprof.c
+SRC_USERMOD_C += $(AIOPROF_MOD_DIR)/modaioprof.c $(AIOPROF_MOD_DIR)/modaioprof_gc.c $(AIOPROF_MOD_DIR)/modaioprof_names.c
 
 # the device library: not scanned for qstrs
 SRC_USERMOD_LIB_C += \
@@ -34,3 +34,17 @@ CFLAGS_USERMOD += -DAIOPROF_SPANS=1
 # builds the hook without them (what it costs: make bench, part mpy)
 AIOPROF_ALLOC ?= 1
 CFLAGS_USERMOD += -DAIOPROF_ALLOC=$(AIOPROF_ALLOC)
+# collections timed (docs/micropython.md, "Collections timed"): AIOPROF_GC_WRAP=1 on the make line
+# links the firmware with the linker's --wrap=gc_collect, so that the hook times every collection.
+# AIOPROF_GC_WRAP_LDFLAGS is how the port's link line says it: -Wl,... where the compiler links
+# (unix, stm32, ...), --wrap=gc_collect where ld itself does (the qemu port)
+AIOPROF_GC_WRAP ?= 0
+AIOPROF_GC_WRAP_LDFLAGS ?= -Wl,--wrap=gc_collect
+ifeq ($(AIOPROF_GC_WRAP),1)
+CFLAGS_USERMOD += -DAIOPROF_GC_WRAP=1
+LDFLAGS_USERMOD += $(AIOPROF_GC_WRAP_LDFLAGS)
+endif
+# the hook's files run at every task switch: AIOPROF_OPT is their optimisation, after the port's own
+# (-Os on most; the last -O given wins); AIOPROF_OPT= builds them as the rest of the firmware
+AIOPROF_OPT ?= -O2
+%/modaioprof.o %/aioprof.o %/aioprof_frame_writer.o %/aioprof_crc16.o %/aioprof_varint.o: CFLAGS += $(AIOPROF_OPT)

@@ -6,7 +6,9 @@
  * slice: aioprof_enter before it, aioprof_exit after it, in every path. The device library
  * (device/aioprof.c) records into its ring; the bytes go out between slices, as soon as a frame is
  * complete or half a period passed (coro_after), and from a drain task in aioprof.py when the
- * application is idle. Nothing is written while a slice runs.
+ * application is idle: while it is busy that task waits on an event (park) instead of sleeping in
+ * asyncio's queue, and the wrapper sets the event when the application goes idle (mod_wake).
+ * Nothing is written while a slice runs.
  *
  * Lateness: aioprof.py hands each wrapper the asyncio Task that resumes it (Profiler.bind), and at
  * every resume the wrapper reads when that Task was due (its ph_key, see coro_late) and passes how
@@ -18,9 +20,12 @@
  * every event (mod_alloc); a collection resets it, so a count that went down says one ran since
  * the last event: it goes on the wire (aioprof_gc, untimed) before the event, and what was
  * allocated before it in that stretch is not known (the amounts are lower bounds). A collection
- * that the allocations after it hid (the count back above where it was) is not seen.
+ * that the allocations after it hid (the count back above where it was) is not seen. A firmware
+ * linked with --wrap=gc_collect (AIOPROF_GC_WRAP=1) times every collection instead
+ * (__wrap_gc_collect; docs/micropython.md, "Collections timed").
  *
- * No state outside the heap: the Profiler lives as long as aioprof.py (or a Coro) refers to it, so a
+ * No state outside the heap (but the pointer of the collections' wrapper, checked against the heap
+ * before each use): the Profiler lives as long as aioprof.py (or a Coro) refers to it, so a
  * soft reset, which empties the heap and re-imports aioprof.py, leaves the module as at boot.
  *
  * Output: mp_hal_stdout_tx_strn (raw bytes, no \n -> \r\n) by default, or a Python callable such
@@ -33,35 +38,9 @@
 #include "py/runtime.h"
 #include "py/smallint.h" /* MICROPY_PY_TIME_TICKS_PERIOD */
 
-#include "aioprof.h"
 #include "aioprof_mp_task.h"
+#include "modaioprof.h"
 
-#define PLATFORM_CAP (AIOPROF_PLATFORM_MAX + 1)
-
-/* Memory is reported when the hook is built with it and the allocator counts for its threshold. */
-#if AIOPROF_ALLOC && MICROPY_GC_ALLOC_THRESHOLD
-#define AIOPROF_MOD_MEM 1
-#else
-#define AIOPROF_MOD_MEM 0
-#endif
-
-typedef struct aioprof_mod {
-    mp_obj_base_t base;
-    aioprof_t prof;
-    aioprof_port_t port;
-    uint8_t *ring;
-    mp_obj_t write;         /* None: mp_hal_stdout_tx_strn */
-    mp_obj_t cancelled;     /* asyncio.CancelledError */
-    mp_obj_t c_task;        /* asyncio's Task type when it is the C one (_asyncio.Task), else NULL */
-    uint32_t half_period_us;
-    uint32_t last_drain_us; /* in the library's ticks (microseconds, 32 bits) */
-    bool running;
-    char platform[PLATFORM_CAP];
-#if AIOPROF_MOD_MEM
-    size_t alloc_raw;       /* gc_alloc_amount at the last event */
-    uint32_t alloc_total;   /* blocks counted so far (modulo 2^32): the hook's counter */
-#endif
-} aioprof_mod_t;
 
 typedef struct coro_obj {
     mp_obj_base_t base;
@@ -73,7 +52,15 @@ typedef struct coro_obj {
     const mp_obj_t *due_at; /* where that Task keeps ph_key when it is the C one, else NULL */
     aioprof_task_t task;
     bool done;              /* the coroutine returned or raised: later throws are not run time */
+    bool gen;               /* coro is a generator (an async def's coroutine): resumed in place */
 } coro_obj_t;
+
+/* How MicroPython lays out a generator (py/objgenerator.c, the same from v1.21 to v1.29): its
+ * second word is MP_OBJ_NULL while it runs. */
+typedef struct gen_view {
+    mp_obj_base_t base;
+    mp_obj_t pend_exc;
+} gen_view_t;
 
 /* The port's microsecond counter, 32 bits. A step back (the qemu port reads its counter in two
  * halves that race with the interrupt) goes on the wire as it is: the host counts it and gives it
@@ -90,18 +77,14 @@ static uint32_t mod_ticks(void *user)
  * since start, the amount before a collection inside the stretch left out. */
 static uint32_t mod_alloc(void *user)
 {
-    aioprof_mod_t *m = user;
-    size_t cur = MP_STATE_MEM(gc_alloc_amount);
-    m->alloc_total += (uint32_t)(cur >= m->alloc_raw ? cur - m->alloc_raw : cur);
-    m->alloc_raw = cur;
-    return m->alloc_total;
+    return aioprof_mp_alloc_read(&((aioprof_mod_t *)user)->alloc);
 }
-
 /* Before an event: a collection since the last one (the count went down) is sent, so that it
  * belongs to what ran in that stretch. */
 static inline MP_ALWAYSINLINE void mod_gc_check(aioprof_mod_t *m)
 {
-    if (m->port.mem && MP_STATE_MEM(gc_alloc_amount) < m->alloc_raw) {
+    /* (with memory off the count is never read: raw stays 0) */
+    if (MP_STATE_MEM(gc_alloc_amount) < m->alloc.raw) {
         aioprof_gc(&m->prof, 0);
     }
 }
@@ -124,6 +107,21 @@ static size_t mod_write(void *user, const uint8_t *data, size_t len)
     return taken < 0 ? 0 : (size_t)taken;
 }
 
+#if AIOPROF_GC_WRAP
+/* A collection that ran inside the write callable, recorded now that the drain is over (its time:
+ * now, later than its end by the rest of the write). */
+static void mod_gc_owed(aioprof_mod_t *m)
+{
+    if (m->gc_owed) {
+        m->gc_owed = false;
+        aioprof_gc(&m->prof, m->gc_owed_us);
+        m->gc_owed_us = 0;
+    }
+}
+#else
+#define mod_gc_owed(m) ((void)(m))
+#endif
+
 /* Drains without ever raising: an exception from the write callable (a UART error) is dropped
  * here rather than surfacing in the task that happened to end a slice. A Ctrl-C that arrived while
  * the write callable ran is raised again at the next opportunity. */
@@ -131,6 +129,12 @@ static size_t mod_drain(aioprof_mod_t *m)
 {
     size_t n = 0;
     nlr_buf_t nlr;
+#if AIOPROF_GC_WRAP
+    /* the write callable may allocate, and so collect, and a port's write may let another thread
+     * run (the GIL let go around a blocking write), while the library is in its drain: such a
+     * collection must not write into the ring then; its record waits for the drain's end */
+    m->writing = true;
+#endif
     if (nlr_push(&nlr) == 0) {
         n = aioprof_drain(&m->prof);
         nlr_pop();
@@ -139,6 +143,10 @@ static size_t mod_drain(aioprof_mod_t *m)
         mp_sched_exception(MP_OBJ_FROM_PTR(nlr.ret_val));
     }
     m->last_drain_us = m->prof.last;
+#if AIOPROF_GC_WRAP
+    m->writing = false;
+#endif
+    mod_gc_owed(m);
     return n;
 }
 
@@ -148,6 +156,55 @@ static inline MP_ALWAYSINLINE void mod_reopen(aioprof_mod_t *m)
 {
     if (m->prof.pending & AIOPROF_PENDING_STOPPED) {
         aioprof_reopen(&m->prof);
+    }
+}
+
+/* How long the task waited since it was due, in milliseconds (0: on time, or not known).
+ * asyncio keeps on a queued Task the ticks_ms at which it is due (ph_key): its sleep's deadline,
+ * or when it was made runnable (created, cancelled, woken by an event, a lock, a stream or the end
+ * of a task it awaited); the scheduler pops the Task without touching the key and resumes it at
+ * once, so here the key still says when this resume was due. It is a ticks_ms value: the
+ * difference wraps at MICROPY_PY_TIME_TICKS_PERIOD, as time.ticks_diff's. */
+#define LATE_HALF (MICROPY_PY_TIME_TICKS_PERIOD / 2)
+/* Above this a difference takes the rare path: the half period (32-bit ports), or 2^31 ms where the
+ * period is wider (64-bit ports), so that the common case is one comparison. */
+#define LATE_RARE (LATE_HALF < 0x80000000u ? LATE_HALF : 0x80000000u)
+
+/* How MicroPython's C TaskQueue (extmod/modasyncio.c) lays out its root, read only after park()
+ * found it where it says (mod_queue_ok). */
+typedef struct c_queue_view {
+    mp_obj_base_t base;
+    const c_task_view_t *heap;
+} c_queue_view_t;
+
+/* Is the application busy: the next timed resume in asyncio's queue due within half a period of
+ * the last resume (its lateness's clock read: no clock read here)? */
+static inline MP_ALWAYSINLINE bool mod_busy(const aioprof_mod_t *m, const c_queue_view_t *q)
+{
+    const c_task_view_t *head = q->heap;
+    if (head == NULL || !mp_obj_is_small_int(head->ph_key)) {
+        return false;
+    }
+    mp_uint_t ahead = ((mp_uint_t)MP_OBJ_SMALL_INT_VALUE(head->ph_key) - m->now_ms) & (MICROPY_PY_TIME_TICKS_PERIOD - 1);
+    return ahead >= LATE_HALF || ahead <= m->half_period_us / 1000u;
+}
+
+/* The application went idle: the parked drainer is woken (its event set), to drain every half
+ * period until the application is busy again. An exception from it is dropped, as the drain's. */
+static MP_NOINLINE void mod_wake(aioprof_mod_t *m)
+{
+    mp_obj_t ev = m->park_event;
+    m->park_event = MP_OBJ_NULL;
+    m->park_queue = NULL;
+    nlr_buf_t nlr;
+    if (nlr_push(&nlr) == 0) {
+        mp_obj_t dest[2];
+        mp_load_method(ev, MP_QSTR_set, dest);
+        mp_call_method_n_kw(0, 0, dest);
+        nlr_pop();
+    } else if (mp_obj_is_subclass_fast(MP_OBJ_FROM_PTR(((mp_obj_base_t *)nlr.ret_val)->type),
+                   MP_OBJ_FROM_PTR(&mp_type_KeyboardInterrupt))) {
+        mp_sched_exception(MP_OBJ_FROM_PTR(nlr.ret_val));
     }
 }
 
@@ -163,18 +220,11 @@ static inline MP_ALWAYSINLINE void coro_after(aioprof_mod_t *m)
     if (m->prof.fw.commit != m->prof.fw.tail || (uint32_t)(m->prof.last - m->last_drain_us) >= m->half_period_us) {
         mod_drain(m);
     }
+    if (m->park_queue != NULL && !mod_busy(m, m->park_queue)) {
+        mod_wake(m);
+    }
 }
 
-/* How long the task waited since it was due, in milliseconds (0: on time, or not known).
- * asyncio keeps on a queued Task the ticks_ms at which it is due (ph_key): its sleep's deadline,
- * or when it was made runnable (created, cancelled, woken by an event, a lock, a stream or the end
- * of a task it awaited); the scheduler pops the Task without touching the key and resumes it at
- * once, so here the key still says when this resume was due. It is a ticks_ms value: the
- * difference wraps at MICROPY_PY_TIME_TICKS_PERIOD, as time.ticks_diff's. */
-#define LATE_HALF (MICROPY_PY_TIME_TICKS_PERIOD / 2)
-/* Above this a difference takes the rare path: the half period (32-bit ports), or 2^31 ms where the
- * period is wider (64-bit ports), so that the common case is one comparison. */
-#define LATE_RARE (LATE_HALF < 0x80000000u ? LATE_HALF : 0x80000000u)
 
 static inline MP_ALWAYSINLINE uint32_t coro_late_from(mp_uint_t now, mp_obj_t key)
 {
@@ -195,7 +245,9 @@ static MP_NOINLINE uint32_t coro_late_slow(coro_obj_t *self)
     }
     mp_obj_t dest[2];
     mp_load_method_maybe(self->due_task, MP_QSTR_ph_key, dest);
-    return !mp_obj_is_small_int(dest[0]) ? 0 : coro_late_from(mp_hal_ticks_ms(), dest[0]);
+    mp_uint_t now = mp_hal_ticks_ms();
+    self->owner->now_ms = now;
+    return !mp_obj_is_small_int(dest[0]) ? 0 : coro_late_from(now, dest[0]);
 }
 
 static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
@@ -206,16 +258,18 @@ static inline MP_ALWAYSINLINE uint32_t coro_late(coro_obj_t *self)
     }
     /* a small int: bind() saw one there, and the C Task's key never holds anything else */
     mp_uint_t now = mp_hal_ticks_ms();
+    self->owner->now_ms = now;
     return coro_late_from(now, *at);
 }
 
-/* One slice: resume the coroutine with send (throw == MP_OBJ_NULL) or throw, record it. */
+/* One slice: resume the coroutine with send (throw == MP_OBJ_NULL) or throw, record it. fast: the
+ * caller found what coro_fast says, so that the resume can not raise (below). */
 static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *self, mp_obj_t send, mp_obj_t throw,
-    mp_obj_t *ret)
+    mp_obj_t *ret, bool fast)
 {
     aioprof_mod_t *m = self->owner;
-    bool gen = mp_obj_is_type(self->coro, &mp_type_gen_instance);
-    if (self->done || !m->running) {
+    bool gen = self->gen;
+    if (!fast && (self->done || !m->running)) {
         /* a detached task that died is thrown into once more: forward, record nothing */
         if (gen) {
             return mp_obj_gen_resume(self->coro, send, throw, ret);
@@ -227,7 +281,12 @@ static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *sel
     mod_gc_check(m);
     aioprof_enter_late(&m->prof, &self->task, coro_late(self));
     nlr_buf_t nlr;
-    if (nlr_push(&nlr) == 0) {
+    if (fast) {
+        /* a generator returns what its code raised (MP_VM_RETURN_EXCEPTION); it raises itself only
+         * before it runs, where coro_fast looked: no exception context needed (it cost about 55
+         * instructions a switch on the unix port, its thread state read twice) */
+        kind = mp_obj_gen_resume(self->coro, send, throw, ret);
+    } else if (nlr_push(&nlr) == 0) {
         if (gen) {
             /* a throw into a just-started generator needs None as the sent value, as the
              * generator's own throw() does */
@@ -263,10 +322,28 @@ static inline MP_ALWAYSINLINE mp_vm_return_kind_t coro_step_body(coro_obj_t *sel
     return kind;
 }
 
-/* The slice for throw() and iteration; send(), every resume of asyncio's, has the body inlined. */
+/* The slice for throw(), iteration and the rare send() that needs the exception context; send(),
+ * every resume of asyncio's, has the body inlined. */
 static MP_NOINLINE mp_vm_return_kind_t coro_step(coro_obj_t *self, mp_obj_t send, mp_obj_t throw, mp_obj_t *ret)
 {
-    return coro_step_body(self, send, throw, ret);
+    return coro_step_body(self, send, throw, ret, false);
+}
+
+/* Can send(value) resume the generator without an exception context? mp_obj_gen_resume raises only
+ * before the generator runs: when it runs already ("generator already executing"), when a value
+ * other than None goes to one just started (asyncio sends None), and when the C stack is nearly
+ * used up (its stack check, MICROPY_STACK_CHECK): here with a margin of 1 KB below where that
+ * check fails, from start()'s thread's limits (another thread's resume takes the guarded path or
+ * has the margin of its own stack). */
+static inline MP_ALWAYSINLINE bool coro_fast(const coro_obj_t *self, mp_obj_t value)
+{
+    const aioprof_mod_t *m = self->owner;
+    return self->gen && !self->done && value == mp_const_none && m->running &&
+           ((const gen_view_t *)MP_OBJ_TO_PTR(self->coro))->pend_exc != MP_OBJ_NULL
+#if MICROPY_STACK_CHECK
+           && (uintptr_t)__builtin_frame_address(0) > m->sp_floor
+#endif
+    ;
 }
 
 static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_obj_t ret)
@@ -285,8 +362,10 @@ static inline MP_ALWAYSINLINE mp_obj_t coro_finish(mp_vm_return_kind_t kind, mp_
 
 static mp_obj_t coro_send(mp_obj_t self_in, mp_obj_t value)
 {
+    coro_obj_t *self = MP_OBJ_TO_PTR(self_in);
     mp_obj_t ret;
-    mp_vm_return_kind_t kind = coro_step_body(MP_OBJ_TO_PTR(self_in), value, MP_OBJ_NULL, &ret);
+    mp_vm_return_kind_t kind = coro_fast(self, value) ? coro_step_body(self, value, MP_OBJ_NULL, &ret, true)
+                                                      : coro_step(self, value, MP_OBJ_NULL, &ret);
     return coro_finish(kind, ret);
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(coro_send_obj, coro_send);
@@ -365,6 +444,7 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     w->due_task = MP_OBJ_NULL;
     w->due_at = NULL;
     w->done = false;
+    w->gen = mp_obj_is_type(coro, &mp_type_gen_instance);
     memset(&w->task, 0, sizeof w->task);
     if (m->running) {
         mod_reopen(m);
@@ -424,6 +504,53 @@ static mp_obj_t prof_drain(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_drain_obj, prof_drain);
 
+/* Is queue MicroPython's C TaskQueue, laid out as c_queue_view_t says: its root where peek() finds
+ * it, a Task of the C type whose key is where c_task_view_t says? */
+static bool mod_queue_ok(aioprof_mod_t *m, mp_obj_t queue)
+{
+    if (m->c_task == MP_OBJ_NULL || !mp_obj_is_obj(queue)) {
+        return false;
+    }
+    mp_obj_t dest[2];
+    mp_load_method_maybe(queue, MP_QSTR_peek, dest);
+    if (dest[0] == MP_OBJ_NULL) {
+        return false;
+    }
+    mp_obj_t head = mp_call_method_n_kw(0, 0, dest);
+    const c_queue_view_t *q = MP_OBJ_TO_PTR(queue);
+    if (head == mp_const_none) {
+        return q->heap == NULL;
+    }
+    if (MP_OBJ_FROM_PTR(q->heap) != head || MP_OBJ_FROM_PTR(mp_obj_get_type(head)) != m->c_task) {
+        return false;
+    }
+    mp_obj_t key[2];
+    mp_load_method_maybe(head, MP_QSTR_ph_key, key);
+    return key[0] == q->heap->ph_key;
+}
+
+/* park(event, queue) -> bool: the drain task asks whether to wait on event (True) rather than
+ * drain every half period: while the application is busy (the next timed resume in queue, asyncio's
+ * _task_queue, is due within half a period) the wrapper drains between slices, and a task asleep
+ * in the queue costs every push and pop of it; the wrapper sets event when the application goes
+ * idle. False (drain on): the application is idle, or the queue is not the C one. */
+static mp_obj_t prof_park(mp_obj_t self_in, mp_obj_t event, mp_obj_t queue)
+{
+    aioprof_mod_t *m = mod_self(self_in);
+    if (!m->running || !mod_queue_ok(m, queue)) {
+        return mp_const_false;
+    }
+    const c_queue_view_t *q = MP_OBJ_TO_PTR(queue);
+    m->now_ms = mp_hal_ticks_ms();
+    if (!mod_busy(m, q)) {
+        return mp_const_false;
+    }
+    m->park_event = event;
+    m->park_queue = q;
+    return mp_const_true;
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_park_obj, prof_park);
+
 static mp_obj_t prof_flush(mp_obj_t self_in)
 {
     aioprof_mod_t *m = mod_self(self_in);
@@ -456,6 +583,13 @@ static mp_obj_t prof_stop(mp_obj_t self_in)
         mod_drain(m);
     }
     m->running = false;
+    m->park_event = MP_OBJ_NULL;
+    m->park_queue = NULL;
+#if AIOPROF_GC_WRAP
+    if (aioprof_gc_prof == m) {
+        aioprof_gc_prof = NULL;
+    }
+#endif
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_stop_obj, prof_stop);
@@ -530,6 +664,7 @@ static const mp_rom_map_elem_t prof_locals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_label), MP_ROM_PTR(&prof_label_obj) },
     { MP_ROM_QSTR(MP_QSTR_bind), MP_ROM_PTR(&prof_bind_obj) },
     { MP_ROM_QSTR(MP_QSTR_drain), MP_ROM_PTR(&prof_drain_obj) },
+    { MP_ROM_QSTR(MP_QSTR_park), MP_ROM_PTR(&prof_park_obj) },
     { MP_ROM_QSTR(MP_QSTR_flush), MP_ROM_PTR(&prof_flush_obj) },
     { MP_ROM_QSTR(MP_QSTR_pending), MP_ROM_PTR(&prof_pending_obj) },
     { MP_ROM_QSTR(MP_QSTR_stop), MP_ROM_PTR(&prof_stop_obj) },
@@ -557,7 +692,7 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
     size_t len;
     const char *platform = mp_obj_str_get_data(args[3], &len);
     aioprof_mod_t *m = mp_obj_malloc(aioprof_mod_t, &aioprof_profiler_type);
-    memset(&m->prof, 0, sizeof *m - offsetof(aioprof_mod_t, prof));
+    memset(&m->alloc, 0, sizeof *m - offsetof(aioprof_mod_t, alloc));
     m->ring = m_new(uint8_t, (size_t)ring);
     m->write = args[0];
     m->cancelled = args[4];
@@ -581,7 +716,14 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
         m->port.alloc = mod_alloc;
         m->port.mem = AIOPROF_MEM_ALLOC_LOWER | AIOPROF_MEM_GC_SOME |
             (uint32_t)MICROPY_BYTES_PER_GC_BLOCK << AIOPROF_MEM_UNIT_SHIFT;
-        m->alloc_raw = MP_STATE_MEM(gc_alloc_amount);
+#if AIOPROF_GC_WRAP
+        /* every collection comes through __wrap_gc_collect: timed, and the amounts exact; with
+         * threads but no GIL another thread's collection is only seen (at least, lower bounds) */
+        m->port.mem = (GC_OWN_THREAD ? AIOPROF_MEM_ALLOC_LOWER | AIOPROF_MEM_GC_SOME :
+            AIOPROF_MEM_ALLOC_EXACT | AIOPROF_MEM_GC_COUNT) | AIOPROF_MEM_GC_TIME |
+            (uint32_t)MICROPY_BYTES_PER_GC_BLOCK << AIOPROF_MEM_UNIT_SHIFT;
+#endif
+        m->alloc.raw = MP_STATE_MEM(gc_alloc_amount);
     }
 #endif
     m->half_period_us = (uint32_t)period_ms * 500u;
@@ -589,7 +731,18 @@ static mp_obj_t aioprof_start(size_t n_args, const mp_obj_t *args)
         mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
     }
     m->last_drain_us = m->prof.last;
+#if MICROPY_STACK_CHECK
+    /* the generator's stack check fails where the stack's use reaches stack_limit below its top */
+    uintptr_t top = (uintptr_t)MP_STATE_THREAD(stack_top), room = MP_STATE_THREAD(stack_limit) + 1024u;
+    m->sp_floor = top > room ? top - room : UINTPTR_MAX;
+#endif
     m->running = true;
+#if GC_OWN_THREAD
+    m->thread = (void *)mp_thread_get_state();
+#endif
+#if AIOPROF_GC_WRAP
+    aioprof_gc_prof = m;
+#endif
     return MP_OBJ_FROM_PTR(m);
 }
 static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(aioprof_start_obj, 5, 7, aioprof_start);

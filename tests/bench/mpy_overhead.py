@@ -9,6 +9,8 @@
 #       nanoseconds per switch over the rounds and the ratio to none's. With CAPTURE_DIR, one more
 #       run per engine writes its frames to CAPTURE_DIR/ENGINE.aiop (for aioprof-top: what the
 #       device says the hook costs) and prints its own nanoseconds per switch.
+#   micropython mpy_overhead.py capture ENGINE TASKS SWITCHES FILE
+#       one run of ENGINE writing its frames to FILE (what the device says the hook costs)
 #   micropython mpy_overhead.py one ENGINE TASKS SWITCHES
 #       one run of one engine (or "none"), for callgrind: the difference between two SWITCHES
 #       counts is the cost of the switches alone. Two more for the firmware engine as a user has
@@ -101,11 +103,14 @@ def main():
     if mode == "time" and len(sys.argv) >= 5:
         timed(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None,
               sys.argv[6:])
+    elif mode == "capture" and len(sys.argv) == 6 and sys.argv[2] in ENGINES[1:]:
+        with open(sys.argv[5], "wb") as f:
+            run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), f)
     elif mode == "one" and len(sys.argv) == 5 and sys.argv[2] in ENGINES + ONE_ONLY:
         run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), open("/dev/null", "wb"))
     else:
         sys.stderr.write("usage: mpy_overhead.py time TASKS SWITCHES ROUNDS [CAPTURE_DIR [ENGINE...]] | "
-                         "one ENGINE TASKS SWITCHES\n")
+                         "capture ENGINE TASKS SWITCHES FILE | one ENGINE TASKS SWITCHES\n")
         sys.exit(2)
 
 

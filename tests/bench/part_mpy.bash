@@ -12,13 +12,14 @@
 #   each round's ratio to the no-hook run just before it;
 # - what the device itself says the hook costs per switch (from aioprof-top's report of a captured
 #   run: two events at the cost per event the engine measured at enable(), and its drain time
-#   shared among the switches), against the measured extra time per switch; the goal: within
-#   MPY_TOLERANCE of it (relative).
+#   shared among the switches), against the extra CPU time per switch of that same run over the
+#   firmware without the hook (mpy_calibrate, docs/usage.md "The overhead in the header"); the
+#   goal: within MPY_TOLERANCE of it (relative).
 # MicroPython is built outside this repository (docs/micropython.md); the builds are named by
 # AIOPROF_MICROPYTHON (with the C module: the firmware engine), AIOPROF_MICROPYTHON_STOCK (without:
 # native and python) and AIOPROF_NATIVE_DIR (an x64 _aioprof_native.mpy). Knobs: BENCH_MPY_TASKS
 # [20], BENCH_MPY_SWITCHES [2000] per task and round, BENCH_MPY_CG [500] switches per task of the
-# shorter callgrind run; BENCH_RUNS rounds.
+# shorter callgrind run, BENCH_MPY_CPU [5000] of the shorter CPU-time run; BENCH_RUNS rounds.
 
 MPY_TOLERANCE=0.30 # issue 26: within 30 % for every engine
 
@@ -50,6 +51,42 @@ if ns is not None and events:
     print("%.1f %.1f" % (2 * ns + d["drain_us"] * 1000.0 * 2 / events, ns))'
 }
 
+# mpy_cpu_ns MICROPYTHON ENGINE N [CAPTURE]: CPU nanoseconds per switch (user + system of the
+# process, from wait4: the kernel's exact total, which other processes' turns on the core do not
+# lengthen as they do wall time) of the runs of N and 3N switches per task, their difference over
+# the 2N switches between them (start-up and imports cancel out); nothing when a run failed. With
+# CAPTURE the runs write their frames to files, the longer one's to CAPTURE (what the device says
+# is then of the same run and the same output as the time measured).
+mpy_cpu_ns() {
+    local mp=$1 e=$2 n=$3 cap=${4:-} a b
+    local mode=(one "$e" "$mpy_tasks")
+    [ -n "$cap" ] && mode=(capture "$e" "$mpy_tasks")
+    a=$(python3 "$measure" run "$mp" "$bench_dir/mpy_overhead.py" "${mode[@]}" "$n" ${cap:+"$cap.short"} |
+        awk '$3 == 0 { print $2 }')
+    b=$(python3 "$measure" run "$mp" "$bench_dir/mpy_overhead.py" "${mode[@]}" $((n * 3)) ${cap:+"$cap"} |
+        awk '$3 == 0 { print $2 }')
+    [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" -v s=$((mpy_tasks * n * 2)) 'BEGIN { printf "%.1f\n", (b - a) * 1e9 / s }'
+}
+
+# mpy_calibrate MICROPYTHON ENGINE BASE_MICROPYTHON BASE_ENGINE: "SAYS EXTRA BASE" in ns per switch:
+# over $runs rounds (each the base, then the engine writing its frames to a file), the least of
+# what the device says in the engine's longer run (its own clock, which other processes' turns only
+# lengthen), the engine's extra CPU time over the base from the least of each (a machine shared
+# with other work only adds to a run's time: its cache, its core's other thread), and the base's
+# least; nothing when a measurement failed.
+mpy_calibrate() {
+    local mp=$1 e=$2 bmp=$3 be=$4 r says="" x y d bx="" by=""
+    least() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
+    for ((r = 0; r < runs; r++)); do
+        x=$(mpy_cpu_ns "$bmp" "$be" "$mpy_cpu") && y=$(mpy_cpu_ns "$mp" "$e" "$mpy_cpu" "$tmp/cal.$e.aiop") || return 1
+        bx=$(least "$bx" "$x") by=$(least "$by" "$y")
+        read -r d _ < <(mpy_device_says "$tmp/cal.$e.aiop")
+        [ -n "$d" ] && says=$(least "$says" "$d")
+    done
+    [ -n "$says" ] || return 1
+    awk -v s="$says" -v x="$bx" -v y="$by" 'BEGIN { printf "%s %.1f %s\n", s, y - x, x }'
+}
+
 # mpy_all_met VERDICT...: "met" when every one is, "?" when one is unknown, else "NOT met".
 mpy_all_met() {
     local v out=met
@@ -66,6 +103,7 @@ part_mpy() {
     mpy_tasks=${BENCH_MPY_TASKS:-20}
     mpy_switches=${BENCH_MPY_SWITCHES:-2000}
     mpy_cg=${BENCH_MPY_CG:-500}
+    mpy_cpu=${BENCH_MPY_CPU:-5000}
     if [ -z "$fw" ] && [ -z "$stock" ]; then
         skip "MicroPython engines" "set AIOPROF_MICROPYTHON and AIOPROF_MICROPYTHON_STOCK to unix-port builds (docs/micropython.md)"
         for e in firmware python overhead; do i26_why "$e" "no MicroPython builds (AIOPROF_MICROPYTHON, AIOPROF_MICROPYTHON_STOCK)"; done
@@ -193,19 +231,24 @@ part_mpy() {
             i26_row firmware "${pct:-?} %; ${tpct:-?} %; ${upct:-?} %" "$(mpy_all_met "$(verdict "$pct" '<=' 3)" \
                 "$(verdict "$tpct" '<=' 3)" "$(verdict "$upct" '<=' 3)")"
         fi
-        local within
+        local within says_c extra_c base_c rel ok ins=""
         within="within $(awk -v t="$MPY_TOLERANCE" 'BEGIN { printf "%d", t * 100 }') %"
-        if [ -n "${says[$label]:-}" ] && [ -n "${extra[$label]:-}" ]; then
-            local rel
-            rel=$(awk -v d="${says[$label]}" -v m="${extra[$label]}" 'BEGIN { if (m > 0) printf "%.2f", d / m - 1 }')
-            local ok
+        read -r says_c extra_c base_c < <(mpy_calibrate "${build[$label]}" "$label" "${build[$base]}" none)
+        # the instruction counts' view of the same extra: their ratio times the base's CPU time
+        [ -n "${instr[$label]:-}" ] && [ -n "${instr[$base]:-}" ] && [ -n "$base_c" ] &&
+            ins=$(awk -v a="${instr[$label]}" -v b="${instr[$base]}" -v n="$base_c" 'BEGIN { printf "%.1f", (a / b - 1) * n }')
+        if [ -n "$says_c" ] && [ -n "$extra_c" ]; then
+            rel=$(awk -v d="$says_c" -v m="$extra_c" 'BEGIN { if (m > 0) printf "%+.2f", d / m - 1 }')
             ok=$(awk -v r="$rel" -v t="$MPY_TOLERANCE" 'BEGIN { if (r == "") print "?"; else print (r <= t && r >= -t) ? "met" : "NOT met" }')
-            summary_row "MicroPython $label engine, what the device says per switch against the measured" "$within" \
-                "${says[$label]} ns against ${extra[$label]} ns (${rel:-?})" "$ok"
+            say "  $label: the device says $says_c ns a switch (least of $runs captures); the extra CPU time is $extra_c ns" \
+                "(least of $runs rounds each, on $base_c ns)${ins:+; the ratio of instructions gives $ins ns}; ${rel:-?}"
+            summary_row "MicroPython $label engine, what the device says per switch against the measured (CPU time)" "$within" \
+                "$says_c ns against $extra_c ns (${rel:-?})" "$ok"
             overhead_text+="${overhead_text:+, }$label ${rel:-?}"
             overhead_verdicts+=("$ok")
         else
-            summary_row "MicroPython $label engine, what the device says per switch against the measured" "$within" "?" "?"
+            say "  $label: the calibration runs failed (see $tmp/mpy.err)"
+            summary_row "MicroPython $label engine, what the device says per switch against the measured (CPU time)" "$within" "?" "?"
             overhead_text+="${overhead_text:+, }$label ?"
             overhead_verdicts+=("?")
         fi

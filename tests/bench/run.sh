@@ -21,7 +21,7 @@
 #   BENCH_TASKS           most task instances created for the memory figure [1000000]
 #   BENCH_LIVE_SECONDS    the live CPU window [6]; BENCH_LIVE_RUNS rounds of them [3]
 #   BENCH_TRICKLE_CHUNK   bytes per write of the UART trickle [8]; BENCH_FAST_CHUNK at 1 MB/s [1000]
-#   BENCH_MPY_TASKS, BENCH_MPY_SWITCHES, BENCH_MPY_CG  the MicroPython engines' runs (part_mpy.bash);
+#   BENCH_MPY_TASKS, BENCH_MPY_SWITCHES, BENCH_MPY_CG, BENCH_MPY_CPU  the MicroPython engines' runs (part_mpy.bash);
 #                         that part needs AIOPROF_MICROPYTHON(_STOCK) and AIOPROF_NATIVE_DIR
 set -uo pipefail
 
