@@ -1,17 +1,185 @@
-/* The device hook's spans (AIOPROF_SPANS=1): SPAN_NAME, SPAN_ENTER and SPAN_EXIT records
- * (docs/protocol.md, "Spans"). Compiled as a part of aioprof.c, whose helpers it uses; see
- * aioprof.h for the API. A span's time is a dt after the frame's last event, never moving the
- * events' own time line: a reader that predates spans skips the records and reads every event as
- * before. */
+/* The device hook's spans (AIOPROF_SPANS=1): SPAN_NAME records, and the frame's span events as
+ * one list, its SPANS record (docs/protocol.md, "Spans" and "The span list"). Compiled as a part
+ * of aioprof.c, whose helpers it uses; see aioprof.h for the API. A span's time is a dt after the
+ * frame's last event, never moving the events' own time line, and the list is a record a reader
+ * that predates it skips: such a reader reads every event, and LATE, as before.
+ *
+ * The list is built in the frame's own space, from its top down, as the LATE list is: above it,
+ * newest entry lowest, with its record head's 3 bytes kept back at the top. An entry pushed when
+ * the frame has a LATE list moves that list down by the entry's bytes (at most one byte per ENTER
+ * of the frame so far). At close, the list and LATE trade places (three reversals of at most the
+ * frame's space) and move down behind the records: SPANS first, LATE last.
+ *
+ * A span entered is not written at once: its id and dt wait in the state (PENDING_SPAN), with
+ * room kept for its entry. When it closes before anything else is written (a span inside one
+ * slice: the common case) the two go as one PAIR entry; anything written first (an event, any
+ * record, the frame's end) writes it as an ENTER before it. */
 
 #define SPAN_NAME_MAX (CONTROL_HEAD_MAX + AIOPROF_VARINT_MAX + AIOPROF_SPAN_NAME_MAX)
-#define SPAN_RECORD_MAX (CONTROL_HEAD_MAX + 2u * AIOPROF_VARINT_MAX)
+/* The largest entry: its first byte, a step (a body offset: under 256, two varint bytes), dt, a
+ * PAIR's duration, an id. */
+#define SPAN_ENTRY_MAX (3u + 3u * AIOPROF_VARINT_MAX)
+/* A span waits in the state only when its entry is this small (dt and id under 2^14): the room
+ * kept for it, with the list's head when it is the frame's first. */
+#define SPAN_PEND_LIMIT 0x4000u
+#define SPAN_PEND_ROOM (7u + AIOPROF_SPANS_HEAD_MAX)
+#define SPAN_ROOM (SPAN_ENTRY_MAX + AIOPROF_SPANS_HEAD_MAX)
 
-/* A span record (op ENTER or EXIT; id 0 for an EXIT) at now, inside the critical section s,
- * which it leaves; with the span's name first when it is new or last went sixteen periods ago. */
-static void span_record(aioprof_t *p, unsigned op, aioprof_span_t *sp, uint32_t s)
+/* The bytes of the open frame's LATE list. */
+AIOPROF_INLINE uint32_t span_late_len(const aioprof_t *p)
+{
+#if AIOPROF_LATE
+    return p->fw.late_len;
+#else
+    (void)p;
+    return 0u;
+#endif
+}
+
+/* An entry of kind (AIOPROF_SPAN_ENTRY_*) in e, placed at the open frame's head: its step from the
+ * newest entry's place, dt, a PAIR's duration, the id of an ENTER or a PAIR (0 for an EXIT).
+ * Returns its length; the list's newest place is its own from now on. */
+AIOPROF_INLINE uint32_t span_entry(aioprof_t *p, uint8_t *e, unsigned kind, uint32_t dt, uint32_t dur, uint32_t id)
+{
+    uint32_t at = (uint32_t)p->fw.head - p->fw.frame_pos - 1u;
+    uint32_t step = at - p->span_at;
+    uint32_t n = 1;
+    unsigned first = kind;
+    p->span_at = (uint8_t)at;
+    if (step <= AIOPROF_SPAN_STEP_INLINE_MAX) {
+        first |= step << AIOPROF_SPAN_STEP_SHIFT;
+    } else {
+        first |= 7u << AIOPROF_SPAN_STEP_SHIFT;
+        n = aioprof_fw_encode_varint(e, n, step);
+    }
+    n = aioprof_fw_encode_varint(e, n, dt);
+    if (kind == AIOPROF_SPAN_ENTRY_PAIR) {
+        n = aioprof_fw_encode_varint(e, n, dur);
+    }
+    if (id != 0u && id <= AIOPROF_SPAN_ID_INLINE_MAX) {
+        first |= id;
+    } else if (id != 0u) {
+        n = aioprof_fw_encode_varint(e, n, id);
+    }
+    e[0] = (uint8_t)first;
+    return n;
+}
+
+/* The room the list takes for an entry of n bytes: with its head's reserve if it is the first. */
+AIOPROF_INLINE uint32_t span_room(const aioprof_t *p, uint32_t n)
+{
+    return n + (p->span_len ? 0u : AIOPROF_SPANS_HEAD_MAX);
+}
+
+/* The entry e[0..n) at the bottom of the open frame's list, which has room for it (span_room):
+ * the LATE list below it moves down by as much. */
+AIOPROF_INLINE void span_push(aioprof_t *p, const uint8_t *e, uint32_t n)
+{
+    aioprof_fw_t *w = &p->fw;
+    uint32_t k = span_room(p, n);
+    uint8_t *late = w->buf + w->head + w->budget + aioprof_fw_late_reserve(w);
+    uint32_t ll = span_late_len(p);
+    uint8_t *down = late - k;
+    for (uint32_t i = 0; i < ll; i++) {
+        down[i] = late[i];
+    }
+    down += ll;
+    for (uint32_t i = 0; i < n; i++) {
+        down[i] = e[i];
+    }
+    w->budget = (uint16_t)(w->budget - k);
+    p->span_len = (uint8_t)(p->span_len + k);
+}
+
+/* The span waiting in the state goes into the list as an ENTER (its room was kept). */
+static void span_flush(aioprof_t *p)
+{
+    uint8_t e[SPAN_ENTRY_MAX];
+    p->pending &= (uint8_t)~AIOPROF_PENDING_SPAN;
+    span_push(p, e, span_entry(p, e, AIOPROF_SPAN_ENTRY_ENTER, p->span_pend_dt, 0, p->span_pend_id));
+}
+
+/* The span waiting in the state closes at now, nothing written since it opened: one PAIR entry,
+ * when the frame has room for it. Returns 0 when it has not (the caller writes an ENTER and an
+ * EXIT). */
+AIOPROF_INLINE int span_pair(aioprof_t *p, uint32_t now)
+{
+    uint8_t e[SPAN_ENTRY_MAX];
+    uint8_t at = p->span_at;
+    uint32_t dt = p->span_pend_dt;
+    uint32_t dur = prof_wrap(p, now - p->last - dt);
+    if (dur > p->mask / 2u) {
+        dur = 0; /* the clock stepped back: a span of nothing, not most of a wrap */
+    }
+    uint32_t n = span_entry(p, e, AIOPROF_SPAN_ENTRY_PAIR, dt, dur, p->span_pend_id);
+    if (span_room(p, n) > p->fw.budget) {
+        p->span_at = at;
+        return 0;
+    }
+    p->pending &= (uint8_t)~AIOPROF_PENDING_SPAN;
+    span_push(p, e, n);
+    return 1;
+}
+
+static void span_move(uint8_t *to, const uint8_t *from, uint32_t n)
+{
+    if (to < from) {
+        for (uint32_t i = 0; i < n; i++) {
+            to[i] = from[i];
+        }
+    } else {
+        while (n-- > 0) {
+            to[n] = from[n];
+        }
+    }
+}
+
+static void span_reverse(uint8_t *a, uint32_t n)
+{
+    for (uint32_t i = 0, j = n; i + 1u < j; i++) {
+        uint8_t b = a[i];
+        a[i] = a[--j];
+        a[j] = b;
+    }
+}
+
+/* The frame closes: its list becomes the SPANS record after its records, and its LATE list (if
+ * any) stays where the writer's close looks for it, at the top of the frame's space. */
+static void span_list_close(aioprof_t *p)
+{
+    aioprof_fw_t *w = &p->fw;
+    uint32_t ll = span_late_len(p);
+    uint32_t len = p->span_len - AIOPROF_SPANS_HEAD_MAX;
+    uint8_t *late = w->buf + w->head + w->budget + aioprof_fw_late_reserve(w);
+    uint8_t *top = late + ll + p->span_len;
+    uint8_t *list = late + ll;
+    if (ll) {
+        /* [LATE][entries, reserve] becomes [entries, reserve][LATE] */
+        span_reverse(late, ll);
+        span_reverse(list, p->span_len);
+        span_reverse(late, ll + p->span_len);
+        list = late;
+    }
+    uint8_t *o = aioprof_fw_at(w);
+    o[0] = (uint8_t)(AIOPROF_TAG_CONTROL | AIOPROF_OP_SPANS);
+    uint32_t h = aioprof_fw_encode_varint(o, 1, len);
+    span_move(o + h, list, len);
+    w->head = (uint16_t)(w->head + h + len);
+    /* the LATE list lies at the top now: the budget that puts it where the close reads it */
+    w->budget = ll ? (uint16_t)(top - ll - AIOPROF_LATE_HEAD_MAX - (w->buf + w->head)) : 0u;
+    p->span_len = 0;
+}
+
+/* The general path of span_enter (sp) and span_exit (sp NULL), inside the critical section s,
+ * which it leaves: the span's name first when it is new or last went sixteen periods ago; a
+ * frame opened or closed for room; a drop counted without it. */
+static PROF_COLD void span_slow(aioprof_t *p, aioprof_span_t *sp, uint32_t s)
 {
     uint32_t now = prof_now(p);
+    if (!sp && (p->pending & AIOPROF_PENDING_SPAN) && span_pair(p, now)) {
+        prof_unlock(p, s);
+        return;
+    }
     int name_it = sp && (sp->id == 0 || (uint16_t)(p->period - sp->announced) >= ANNOUNCE_EVERY);
     if (sp && sp->id == 0) {
         if (++p->next_span == 0) {
@@ -20,7 +188,8 @@ static void span_record(aioprof_t *p, unsigned op, aioprof_span_t *sp, uint32_t 
         sp->id = p->next_span;
         sp->name_len = prof_cut(sp->name, sp->name_len, AIOPROF_SPAN_NAME_MAX);
     }
-    if (!prof_room(p, now, SPAN_RECORD_MAX + (name_it ? SPAN_NAME_MAX : 0u))) {
+    /* a span waiting in the state is written first (prof_room does it) */
+    if (!prof_room(p, now, SPAN_ROOM + (name_it ? SPAN_NAME_MAX : 0u))) {
         count_drop(p);
         if (name_it) {
             sp->announced = (uint16_t)(p->period - ANNOUNCE_EVERY); /* again at its next enter */
@@ -28,50 +197,26 @@ static void span_record(aioprof_t *p, unsigned op, aioprof_span_t *sp, uint32_t 
         prof_unlock(p, s);
         return;
     }
-    uint8_t body[2u * AIOPROF_VARINT_MAX];
-    uint32_t n;
     if (name_it) {
-        n = (uint32_t)aioprof_varint_put(body, sp->id);
+        uint8_t id[AIOPROF_VARINT_MAX];
+        uint32_t n = (uint32_t)aioprof_varint_put(id, sp->id);
         aioprof_fw_control_head(&p->fw, AIOPROF_OP_SPAN_NAME, n + sp->name_len);
-        aioprof_fw_write(&p->fw, body, n);
+        aioprof_fw_write(&p->fw, id, n);
         aioprof_fw_write(&p->fw, (const uint8_t *)sp->name, sp->name_len);
         sp->announced = p->period;
     }
     /* after the frame's last event (or its base: prof_room may have opened the frame at now) */
-    n = (uint32_t)aioprof_varint_put(body, prof_wrap(p, now - p->last));
-    if (sp) {
-        n += (uint32_t)aioprof_varint_put(body + n, sp->id);
-    }
-    aioprof_fw_control(&p->fw, op, body, n);
-    prof_unlock(p, s);
-}
-
-/* The common case inline (unless AIOPROF_SMALL): nothing owed, the name sent less than sixteen
- * periods ago, room in the open frame, dt under 2^14 ticks (two varint bytes), an id of one byte. Returns 0 to take the general
- * path (the clock read again there: a few ticks later, still after the last event). */
-AIOPROF_INLINE int span_fast(aioprof_t *p, unsigned op, const aioprof_span_t *sp, uint32_t now)
-{
     uint32_t dt = prof_wrap(p, now - p->last);
-    uint32_t id = sp ? sp->id : 0u;
-    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= SPAN_RECORD_MAX && dt < 0x4000u &&
-        id < 0x80u && (!sp || (id != 0u && (uint16_t)(p->period - sp->announced) < ANNOUNCE_EVERY)))) {
-        return 0;
-    }
-    uint8_t *o = aioprof_fw_at(&p->fw);
-    o[0] = (uint8_t)(AIOPROF_TAG_CONTROL | op);
-    uint32_t n = 2;
-    if (dt < 0x80u) {
-        o[n++] = (uint8_t)dt;
+    if (sp && dt < SPAN_PEND_LIMIT && sp->id < SPAN_PEND_LIMIT) {
+        p->span_pend_id = sp->id;
+        p->span_pend_dt = (uint16_t)dt;
+        p->pending |= AIOPROF_PENDING_SPAN;
     } else {
-        o[n++] = (uint8_t)(dt | 0x80u);
-        o[n++] = (uint8_t)(dt >> 7);
+        uint8_t e[SPAN_ENTRY_MAX];
+        span_push(p, e, span_entry(p, e, sp ? AIOPROF_SPAN_ENTRY_ENTER : AIOPROF_SPAN_ENTRY_EXIT, dt, 0,
+            sp ? sp->id : 0u));
     }
-    if (sp) {
-        o[n++] = (uint8_t)id;
-    }
-    o[1] = (uint8_t)(n - 2u);
-    aioprof_fw_advance(&p->fw, n);
-    return 1;
+    prof_unlock(p, s);
 }
 
 void aioprof_span_enter(aioprof_t *p, aioprof_span_t *sp)
@@ -80,11 +225,18 @@ void aioprof_span_enter(aioprof_t *p, aioprof_span_t *sp)
         return;
     }
     uint32_t s = prof_lock(p);
-    if (span_fast(p, AIOPROF_OP_SPAN_ENTER, sp, prof_now(p))) {
+    uint32_t dt = prof_wrap(p, prof_now(p) - p->last);
+    /* the common case (unless AIOPROF_SMALL): nothing owed or waiting, the name sent less than
+     * sixteen periods ago, room kept for the entry: the span waits in the state */
+    if (PROF_FAST_PATH && PROF_LIKELY(p->pending == 0 && p->fw.budget >= SPAN_PEND_ROOM && dt < SPAN_PEND_LIMIT &&
+        sp->id - 1u < SPAN_PEND_LIMIT - 1u && (uint16_t)(p->period - sp->announced) < ANNOUNCE_EVERY)) {
+        p->span_pend_id = sp->id;
+        p->span_pend_dt = (uint16_t)dt;
+        p->pending = AIOPROF_PENDING_SPAN;
         prof_unlock(p, s);
         return;
     }
-    span_record(p, AIOPROF_OP_SPAN_ENTER, sp, s);
+    span_slow(p, sp, s);
 }
 
 void aioprof_span_exit(aioprof_t *p)
@@ -93,9 +245,10 @@ void aioprof_span_exit(aioprof_t *p)
         return;
     }
     uint32_t s = prof_lock(p);
-    if (span_fast(p, AIOPROF_OP_SPAN_EXIT, NULL, prof_now(p))) {
+    /* the common case: the span entered last closes, nothing written since: one PAIR entry */
+    if (PROF_FAST_PATH && PROF_LIKELY(p->pending == AIOPROF_PENDING_SPAN) && span_pair(p, prof_now(p))) {
         prof_unlock(p, s);
         return;
     }
-    span_record(p, AIOPROF_OP_SPAN_EXIT, NULL, s);
+    span_slow(p, NULL, s);
 }
