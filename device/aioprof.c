@@ -120,7 +120,7 @@ static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 #if AIOPROF_SPANS
     /* the list's places count from the frame's first record, which goes here */
     p->span_len = 0;
-    p->span_at = (uint8_t)(p->fw.head - p->fw.frame_pos - 1u);
+    p->span_at = p->fw.head;
 #endif
 }
 

@@ -127,13 +127,14 @@ typedef struct aioprof {
     uint32_t next_span;     /* the last span name id given */
     /* The open frame's span list (docs/protocol.md, "The span list"), built from the top of the
      * frame's space down, above its LATE list: its bytes, the record head's reserve included (0:
-     * none yet), and the body offset of its newest entry's place. A span entered and not yet
+     * none yet), and where its newest entry's place is. A span entered and not yet
      * written (AIOPROF_PENDING_SPAN): its id and its ticks after the last event, written as a
      * PAIR when it closes before anything else is written, else as an ENTER. */
-    uint8_t span_len;
-    uint8_t span_at;
+    uint16_t span_at;       /* the ring position of the newest entry's place (at first, the
+                               frame's first record) */
+    uint16_t span_pend_id;
     uint16_t span_pend_dt;
-    uint32_t span_pend_id;
+    uint8_t span_len;
 #endif
 #if AIOPROF_ALLOC
     uint32_t alloc_last;    /* the port's allocation counter at the last event */

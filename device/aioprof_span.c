@@ -39,27 +39,27 @@ AIOPROF_INLINE uint32_t span_late_len(const aioprof_t *p)
 /* An entry of kind (AIOPROF_SPAN_ENTRY_*) in e, placed at the open frame's head: its step from the
  * newest entry's place, dt, a PAIR's duration, the id of an ENTER or a PAIR (0 for an EXIT).
  * Returns its length; the list's newest place is its own from now on. */
-AIOPROF_INLINE uint32_t span_entry(aioprof_t *p, uint8_t *e, unsigned kind, uint32_t dt, uint32_t dur, uint32_t id)
+static uint32_t span_entry(aioprof_t *p, uint8_t *e, unsigned kind, uint32_t dt, uint32_t dur, uint32_t id)
 {
-    uint32_t at = (uint32_t)p->fw.head - p->fw.frame_pos - 1u;
-    uint32_t step = at - p->span_at;
+    uint32_t step = (uint32_t)p->fw.head - p->span_at; /* a frame never wraps around the ring */
     uint32_t n = 1;
     unsigned first = kind;
-    p->span_at = (uint8_t)at;
+    p->span_at = p->fw.head;
+    /* (the varints out of line: this is the rare path, and code is RAM for a native module) */
     if (step <= AIOPROF_SPAN_STEP_INLINE_MAX) {
         first |= step << AIOPROF_SPAN_STEP_SHIFT;
     } else {
         first |= 7u << AIOPROF_SPAN_STEP_SHIFT;
-        n = aioprof_fw_encode_varint(e, n, step);
+        n += (uint32_t)aioprof_varint_put(e + n, step);
     }
-    n = aioprof_fw_encode_varint(e, n, dt);
+    n += (uint32_t)aioprof_varint_put(e + n, dt);
     if (kind == AIOPROF_SPAN_ENTRY_PAIR) {
-        n = aioprof_fw_encode_varint(e, n, dur);
+        n += (uint32_t)aioprof_varint_put(e + n, dur);
     }
     if (id != 0u && id <= AIOPROF_SPAN_ID_INLINE_MAX) {
         first |= id;
     } else if (id != 0u) {
-        n = aioprof_fw_encode_varint(e, n, id);
+        n += (uint32_t)aioprof_varint_put(e + n, id);
     }
     e[0] = (uint8_t)first;
     return n;
@@ -73,7 +73,7 @@ AIOPROF_INLINE uint32_t span_room(const aioprof_t *p, uint32_t n)
 
 /* The entry e[0..n) at the bottom of the open frame's list, which has room for it (span_room):
  * the LATE list below it moves down by as much. */
-AIOPROF_INLINE void span_push(aioprof_t *p, const uint8_t *e, uint32_t n)
+static void span_push(aioprof_t *p, const uint8_t *e, uint32_t n)
 {
     aioprof_fw_t *w = &p->fw;
     uint32_t k = span_room(p, n);
@@ -102,10 +102,10 @@ static void span_flush(aioprof_t *p)
 /* The span waiting in the state closes at now, nothing written since it opened: one PAIR entry,
  * when the frame has room for it. Returns 0 when it has not (the caller writes an ENTER and an
  * EXIT). */
-AIOPROF_INLINE int span_pair(aioprof_t *p, uint32_t now)
+static int span_pair(aioprof_t *p, uint32_t now)
 {
     uint8_t e[SPAN_ENTRY_MAX];
-    uint8_t at = p->span_at;
+    uint16_t at = p->span_at;
     uint32_t dt = p->span_pend_dt;
     uint32_t dur = prof_wrap(p, now - p->last - dt);
     if (dur > p->mask / 2u) {
@@ -121,10 +121,20 @@ AIOPROF_INLINE int span_pair(aioprof_t *p, uint32_t now)
     return 1;
 }
 
+/* n bytes from `from` to `to`, which may overlap (device code has no memmove). Down, a word at a
+ * time (each word loaded before it is stored: the bytes not read yet lie above what is written). */
 static void span_move(uint8_t *to, const uint8_t *from, uint32_t n)
 {
     if (to < from) {
-        for (uint32_t i = 0; i < n; i++) {
+        uint32_t i = 0;
+#if !AIOPROF_SMALL
+        for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
+            size_t v;
+            memcpy(&v, from + i, sizeof v);
+            memcpy(to + i, &v, sizeof v);
+        }
+#endif
+        for (; i < n; i++) {
             to[i] = from[i];
         }
     } else {
@@ -160,10 +170,12 @@ static void span_list_close(aioprof_t *p)
         span_reverse(late, ll + p->span_len);
         list = late;
     }
+    /* the entries first: with no room left between, the head goes where they were */
     uint8_t *o = aioprof_fw_at(w);
-    o[0] = (uint8_t)(AIOPROF_TAG_CONTROL | AIOPROF_OP_SPANS);
-    uint32_t h = aioprof_fw_encode_varint(o, 1, len);
+    uint32_t h = len < 0x80u ? 2u : 3u;
     span_move(o + h, list, len);
+    o[0] = (uint8_t)(AIOPROF_TAG_CONTROL | AIOPROF_OP_SPANS);
+    aioprof_fw_encode_varint(o, 1, len);
     w->head = (uint16_t)(w->head + h + len);
     /* the LATE list lies at the top now: the budget that puts it where the close reads it */
     w->budget = ll ? (uint16_t)(top - ll - AIOPROF_LATE_HEAD_MAX - (w->buf + w->head)) : 0u;
@@ -208,7 +220,7 @@ static PROF_COLD void span_slow(aioprof_t *p, aioprof_span_t *sp, uint32_t s)
     /* after the frame's last event (or its base: prof_room may have opened the frame at now) */
     uint32_t dt = prof_wrap(p, now - p->last);
     if (sp && dt < SPAN_PEND_LIMIT && sp->id < SPAN_PEND_LIMIT) {
-        p->span_pend_id = sp->id;
+        p->span_pend_id = (uint16_t)sp->id;
         p->span_pend_dt = (uint16_t)dt;
         p->pending |= AIOPROF_PENDING_SPAN;
     } else {
@@ -230,7 +242,7 @@ void aioprof_span_enter(aioprof_t *p, aioprof_span_t *sp)
      * sixteen periods ago, room kept for the entry: the span waits in the state */
     if (PROF_FAST_PATH && PROF_LIKELY(p->pending == 0 && p->fw.budget >= SPAN_PEND_ROOM && dt < SPAN_PEND_LIMIT &&
         sp->id - 1u < SPAN_PEND_LIMIT - 1u && (uint16_t)(p->period - sp->announced) < ANNOUNCE_EVERY)) {
-        p->span_pend_id = sp->id;
+        p->span_pend_id = (uint16_t)sp->id;
         p->span_pend_dt = (uint16_t)dt;
         p->pending = AIOPROF_PENDING_SPAN;
         prof_unlock(p, s);
@@ -245,10 +257,38 @@ void aioprof_span_exit(aioprof_t *p)
         return;
     }
     uint32_t s = prof_lock(p);
-    /* the common case: the span entered last closes, nothing written since: one PAIR entry */
-    if (PROF_FAST_PATH && PROF_LIKELY(p->pending == AIOPROF_PENDING_SPAN) && span_pair(p, prof_now(p))) {
-        prof_unlock(p, s);
-        return;
+    /* the common case: the span entered last closes, nothing written since, every field small: one
+     * PAIR entry of 3 or 4 bytes, written in place (the room its enter kept holds it, and the
+     * list's head if it is the frame's first) */
+    if (PROF_FAST_PATH && PROF_LIKELY(p->pending == AIOPROF_PENDING_SPAN)) {
+        uint32_t dur = prof_wrap(p, prof_now(p) - p->last - p->span_pend_dt);
+        aioprof_fw_t *w = &p->fw;
+        uint32_t step = (uint32_t)w->head - p->span_at;
+        uint32_t dt = p->span_pend_dt, id = p->span_pend_id;
+        if (PROF_LIKELY(step <= AIOPROF_SPAN_STEP_INLINE_MAX && dt < 0x80u && dur < 0x4000u &&
+            id <= AIOPROF_SPAN_ID_INLINE_MAX)) {
+            uint32_t two = dur >= 0x80u;
+            uint32_t k = span_room(p, 3u + two);
+            uint8_t *late = w->buf + w->head + w->budget + aioprof_fw_late_reserve(w);
+            uint32_t ll = span_late_len(p);
+            uint8_t *down = late - k;
+            for (uint32_t i = 0; i < ll; i++) {
+                down[i] = late[i];
+            }
+            down += ll;
+            down[0] = (uint8_t)(AIOPROF_SPAN_ENTRY_PAIR | step << AIOPROF_SPAN_STEP_SHIFT | id);
+            down[1] = (uint8_t)dt;
+            down[2] = (uint8_t)(dur | two << 7);
+            if (two) {
+                down[3] = (uint8_t)(dur >> 7);
+            }
+            w->budget = (uint16_t)(w->budget - k);
+            p->span_len = (uint8_t)(p->span_len + k);
+            p->span_at = w->head;
+            p->pending = 0;
+            prof_unlock(p, s);
+            return;
+        }
     }
     span_slow(p, NULL, s);
 }
