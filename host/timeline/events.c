@@ -521,10 +521,15 @@ long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_i
                     spans.next++;
                 }
             }
-        } else if (op == AIOPROF_OP_SPANS) {
+        } else if (op == AIOPROF_OP_SPANS && spans.at < 0) {
             /* a list before any span name (a reader that joined late): the frames that follow have
-             * theirs looked for; this one's spans have no name yet */
+             * theirs looked for; this one's spans have no name yet (a damaged one still makes its
+             * frame malformed) */
             e->span_lists = 1;
+            if (aioprof_frame_span_events(spans.first, end, e->span_ev, NULL) < 0) {
+                events_late_frame(e, 0);
+                return -1 - n;
+            }
         }
     }
 }
