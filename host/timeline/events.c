@@ -498,7 +498,7 @@ long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_i
             events_late_frame(e, 1);
             return n;
         }
-        if (spans.n < 0 && p == spans.first + spans.at) {
+        if (spans.n < 0 && spans.at >= 0 && p == spans.first + spans.at) {
             events_late_frame(e, 0); /* a damaged list: what came before it counts */
             return -1 - n;
         }
