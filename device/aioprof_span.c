@@ -6,7 +6,7 @@
  *
  * The list is built in the frame's own space, from its top down, as the LATE list is: above it,
  * newest entry lowest, with its record head's 3 bytes kept back at the top. An entry pushed when
- * the frame has a LATE list moves that list down by the entry's bytes (at most one byte per ENTER
+ * the frame has a LATE list moves that list down by the entry's bytes (about one byte per ENTER
  * of the frame so far). At close, the list and LATE trade places (three reversals of at most the
  * frame's space) and move down behind the records: SPANS first, LATE last.
  *

@@ -17,9 +17,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from wire import frame_body, records, varint  # noqa: E402
 
 CONTROL = {0: 'HELLO', 1: 'TASK_NEW', 2: 'TASK_INFO', 3: 'DROPPED', 4: 'LATE', 5: 'SPAN_ENTER', 6: 'SPAN_EXIT',
-           8: 'SPAN_NAME', 9: 'SPANS'}
+           7: 'ALLOC', 8: 'SPAN_NAME', 9: 'SPANS', 10: 'GC'}
 ORDER = ['ENTER', 'EXIT', 'LATE', 'TASK_NEW', 'TASK_INFO', 'HELLO', 'DROPPED', 'SPANS', 'SPAN_ENTER', 'SPAN_EXIT',
-         'SPAN_NAME', 'control?', 'frame', 'other']
+         'SPAN_NAME', 'ALLOC', 'GC', 'control?', 'frame', 'other']
 
 
 def split_body(body, parts):
