@@ -7,8 +7,9 @@
  * The list is built in the frame's own space, from its top down, as the LATE list is: above it,
  * newest entry lowest, with its record head's 3 bytes kept back at the top. An entry pushed when
  * the frame has a LATE list moves that list down by the entry's bytes (about one byte per ENTER
- * of the frame so far). At close, the list and LATE trade places (three reversals of at most the
- * frame's space) and move down behind the records: SPANS first, LATE last.
+ * of the frame so far, a word at a time). At close, the list and LATE trade places (a short LATE
+ * list through a buffer of 48 bytes, a longer one by three reversals of at most the frame's space)
+ * and move down behind the records: SPANS first, LATE last.
  *
  * A span entered is not written at once: its id and dt wait in the state (PENDING_SPAN), with
  * room kept for its entry. When it closes before anything else is written (a span inside one
@@ -24,6 +25,9 @@
 #define SPAN_PEND_LIMIT 0x4000u
 #define SPAN_PEND_ROOM (7u + AIOPROF_SPANS_HEAD_MAX)
 #define SPAN_ROOM (SPAN_ENTRY_MAX + AIOPROF_SPANS_HEAD_MAX)
+/* A frame's LATE list up to this long trades places with the span list through a buffer on the
+ * stack at close; a longer one by three reversals in place. */
+#define SPAN_LATE_AT_HAND 48u
 
 /* The bytes of the open frame's LATE list. */
 AIOPROF_INLINE uint32_t span_late_len(const aioprof_t *p)
@@ -65,6 +69,29 @@ static uint32_t span_entry(aioprof_t *p, uint8_t *e, unsigned kind, uint32_t dt,
     return n;
 }
 
+/* n bytes from `from` down to `to` (to < from; they may overlap): a machine word at a time, each
+ * loaded before it is stored, so the bytes not read yet (above) are never written first. */
+AIOPROF_INLINE void span_down_inline(uint8_t *to, const uint8_t *from, uint32_t n)
+{
+    uint32_t i = 0;
+#if !AIOPROF_SMALL
+    for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
+        size_t v;
+        memcpy(&v, from + i, sizeof v);
+        memcpy(to + i, &v, sizeof v);
+    }
+#endif
+    for (; i < n; i++) {
+        to[i] = from[i];
+    }
+}
+
+/* The same out of line, for the rare paths (code is RAM for a native module). */
+static void span_down(uint8_t *to, const uint8_t *from, uint32_t n)
+{
+    span_down_inline(to, from, n);
+}
+
 /* The room the list takes for an entry of n bytes: with its head's reserve if it is the first. */
 AIOPROF_INLINE uint32_t span_room(const aioprof_t *p, uint32_t n)
 {
@@ -80,9 +107,7 @@ static void span_push(aioprof_t *p, const uint8_t *e, uint32_t n)
     uint8_t *late = w->buf + w->head + w->budget + aioprof_fw_late_reserve(w);
     uint32_t ll = span_late_len(p);
     uint8_t *down = late - k;
-    for (uint32_t i = 0; i < ll; i++) {
-        down[i] = late[i];
-    }
+    span_down(down, late, ll);
     down += ll;
     for (uint32_t i = 0; i < n; i++) {
         down[i] = e[i];
@@ -126,17 +151,7 @@ static int span_pair(aioprof_t *p, uint32_t now)
 static void span_move(uint8_t *to, const uint8_t *from, uint32_t n)
 {
     if (to < from) {
-        uint32_t i = 0;
-#if !AIOPROF_SMALL
-        for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
-            size_t v;
-            memcpy(&v, from + i, sizeof v);
-            memcpy(to + i, &v, sizeof v);
-        }
-#endif
-        for (; i < n; i++) {
-            to[i] = from[i];
-        }
+        span_down(to, from, n);
     } else {
         while (n-- > 0) {
             to[n] = from[n];
@@ -163,11 +178,19 @@ static void span_list_close(aioprof_t *p)
     uint8_t *late = w->buf + w->head + w->budget + aioprof_fw_late_reserve(w);
     uint8_t *top = late + ll + p->span_len;
     uint8_t *list = late + ll;
-    if (ll) {
+    if (ll > SPAN_LATE_AT_HAND) {
         /* [LATE][entries, reserve] becomes [entries, reserve][LATE] */
         span_reverse(late, ll);
         span_reverse(list, p->span_len);
         span_reverse(late, ll + p->span_len);
+        list = late;
+    } else if (ll) {
+        /* the same for a short LATE list (most: a byte per ENTER of the frame), through a buffer:
+         * the entries move down once, and LATE goes to the top */
+        uint8_t at_hand[SPAN_LATE_AT_HAND];
+        memcpy(at_hand, late, ll);
+        span_down(late, list, p->span_len);
+        memcpy(top - ll, at_hand, ll);
         list = late;
     }
     /* the entries first: with no room left between, the head goes where they were */
@@ -272,10 +295,10 @@ void aioprof_span_exit(aioprof_t *p)
             uint8_t *late = w->buf + w->head + w->budget + aioprof_fw_late_reserve(w);
             uint32_t ll = span_late_len(p);
             uint8_t *down = late - k;
-            for (uint32_t i = 0; i < ll; i++) {
-                down[i] = late[i];
+            if (ll) {
+                span_down_inline(down, late, ll);
+                down += ll;
             }
-            down += ll;
             down[0] = (uint8_t)(AIOPROF_SPAN_ENTRY_PAIR | step << AIOPROF_SPAN_STEP_SHIFT | id);
             down[1] = (uint8_t)dt;
             down[2] = (uint8_t)(dur | two << 7);
