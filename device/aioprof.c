@@ -96,11 +96,32 @@ AIOPROF_INLINE uint32_t prof_now(const aioprof_t *p)
 #define PROF_BOUND 0
 #endif
 
+#if AIOPROF_SPANS
+/* aioprof_span.c: a span entered and not written yet goes into the open frame's span list as an
+ * ENTER, before anything else is written (its room was kept); the list becomes the frame's SPANS
+ * record when the frame closes. */
+static void span_flush(aioprof_t *p);
+static void span_list_close(aioprof_t *p);
+#define PROF_SPAN_FLUSH(p) \
+    do { \
+        if ((p)->pending & AIOPROF_PENDING_SPAN) { \
+            span_flush(p); \
+        } \
+    } while (0)
+#else
+#define PROF_SPAN_FLUSH(p) ((void)0)
+#endif
+
 static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 {
     aioprof_fw_open(&p->fw, n, p->seq++, AIOPROF_FORMAT(p->port->tick_bits), prof_wrap(p, now),
         p->current ? p->current->id : 0u);
     p->last = now;
+#if AIOPROF_SPANS
+    /* the list's places count from the frame's first record, which goes here */
+    p->span_len = 0;
+    p->span_at = p->fw.head;
+#endif
 }
 
 static void frame_close(aioprof_t *p);
@@ -193,9 +214,15 @@ static void write_dropped(aioprof_t *p)
  * stopped coming. */
 static void frame_close(aioprof_t *p)
 {
+    PROF_SPAN_FLUSH(p);
     if ((p->pending & AIOPROF_PENDING_DROPPED) && aioprof_fw_fits(&p->fw, DROPPED_MAX)) {
         write_dropped(p);
     }
+#if AIOPROF_SPANS
+    if (p->span_len) {
+        span_list_close(p);
+    }
+#endif
     aioprof_fw_close(&p->fw);
 }
 
@@ -204,6 +231,7 @@ static void frame_close(aioprof_t *p)
  * aioprof_close the drop count goes first and at once, and the HELLO, last, says "stopped". */
 static int write_pending(aioprof_t *p, uint32_t now)
 {
+    PROF_SPAN_FLUSH(p);
     unsigned stopped = p->pending & AIOPROF_PENDING_STOPPED;
     if (stopped && (p->pending & AIOPROF_PENDING_DROPPED)) {
         if (!frame_room(p, now, DROPPED_MAX)) {
@@ -633,7 +661,17 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         if (n > len) {
             n = len;
         }
+#if AIOPROF_SPANS
+        /* the open frame's span list stays where it is, as its LATE list does: the budget does
+         * not grow under it */
+        uint16_t budget = p->fw.budget;
         aioprof_fw_consume(&p->fw, n);
+        if (p->span_len) {
+            p->fw.budget = budget;
+        }
+#else
+        aioprof_fw_consume(&p->fw, n);
+#endif
         total += n;
         if (n < len) {
             break;

@@ -12,7 +12,7 @@
  * Build options (defined for every hook file alike): AIOPROF_PORT_HEADER binds the port at compile
  * time (below); AIOPROF_SMALL=1 trades instructions for code size; AIOPROF_LATE=0 leaves lateness
  * out: the hook then sends what a port whose late_unit is 0 sends (docs/porting.md);
- * AIOPROF_SPANS=1 adds spans (aioprof_span_enter/exit, device/aioprof_span.c): 4 bytes of state,
+ * AIOPROF_SPANS=1 adds spans (aioprof_span_enter/exit, device/aioprof_span.c): 12 bytes of state,
  * and nothing on the wire until a span is entered; AIOPROF_ALLOC=1 adds allocations and collections
  * (aioprof_port_t.alloc and .mem, aioprof_gc): 4 bytes of state, and nothing on the wire unless the
  * port sets mem. */
@@ -94,6 +94,7 @@ typedef struct aioprof_port {
 #define AIOPROF_PENDING_HELLO_BOOT 0x02u /* the HELLO due is the first since start-up */
 #define AIOPROF_PENDING_DROPPED 0x04u
 #define AIOPROF_PENDING_STOPPED 0x08u    /* aioprof_close was called: record nothing, send the rest */
+#define AIOPROF_PENDING_SPAN 0x10u       /* a span entered, its entry not written yet (AIOPROF_SPANS) */
 #define AIOPROF_PENDING_OFF 0x80u        /* aioprof_init refused its arguments: record nothing */
 
 /* Per task: embed one in the scheduler's task structure. The library owns its fields. */
@@ -108,7 +109,7 @@ typedef struct aioprof_task {
     uint8_t label_len;
 } aioprof_task_t;
 
-/* The profiler's state: 64 bytes on a 32-bit core, besides the ring. */
+/* The profiler's state: 64 bytes on a 32-bit core, besides the ring (76 with AIOPROF_SPANS). */
 typedef struct aioprof {
     aioprof_fw_t fw;
     const aioprof_port_t *port;
@@ -126,6 +127,16 @@ typedef struct aioprof {
     uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
 #if AIOPROF_SPANS
     uint32_t next_span;     /* the last span name id given */
+    /* The open frame's span list (docs/protocol.md, "The span list"), built from the top of the
+     * frame's space down, above its LATE list: its bytes, the record head's reserve included (0:
+     * none yet), and where its newest entry's place is. A span entered and not yet
+     * written (AIOPROF_PENDING_SPAN): its id and its ticks after the last event, written as a
+     * PAIR when it closes before anything else is written, else as an ENTER. */
+    uint16_t span_at;       /* the ring position of the newest entry's place (at first, the
+                               frame's first record) */
+    uint16_t span_pend_id;
+    uint16_t span_pend_dt;
+    uint8_t span_len;
 #endif
 #if AIOPROF_ALLOC
     uint32_t alloc_last;    /* the port's allocation counter at the last event */

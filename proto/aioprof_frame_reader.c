@@ -167,6 +167,10 @@ int aioprof_reader_control(aioprof_reader_t *r, const uint8_t **p, const uint8_t
         rec->span_dt = cur_varint(&c);
         rec->duration = cur_varint(&c);
         return c.bad ? -1 : 0;
+    case AIOPROF_OP_SPANS:
+        /* its events are read where they took place, before the records that follow them
+         * (aioprof_frame_span_events): here it is only skipped */
+        return 1;
     default:
         /* an operation of a later version: skipped, and counted so that the host can say so */
         if (r) {
@@ -231,13 +235,150 @@ static void frame_taken(aioprof_reader_t *r, const aioprof_frame_info_t *f, uint
     r->stats.frames++;
 }
 
-/* The frame's records, one struct and one call each: for a user that takes them so. */
+/* ---- the span list (op SPANS) ---- */
+
+/* A varint of the list at *q, before end: *bad set when it runs past end or is too long. */
+static uint32_t list_varint(const uint8_t **q, const uint8_t *end, int *bad)
+{
+    uint64_t v = aioprof_rec_varint(*q, end);
+    *bad |= v == 0;
+    *q += v >> 32;
+    return (uint32_t)v;
+}
+
+/* The list's entries [q, end), newest first, as events into ev newest first (a PAIR's exit before
+ * its enter), each `at` holding its step for now. Returns their count, or -1. */
+static long list_entries(const uint8_t *q, const uint8_t *end, aioprof_span_event_t *ev)
+{
+    long n = 0;
+    int bad = 0;
+    while (q < end && !bad) {
+        unsigned first = *q++;
+        unsigned kind = first & AIOPROF_SPAN_ENTRY_KIND;
+        uint32_t step = (first >> AIOPROF_SPAN_STEP_SHIFT) & 7u;
+        uint32_t id = first & 7u;
+        if (step > AIOPROF_SPAN_STEP_INLINE_MAX) {
+            step = list_varint(&q, end, &bad);
+        }
+        uint32_t dt = list_varint(&q, end, &bad);
+        uint32_t dur = kind == AIOPROF_SPAN_ENTRY_PAIR ? list_varint(&q, end, &bad) : 0u;
+        if (kind == AIOPROF_SPAN_ENTRY_EXIT) {
+            bad |= id != 0;
+        } else if (id == 0) {
+            id = list_varint(&q, end, &bad);
+            bad |= id == 0;
+        }
+        bad |= kind > AIOPROF_SPAN_ENTRY_PAIR || dt + dur < dt;
+        if (kind == AIOPROF_SPAN_ENTRY_PAIR) {
+            ev[n++] = (aioprof_span_event_t){.at = 0, .dt = dt + dur, .id = 0};
+        }
+        ev[n++] = (aioprof_span_event_t){.at = step, .dt = dt, .id = kind == AIOPROF_SPAN_ENTRY_EXIT ? 0u : id};
+    }
+    return bad ? -1 : n;
+}
+
+long aioprof_frame_span_events(const uint8_t *p, const uint8_t *end, aioprof_span_event_t *ev, long *list)
+{
+    /* every record's start, a bit per byte: the places the list may name */
+    uint8_t starts[AIOPROF_BODY_MAX / 8u] = {0};
+    const uint8_t *first = p, *body = NULL, *body_end = NULL;
+    long at_list = -1;
+    if (list) {
+        *list = -1;
+    }
+    if (end - p > (long)AIOPROF_BODY_MAX) {
+        return -1;
+    }
+    while (p < end) {
+        size_t off = (size_t)(p - first);
+        starts[off / 8u] |= (uint8_t)(1u << (off % 8u));
+        unsigned tag = *p++;
+        if (!AIOPROF_TAG_IS_ENTER(tag) && AIOPROF_TAG_IS_CONTROL(tag)) {
+            uint64_t v = aioprof_rec_varint(p, end);
+            uint32_t len = (uint32_t)v;
+            p += v >> 32;
+            if (v == 0 || len > (size_t)(end - p)) {
+                return -1;
+            }
+            if ((tag & 0x0Fu) == AIOPROF_OP_SPANS && at_list < 0) {
+                at_list = (long)off;
+                body = p;
+                body_end = p + len;
+            }
+            p += len;
+        } else {
+            uint32_t dt, id;
+            p = aioprof_rec_event(p, end, tag, &dt, &id);
+            if (p == NULL) {
+                return -1;
+            }
+        }
+    }
+    if (list) {
+        *list = at_list;
+    }
+    if (at_list < 0) {
+        return 0;
+    }
+    long n = list_entries(body, body_end, ev);
+    if (n < 0) {
+        return -1;
+    }
+    /* oldest first; the places are the steps' sums from the first record on */
+    for (long i = 0, j = n - 1; i < j; i++, j--) {
+        aioprof_span_event_t t = ev[i];
+        ev[i] = ev[j];
+        ev[j] = t;
+    }
+    uint32_t at = 0;
+    for (long i = 0; i < n; i++) {
+        at += ev[i].at;
+        if (at > (uint32_t)at_list || !((starts[at / 8u] >> (at % 8u)) & 1u)) {
+            return -1;
+        }
+        ev[i].at = at;
+    }
+    return n;
+}
+
+/* The span events at offset `at` of the frame (those of ev[*next..n) placed there), as
+ * SPAN_ENTER and SPAN_EXIT records after the event at `offset`. Returns how many were passed on. */
+static long span_events_at(aioprof_reader_t *r, const aioprof_span_event_t *ev, long n, long *next, uint32_t at,
+    uint64_t offset)
+{
+    long k = 0;
+    for (; *next < n && ev[*next].at == at; (*next)++, k++) {
+        aioprof_record_t rec;
+        memset(&rec, 0, sizeof rec);
+        rec.kind = ev[*next].id ? AIOPROF_REC_SPAN_ENTER : AIOPROF_REC_SPAN_EXIT;
+        rec.id = ev[*next].id;
+        rec.span_dt = ev[*next].dt;
+        rec.offset = offset + rec.span_dt;
+        if (r->sink.record) {
+            r->sink.record(r->user, &rec);
+        }
+    }
+    return k;
+}
+
+/* The frame's records, one struct and one call each: for a user that takes them so. A span list's
+ * events come where they took place. */
 static long records_each(aioprof_reader_t *r, const uint8_t *p, const uint8_t *end)
 {
+    aioprof_span_event_t spans[AIOPROF_SPAN_EVENTS_MAX];
+    const uint8_t *first = p;
+    long list;
+    long n_spans = aioprof_frame_span_events(p, end, spans, &list);
+    long next = 0;
     uint64_t offset = 0;
     long n = 0;
     while (p < end) {
         aioprof_record_t rec;
+        if (n_spans > 0) {
+            n += span_events_at(r, spans, n_spans, &next, (uint32_t)(p - first), offset);
+        } else if (n_spans < 0 && p - first == list) {
+            return -1 - n; /* a damaged list: the frame's records before it were passed on */
+        }
         unsigned tag = *p++;
         int rc = 0;
         rec.name_len = rec.label_len = 0;

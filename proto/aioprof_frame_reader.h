@@ -31,6 +31,8 @@ typedef enum aioprof_rec_kind {
     AIOPROF_REC_ALLOC,
     AIOPROF_REC_GC,
 } aioprof_rec_kind_t;
+/* (A SPANS record, op 9, is passed on as the SPAN_ENTER and SPAN_EXIT records of its events, each
+ * where it took place among the frame's records: aioprof_frame_span_events.) */
 
 typedef struct aioprof_hello {
     uint32_t version;
@@ -157,6 +159,28 @@ int aioprof_reader_body(aioprof_reader_t *r, const uint8_t *body, size_t len);
  * -1 when it is damaged. */
 int aioprof_reader_control(aioprof_reader_t *r, const uint8_t **p, const uint8_t *end, unsigned op,
     aioprof_record_t *rec);
+
+/* A span event of a frame's span list (op SPANS, docs/protocol.md "The span list"), in time
+ * order: a SPAN_ENTER (id, the span's name id) or a SPAN_EXIT (id 0) that took place after every
+ * record of the frame before `at` and before the record at `at` (or the list itself), `dt` ticks
+ * after the frame's last ENTER or EXIT before it (or its base), as ops 5 and 6 say. */
+typedef struct aioprof_span_event {
+    uint32_t at; /* a byte offset from the frame's first record: always a record's start, or the list's */
+    uint32_t dt;
+    uint32_t id;
+} aioprof_span_event_t;
+
+/* Room for the span events of any frame: a list is less than a body long, an entry at least a
+ * byte, a PAIR entry two events. */
+#define AIOPROF_SPAN_EVENTS_MAX (2u * AIOPROF_BODY_MAX)
+
+/* The span events of a frame whose records are [p, end), into ev (AIOPROF_SPAN_EVENTS_MAX of
+ * them), in time order: their count, 0 when it has no list; -1 when its records do not parse, or
+ * its list is damaged (an entry that runs past the list, an unknown kind, a place that is not a
+ * record's start or lies after the list, an id 0, a time past 32 bits). A walk over the frame's
+ * records (no allocation, bounded by the frame). *list, when not NULL, gets the offset of the
+ * list's record (the first, if a hostile frame has several), or -1. */
+long aioprof_frame_span_events(const uint8_t *p, const uint8_t *end, aioprof_span_event_t *ev, long *list);
 
 /* 1 when a segment that is not a valid frame looks like one, by what r has read so far (the header
  * of the frame it expects next, or the segment's binary bytes): then it is a damaged frame; else

@@ -43,6 +43,10 @@ enum aioprof_op {
     AIOPROF_OP_SPAN_ENTER = 5,
     AIOPROF_OP_SPAN_EXIT = 6,
     AIOPROF_OP_SPAN_NAME = 8,
+    /* The frame's span events as one list (docs/protocol.md, "Spans", "The span list"): the
+     * record before LATE, or the last one. What a device with the C hook sends in place of ops 5
+     * and 6, which readers still read. */
+    AIOPROF_OP_SPANS = 9,
     /* Allocations and collections (docs/protocol.md, "Memory"): only from a device whose HELLO
      * has a `mem` field other than 0. */
     AIOPROF_OP_ALLOC = 7,
@@ -62,6 +66,21 @@ enum aioprof_op {
 /* LATE (docs/protocol.md section 3): the frame's ENTERs' lateness, last first, one varint each;
  * at most a frame body long, so its length takes at most two bytes. */
 #define AIOPROF_LATE_HEAD_MAX 3u
+
+/* SPANS (op 9): one entry per span event, the frame's last first. An entry's first byte is
+ * `kk sss iii`: kk its kind; sss the step in its place (a byte offset from the frame's first
+ * record) from the entry after it in the list (the one before it in time), 7: a varint follows
+ * with it; iii the span's id for an ENTER or a PAIR (1..7), 0: a varint follows with it (an EXIT:
+ * 0). Then the step (if sss is 7), dt, a PAIR's duration, the id (if iii is 0). */
+#define AIOPROF_SPAN_ENTRY_ENTER 0x00u /* kk 00: a span opens */
+#define AIOPROF_SPAN_ENTRY_EXIT 0x40u  /* kk 01: the innermost open span closes */
+#define AIOPROF_SPAN_ENTRY_PAIR 0x80u  /* kk 10: a span opens and closes, nothing between */
+#define AIOPROF_SPAN_ENTRY_KIND 0xC0u
+#define AIOPROF_SPAN_STEP_SHIFT 3u
+#define AIOPROF_SPAN_STEP_INLINE_MAX 6u /* sss 7: the step follows as a varint */
+#define AIOPROF_SPAN_ID_INLINE_MAX 7u   /* iii 0: the id follows as a varint */
+/* The list's record head (tag and length: a list is less than a frame body long). */
+#define AIOPROF_SPANS_HEAD_MAX 3u
 
 /* How a slice ended. The order matches the EXIT tags. */
 enum aioprof_exit_kind {

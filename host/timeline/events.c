@@ -432,21 +432,57 @@ static __attribute__((noinline)) void events_run_converted(events_t *e, run_t *u
     }
 }
 
+/* The frame's span list (docs/protocol.md, "The span list"): its events, read where they took
+ * place, before the record there. */
+typedef struct span_list {
+    const uint8_t *first; /* the frame's first record: places count from it */
+    long n;               /* its events in e->span_ev; -1: the list is damaged */
+    long next;            /* the next one to take */
+    long at;              /* the list record's place, -1: none */
+} span_list_t;
+
+static void span_list_find(events_t *e, span_list_t *l, const uint8_t *end)
+{
+    l->n = aioprof_frame_span_events(l->first, end, e->span_ev, &l->at);
+    l->next = 0;
+    e->span_lists |= l->at >= 0;
+}
+
+/* The list's events at p, as the SPAN_ENTER and SPAN_EXIT records they stand for. Returns how
+ * many. */
+static long span_list_take(events_t *e, span_list_t *l, const uint8_t *p)
+{
+    long k = 0;
+    for (; l->next < l->n && l->first + e->span_ev[l->next].at == p; l->next++, k++) {
+        const aioprof_span_event_t *ev = &e->span_ev[l->next];
+        aioprof_record_t rec = {.kind = ev->id ? AIOPROF_REC_SPAN_ENTER : AIOPROF_REC_SPAN_EXIT, .id = ev->id,
+            .span_dt = ev->dt};
+        events_span_record(e, &rec);
+    }
+    return k;
+}
+
 long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_info_t *frame, const uint8_t *p,
     const uint8_t *end)
 {
     events_t *e = user;
     long n = 0;
+    span_list_t spans = {.first = p, .at = -1};
     frame_start(e, frame);
+    if (e->span_lists) {
+        span_list_find(e, &spans, end);
+    }
     for (;;) {
         run_t u = {.p = p};
+        /* events until the next span event's place, if any */
+        const uint8_t *stop = spans.next < spans.n ? spans.first + e->span_ev[spans.next].at : end;
         /* the tick rate can change at a HELLO: chosen again after every control record */
         if (e->tick_hz != 1000000u) {
-            events_run_converted(e, &u, end);
+            events_run_converted(e, &u, stop);
         } else if (e->obs) {
-            events_run_observed(e, &u, end);
+            events_run_observed(e, &u, stop);
         } else {
-            events_run_plain(e, &u, end);
+            events_run_plain(e, &u, stop);
         }
         n += u.events;
         p = u.p;
@@ -454,13 +490,22 @@ long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_i
             events_late_frame(e, 0);
             return -1 - n;
         }
+        if (spans.next < spans.n && p == stop) {
+            n += span_list_take(e, &spans, p);
+            continue;
+        }
         if (p >= end) {
             events_late_frame(e, 1);
             return n;
         }
+        if (spans.n < 0 && spans.at >= 0 && p == spans.first + spans.at) {
+            events_late_frame(e, 0); /* a damaged list: what came before it counts */
+            return -1 - n;
+        }
         aioprof_record_t rec;
+        unsigned op = u.tag & 0x0Fu;
         p++;
-        int rc = aioprof_reader_control(r, &p, end, u.tag & 0x0Fu, &rec);
+        int rc = aioprof_reader_control(r, &p, end, op, &rec);
         if (rc < 0) {
             events_late_frame(e, 0);
             return -1 - n;
@@ -468,6 +513,23 @@ long events_frame_records(void *user, aioprof_reader_t *r, const aioprof_frame_i
         if (rc == 0) {
             on_control(e, &rec);
             n++;
+            if (op == AIOPROF_OP_SPAN_NAME && !e->span_lists) {
+                /* the first span name of the stream: the frame's list, if it has one, from here on
+                 * (a device sends a name before the span's first event) */
+                span_list_find(e, &spans, end);
+                while (spans.next < spans.n && spans.first + e->span_ev[spans.next].at < p) {
+                    spans.next++;
+                }
+            }
+        } else if (op == AIOPROF_OP_SPANS && spans.at < 0) {
+            /* a list before any span name (a reader that joined late): the frames that follow have
+             * theirs looked for; this one's spans have no name yet (a damaged one still makes its
+             * frame malformed) */
+            e->span_lists = 1;
+            if (aioprof_frame_span_events(spans.first, end, e->span_ev, NULL) < 0) {
+                events_late_frame(e, 0);
+                return -1 - n;
+            }
         }
     }
 }

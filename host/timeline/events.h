@@ -150,10 +150,14 @@ typedef struct events {
     int ck_off;             /* no memory for the sums: every window walks its turns */
     events_scratch_t scratch; /* kept by events_init: its memory is reused, its numbering undone */
     events_spans_t *spans;  /* the open spans (events_spans.c), NULL until a span record; kept too */
+    int span_lists;         /* the stream has span lists (SPANS records): every frame's is looked
+                               for before its records are read (events.c) */
     events_enter_t enters[EVENTS_FRAME_ENTERS];
     int32_t ck_who[EVENTS_CK_MAX]; /* number -> culprit */
     uint8_t ck_slot[EVENTS_CK_MAX]; /* number -> its slot in the rows' indexes (stats_late_slot) */
     events_turn_t turns[EVENTS_TURNS];
+    aioprof_span_event_t span_ev[AIOPROF_SPAN_EVENTS_MAX]; /* the frame's span list, in time order:
+                                                              written before it is read */
 
     /* device text */
     uint8_t line[EVENTS_LINE_MAX];

@@ -39,7 +39,12 @@ part_device_spans() {
         local per_pair wire
         per_pair=$(awk -v a="$cost" -v b="$base" 'BEGIN { printf "%.1f", (a - b) * 2 }')
         wire=$(awk -v a="$bytes_span" -v b="$bytes_base" 'BEGIN { printf "%.2f", (a - b) / 1000000 }')
-        say "  $(printf '%6s' "$per_pair") instructions, $wire bytes per span pair: $label"
+        # the same with lateness reported: the span list beside the frame's LATE list
+        local late_span late_base wire_late
+        late_span=$("$bin" 2000000 --spans --late | awk '{ print $4 }')
+        late_base=$("$bin" 2000000 --late | awk '{ print $4 }')
+        wire_late=$(awk -v a="$late_span" -v b="$late_base" 'BEGIN { printf "%.2f", (a - b) / 1000000 }')
+        say "  $(printf '%6s' "$per_pair") instructions, $wire bytes per span pair ($wire_late with lateness, --late): $label"
         [ "$label" = bench_device_runtime ] && summary_row "span pair, x86-64 instructions (port through pointers)" "< 200" \
             "$per_pair" "$(verdict "$per_pair" '<' 200)" && summary_row "span pair, wire bytes (one per slice)" "<= 4" \
             "$wire" "$(verdict "$wire" '<=' 4)"

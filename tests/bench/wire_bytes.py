@@ -4,7 +4,8 @@
 Usage: wire_bytes.py CAPTURE [SECONDS]
 
 Reads a raw stream as the simulator writes it (-o FILE) and splits every byte into: the events
-(ENTER, EXIT), the control records (LATE, TASK_NEW, TASK_INFO, HELLO, DROPPED), the frames' own cost
+(ENTER, EXIT), the control records (LATE, TASK_NEW, TASK_INFO, HELLO, DROPPED, and spans: the list
+SPANS, or SPAN_ENTER and SPAN_EXIT, and SPAN_NAME), the frames' own cost
 (header, CRC, COBS code byte, the 0x00 delimiters) and anything else (device text, damage).
 With SECONDS, each part is also given in bytes per second of device time. Run by `make bench`;
 docs/protocol.md, "Size", quotes it.
@@ -15,9 +16,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'e2e'))
 from wire import frame_body, records, varint  # noqa: E402
 
-CONTROL = {0: 'HELLO', 1: 'TASK_NEW', 2: 'TASK_INFO', 3: 'DROPPED', 4: 'LATE'}
-ORDER = ['ENTER', 'EXIT', 'LATE', 'TASK_NEW', 'TASK_INFO', 'HELLO', 'DROPPED', 'control?', 'frame',
-         'other']
+CONTROL = {0: 'HELLO', 1: 'TASK_NEW', 2: 'TASK_INFO', 3: 'DROPPED', 4: 'LATE', 5: 'SPAN_ENTER', 6: 'SPAN_EXIT',
+           7: 'ALLOC', 8: 'SPAN_NAME', 9: 'SPANS', 10: 'GC'}
+ORDER = ['ENTER', 'EXIT', 'LATE', 'TASK_NEW', 'TASK_INFO', 'HELLO', 'DROPPED', 'SPANS', 'SPAN_ENTER', 'SPAN_EXIT',
+         'SPAN_NAME', 'ALLOC', 'GC', 'control?', 'frame', 'other']
 
 
 def split_body(body, parts):

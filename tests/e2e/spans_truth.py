@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wire import frame_body, records, varint  # noqa: E402
+from wire import frame_body, records, span_events, varint  # noqa: E402
 
 OP_SPAN_ENTER, OP_SPAN_EXIT, OP_SPAN_NAME = 5, 6, 8
 
@@ -51,7 +51,25 @@ def figures(data):
         else:
             t = state["end"] + ((base - state["end"]) % (1 << bits))
         last_event = t
-        for tag, _, _, dt, task, payload in records(body):
+
+        def span(sdt, sid):
+            # a span event of the running task: sdt after the frame's last event; sid None: an exit
+            if not running:
+                return
+            now = last_event + sdt
+            credit(now)
+            task = running[-1]
+            if sid is not None:
+                open_spans.setdefault(task, []).append([sid, now, own_total.get(task, 0), 0])
+            elif open_spans.get(task):
+                close(task, now, 0)
+
+        # the frame's span list (op 9): each event before the record at its place
+        listed = span_events(body)
+        for tag, start, _, dt, task, payload in records(body):
+            while listed and listed[0][0] == start:
+                span(listed[0][1], listed[0][2])
+                listed.pop(0)
             if dt is not None:
                 now = last_event = last_event + dt
                 credit(now)
@@ -67,16 +85,9 @@ def figures(data):
             if op == OP_SPAN_NAME:
                 sid, i = varint(payload, 0)
                 names[sid] = payload[i:].decode()
-            elif op in (OP_SPAN_ENTER, OP_SPAN_EXIT) and running:
+            elif op in (OP_SPAN_ENTER, OP_SPAN_EXIT):
                 sdt, i = varint(payload, 0)
-                now = last_event + sdt
-                credit(now)
-                task = running[-1]
-                if op == OP_SPAN_ENTER:
-                    sid, _ = varint(payload, i)
-                    open_spans.setdefault(task, []).append([sid, now, own_total.get(task, 0), 0])
-                elif open_spans.get(task):
-                    close(task, now, 0)
+                span(sdt, varint(payload, i)[0] if op == OP_SPAN_ENTER else None)
         state["end"] = last_event
     return spans
 

@@ -129,3 +129,52 @@ def records(body):
         yield tag, start, i, dt, task, None
     if i != end:
         raise ValueError("records overran the frame")
+
+
+OP_SPANS = 9
+
+
+def span_events(body):
+    """The events of a valid frame body's span list (op SPANS, docs/protocol.md "The span list"), in
+    time order, as (at, dt, span): at the body offset of the record they came before (or of the
+    list), dt their ticks after the frame's last event before it, span the id an enter names (None
+    for an exit). [] when the frame has no list. Raises ValueError when the list is damaged."""
+    recs = list(records(body))
+    lists = [r for r in recs if r[0] == 0x70 | OP_SPANS]
+    if not lists:
+        return []
+    first = recs[0][1]
+    starts = {r[1] for r in recs}
+    payload, i, newest_first = lists[0][5], 0, []
+    while i < len(payload):
+        b = payload[i]
+        i += 1
+        kind, step, sid = b >> 6, (b >> 3) & 7, b & 7
+        if step == 7:
+            step, i = varint(payload, i)
+        dt, i = varint(payload, i)
+        dur = None
+        if kind == 2:
+            dur, i = varint(payload, i)
+        if kind == 1:
+            if sid:
+                raise ValueError("an EXIT entry with an id")
+            sid = None
+        elif kind in (0, 2):
+            if not sid:
+                sid, i = varint(payload, i)
+            if not sid:
+                raise ValueError("a span id 0")
+        else:
+            raise ValueError("an entry of kind 3")
+        newest_first.append((step, dt, dur, sid))
+    events, at = [], first
+    for step, dt, dur, sid in reversed(newest_first):
+        at += step
+        if at not in starts or at > lists[0][1]:
+            raise ValueError("a span list place that is not a record's")
+        events.append((at, dt, sid))
+        if dur is not None:
+            events.append((at, dt + dur, None))
+    return events
+

@@ -6,7 +6,10 @@
  *  - the same bytes fed in one piece give the same frames, records and error counts: what the
  *    reader decodes must not depend on how the bytes arrived;
  *  - the counters agree with the callbacks, and every byte fed is counted;
- *  - record offsets never go back within a frame, EXIT kinds are known, ENTER ids are not 0.
+ *  - record offsets never go back within a frame, EXIT kinds are known, ENTER ids are not 0;
+ *  - the same bytes taken as one frame's records (past the CRC, which random bytes rarely pass)
+ *    are read within bounds, and the span list's events (aioprof_frame_span_events) come in
+ *    time order at places that never pass the list's.
  * A failed check aborts, which libFuzzer reports as a crash with the input saved. */
 #include <stddef.h>
 #include <stdint.h>
@@ -207,6 +210,35 @@ static void fuzz_run(aioprof_reader_t *r, fuzz_digest_t *d, const uint8_t *data,
     }
 }
 
+/* The bytes as the records of one frame (a header before them, the CRC's two bytes after: the
+ * reader's body parser does not check it), through the record sink's checks; then its span list. */
+static void fuzz_records(const uint8_t *data, size_t size)
+{
+    static aioprof_reader_t r;
+    static uint8_t body[AIOPROF_BODY_MAX];
+    static aioprof_span_event_t ev[AIOPROF_SPAN_EVENTS_MAX];
+    const size_t head = AIOPROF_HEADER_FIXED + 1u;
+    size_t n = size < AIOPROF_BODY_MAX - head - 2u ? size : AIOPROF_BODY_MAX - head - 2u;
+    fuzz_digest_t d;
+    memset(&d, 0, sizeof d);
+    memset(body, 0, head);
+    body[1] = AIOPROF_FORMAT(32);
+    memcpy(body + head, data, n);
+    body[head + n] = body[head + n + 1] = 0;
+    aioprof_reader_init(&r, &fuzz_sink, &d);
+    (void)aioprof_reader_body(&r, body, head + n + 2u);
+    long list;
+    long k = aioprof_frame_span_events(body + head, body + head + n, ev, &list);
+    if (k > (long)AIOPROF_SPAN_EVENTS_MAX || (k > 0 && list < 0)) {
+        fuzz_fail("a span list's events past their bound, or without a list");
+    }
+    for (long i = 0; i < k; i++) {
+        if ((long)ev[i].at > list || (i > 0 && ev[i].at < ev[i - 1].at)) {
+            fuzz_fail("a span list's event out of order or after the list");
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static aioprof_reader_t pieces, whole;
@@ -232,5 +264,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pieces.stats.unsupported != whole.stats.unsupported) {
         fuzz_fail("pieces and whole counted different errors");
     }
+    fuzz_records(data, size);
     return 0;
 }
