@@ -109,6 +109,10 @@ typedef struct aioprof_task {
 /* The profiler's state: 64 bytes on a 32-bit core, besides the ring. */
 typedef struct aioprof {
     aioprof_fw_t fw;
+    /* the byte fields first: a Cortex-M0's byte loads reach only 31 bytes past a pointer */
+    uint16_t period;
+    uint8_t seq;
+    uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
     const aioprof_port_t *port;
     aioprof_task_t *current;
     uint32_t last;          /* tick of the last event (or of the open frame's base) */
@@ -119,9 +123,6 @@ typedef struct aioprof {
     uint32_t dropped_total;
     uint32_t drain_ticks;   /* time spent in aioprof_drain, sent as is in HELLO */
     uint32_t mask;          /* the tick bits: ticks, and differences of ticks, wrap there */
-    uint16_t period;
-    uint8_t seq;
-    uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
 #if AIOPROF_SPANS
     uint32_t next_span;     /* the last span name id given */
 #endif
