@@ -19,6 +19,15 @@
 #define ANNOUNCE_EVERY 16u
 #define MIN_RING 128u
 
+/* What keeps an entry point from recording: a refused start, and (unless AIOPROF_STOP=0, which
+ * leaves the stop out and with it every test of it) aioprof_close. */
+#if AIOPROF_STOP
+#define PROF_STOPPED AIOPROF_PENDING_STOPPED
+#else
+#define PROF_STOPPED 0u
+#endif
+#define PROF_QUIET (AIOPROF_PENDING_OFF | PROF_STOPPED)
+
 #if AIOPROF_ALLOC
 /* An ALLOC record before an event (the tag, a one-byte length, the amount), a GC record (its dt
  * and duration), and the HELLO's mem field, reserved only on a port that sets mem: a port that
@@ -130,10 +139,16 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
     n += (uint32_t)aioprof_varint_put(head + n, t->id);
     n += (uint32_t)aioprof_varint_put(head + n, t->parent);
     head[n++] = t->name_len;
+#if AIOPROF_LABELS
     aioprof_fw_control_head(&p->fw, op, n + t->name_len + t->label_len);
+#else
+    aioprof_fw_control_head(&p->fw, op, n + t->name_len);
+#endif
     aioprof_fw_write(&p->fw, head, n);
     aioprof_fw_write(&p->fw, (const uint8_t *)t->name, t->name_len);
+#if AIOPROF_LABELS
     aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
+#endif
 }
 
 /* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
@@ -204,7 +219,7 @@ static void frame_close(aioprof_t *p)
  * aioprof_close the drop count goes first and at once, and the HELLO, last, says "stopped". */
 static int write_pending(aioprof_t *p, uint32_t now)
 {
-    unsigned stopped = p->pending & AIOPROF_PENDING_STOPPED;
+    unsigned stopped = p->pending & PROF_STOPPED;
     if (stopped && (p->pending & AIOPROF_PENDING_DROPPED)) {
         if (!frame_room(p, now, DROPPED_MAX)) {
             return 0;
@@ -346,7 +361,7 @@ static uint8_t prof_cut(const char *s, size_t len, size_t max)
 
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
-    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
+    if (p->pending & PROF_QUIET) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -358,14 +373,17 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->outer = NULL;
     t->name = name;
     t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
+#if AIOPROF_LABELS
     t->label = NULL;
     t->label_len = 0;
+#endif
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
 }
 
+#if AIOPROF_LABELS
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
 {
-    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
+    if (p->pending & PROF_QUIET) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -375,6 +393,7 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     /* sent now: a task may never run again after it was labelled */
     announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
+#endif
 
 /* An ENTER (what = PROF_ENTER) or an EXIT (what = its enum aioprof_exit_kind). */
 #define PROF_ENTER 4u
@@ -443,7 +462,7 @@ AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
 static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t now, uint32_t s,
     uint32_t late)
 {
-    if (!(p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED))) {
+    if (!(p->pending & PROF_QUIET)) {
         int enter = what == PROF_ENTER;
         int announce_it = enter && (uint16_t)(p->period - t->announced) >= ANNOUNCE_EVERY;
         uint32_t n = enter ? ENTER_MAX + aioprof_fw_late_room(&p->fw) : EXIT_MAX;
@@ -541,6 +560,7 @@ void aioprof_flush(aioprof_t *p)
     prof_unlock(p, s);
 }
 
+#if AIOPROF_STOP
 void aioprof_close(aioprof_t *p)
 {
     if (p->pending & AIOPROF_PENDING_OFF) {
@@ -576,6 +596,7 @@ void aioprof_reopen(aioprof_t *p)
     }
     prof_unlock(p, s);
 }
+#endif
 
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); every eighth period a
@@ -612,7 +633,7 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
         return 0;
     }
     uint32_t s = prof_lock(p);
-    int stopped = (p->pending & AIOPROF_PENDING_STOPPED) != 0;
+    int stopped = (p->pending & PROF_STOPPED) != 0;
     if (due && !stopped) {
         period_end(p, start);
     }
@@ -684,7 +705,7 @@ size_t aioprof_pending(const aioprof_t *p)
 #if AIOPROF_ALLOC
 void aioprof_gc(aioprof_t *p, uint32_t duration)
 {
-    if ((p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) || !p->port->mem) {
+    if ((p->pending & PROF_QUIET) || !p->port->mem) {
         return;
     }
     uint32_t s = prof_lock(p);

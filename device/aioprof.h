@@ -31,6 +31,16 @@
 #ifndef AIOPROF_ALLOC
 #define AIOPROF_ALLOC 0
 #endif
+/* AIOPROF_LABELS=0 leaves out aioprof_task_label (and a task's label: TASK_NEW and TASK_INFO carry
+ * the name alone, as from a firmware that never labels one). AIOPROF_STOP=0 leaves out
+ * aioprof_close and aioprof_reopen: the hook never says it stopped, so the host marks a
+ * recording's last figures as possibly low (docs/porting.md, "Building for size"). */
+#ifndef AIOPROF_LABELS
+#define AIOPROF_LABELS 1
+#endif
+#ifndef AIOPROF_STOP
+#define AIOPROF_STOP 1
+#endif
 
 /* What the port provides. Lives as long as the profiler (usually const, in flash).
  *
@@ -98,12 +108,16 @@ typedef struct aioprof_port {
 typedef struct aioprof_task {
     struct aioprof_task *outer; /* the task that was running when this one was entered */
     const char *name;           /* must outlive the task (a qstr, a literal) */
+#if AIOPROF_LABELS
     const char *label;
+#endif
     uint32_t id;
     uint32_t parent;
     uint16_t announced;         /* the period its name was last sent in (modulo 2^16) */
     uint8_t name_len;
+#if AIOPROF_LABELS
     uint8_t label_len;
+#endif
 } aioprof_task_t;
 
 /* The profiler's state: 64 bytes on a 32-bit core, besides the ring. */
@@ -139,8 +153,10 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
  * AIOPROF_NAME_MAX with the label, before a UTF-8 character the limit would split. */
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len);
 
+#if AIOPROF_LABELS
 /* Gives one task instance a label (e.g. "sensor 3"), sent with its name from now on. */
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len);
+#endif
 
 /* The scheduler resumes t: on time, or in the manner of a port that does not know when t was due
  * (aioprof_enter_late(p, t, 0)). */
@@ -159,6 +175,7 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind);
 /* Closes the open frame so that drain sends it now. */
 void aioprof_flush(aioprof_t *p);
 
+#if AIOPROF_STOP
 /* The profiler stops: the drop count still owed and a last HELLO with the flag "stopped" go into
  * the ring, and the frame is closed, so that the host knows nothing is left behind. From here on
  * nothing is recorded and no period ends; drain sends what is left (and writes what did not fit
@@ -172,6 +189,7 @@ void aioprof_close(aioprof_t *p);
  * closes where its program may end (the end of a MicroPython program's main task) but cannot know
  * it does. No effect unless closed. */
 void aioprof_reopen(aioprof_t *p);
+#endif
 
 /* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the
  * heartbeat), then offers the committed bytes to the port's write function until it takes no
