@@ -132,13 +132,18 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
     return 1;
 }
 
+/* v as a varint at b; returns the byte after it. */
+static uint8_t *put_varint(uint8_t *b, uint32_t v)
+{
+    return b + aioprof_varint_put(b, v);
+}
+
 static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 {
     uint8_t head[3u * AIOPROF_VARINT_MAX];
-    uint32_t n = 0;
-    n += (uint32_t)aioprof_varint_put(head + n, t->id);
-    n += (uint32_t)aioprof_varint_put(head + n, t->parent);
-    head[n++] = t->name_len;
+    uint8_t *b = put_varint(put_varint(head, t->id), t->parent);
+    *b++ = t->name_len;
+    uint32_t n = (uint32_t)(b - head);
 #if AIOPROF_LABELS
     aioprof_fw_control_head(&p->fw, op, n + t->name_len + t->label_len);
 #else
@@ -151,47 +156,38 @@ static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
 #endif
 }
 
-/* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
- * varints. The platform string follows, then the period, the cost of an event and the lateness
- * unit (added later, so after the string). */
-#define HELLO_FIELDS 8u
-#define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
-
 static uint32_t period_length(const aioprof_t *p);
 
+/* The HELLO: its fields in the order of docs/protocol.md; the period, the cost of an event and the
+ * lateness unit were added later, so after the platform string. */
 static void write_hello(aioprof_t *p, unsigned flags)
 {
     const aioprof_port_t *port = p->port;
     const char *platform = port->platform ? port->platform : "";
-    uint32_t field[HELLO_FIELDS] = {
-        AIOPROF_PROTOCOL_VERSION, port->tick_hz, port->tick_bits, p->fw.size, flags,
-        prof_wrap(p, p->boot_ticks), p->drain_ticks, p->dropped_total,
-    };
     uint8_t body[HELLO_BODY_MAX + AIOPROF_VARINT_MAX];
-    uint32_t n = 0;
-    for (unsigned i = 0; i < HELLO_FIELDS; i++) {
-        if (HELLO_BYTES & (1u << i)) {
-            body[n++] = (uint8_t)field[i];
-        } else {
-            n += (uint32_t)aioprof_varint_put(body + n, field[i]);
-        }
+    uint8_t *b = body;
+    *b++ = AIOPROF_PROTOCOL_VERSION;
+    b = put_varint(b, port->tick_hz);
+    *b++ = port->tick_bits;
+    b = put_varint(b, p->fw.size);
+    *b++ = (uint8_t)flags;
+    b = put_varint(b, prof_wrap(p, p->boot_ticks));
+    b = put_varint(b, p->drain_ticks);
+    b = put_varint(b, p->dropped_total);
+    uint8_t *len = b++;
+    while ((size_t)(b - len) <= AIOPROF_PLATFORM_MAX && *platform != '\0') {
+        *b++ = (uint8_t)*platform++;
     }
-    uint32_t len = 0;
-    while (len < AIOPROF_PLATFORM_MAX && platform[len] != '\0') {
-        body[n + 1u + len] = (uint8_t)platform[len];
-        len++;
-    }
-    body[n] = (uint8_t)len;
-    n += 1u + len;
-    n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
-    n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
-    n += (uint32_t)aioprof_varint_put(body + n, AIOPROF_LATE ? port->late_unit : 0u);
+    *len = (uint8_t)(b - len - 1);
+    b = put_varint(b, period_length(p));
+    b = put_varint(b, port->event_cost);
+    b = put_varint(b, AIOPROF_LATE ? port->late_unit : 0u);
 #if AIOPROF_ALLOC
     if (port->mem) {
-        n += (uint32_t)aioprof_varint_put(body + n, port->mem);
+        b = put_varint(b, port->mem);
     }
 #endif
-    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
+    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, (size_t)(b - body));
 }
 
 static void write_dropped(aioprof_t *p)
@@ -374,7 +370,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->name = name;
     t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
 #if AIOPROF_LABELS
-    t->label = NULL;
+    t->label = name; /* none: its length is 0 (a valid pointer, for the copy of no bytes) */
     t->label_len = 0;
 #endif
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
@@ -400,6 +396,35 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
 
 /* Writes the event's record at now into the open frame, which has room for it (an ENTER's
  * lateness, when the port reports it, is its caller's: aioprof_fw_late). */
+#if AIOPROF_SMALL
+/* For size: one encoding for every kind, its tag and the bits of dt it holds from a table (the
+ * tags' low nibbles are 0: the bits go there), by what. */
+static const uint8_t prof_tag_bits[PROF_ENTER + 1u] = {
+    AIOPROF_TAG_EXIT_YIELD | AIOPROF_YIELD_DT_BITS, AIOPROF_TAG_EXIT_RETURN | AIOPROF_END_DT_BITS,
+    AIOPROF_TAG_EXIT_RAISE | AIOPROF_END_DT_BITS, AIOPROF_TAG_EXIT_CANCEL | AIOPROF_END_DT_BITS,
+    AIOPROF_TAG_ENTER | AIOPROF_ENTER_DT_BITS,
+};
+
+static void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now)
+{
+    aioprof_fw_t *w = &p->fw;
+    uint8_t *o = aioprof_fw_at(w);
+    unsigned tb = prof_tag_bits[what];
+    unsigned tag = tb & 0xF0u;
+    uint32_t id = t->id;
+    uint32_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? id : 0u;
+    int enter = what == PROF_ENTER;
+    if (enter) {
+        tag |= inline_id << AIOPROF_ENTER_ID_SHIFT;
+    }
+    uint32_t n = aioprof_fw_encode_event(o, (uint8_t)tag, tb & 0x0Fu, prof_wrap(p, now - p->last));
+    if (enter && inline_id == 0) {
+        n = aioprof_fw_encode_varint(o, n, id);
+    }
+    aioprof_fw_advance(w, n);
+    p->last = now;
+}
+#else
 AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now)
 {
     aioprof_fw_t *w = &p->fw;
@@ -408,6 +433,7 @@ AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned wha
                                              : aioprof_fw_encode_exit(aioprof_fw_at(w), what, dt));
     p->last = now;
 }
+#endif
 
 #if AIOPROF_ALLOC
 /* What the running task (or the scheduler, between slices) allocated since the last event, in

@@ -192,10 +192,7 @@ void aioprof_fw_close(aioprof_fw_t *w)
 
 void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n)
 {
-    uint8_t *at = aioprof_fw_at(w);
-    for (uint32_t i = 0; i < n; i++) {
-        at[i] = bytes[i];
-    }
+    memcpy(aioprof_fw_at(w), bytes, n);
     aioprof_fw_advance(w, n);
 }
 
