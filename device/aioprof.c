@@ -53,6 +53,13 @@
 #define PROF_COLD
 #define PROF_LIKELY(x) (x)
 #endif
+/* Out of line in the small build: helpers called from a few places, where a call is shorter than
+ * a copy. */
+#if defined(__GNUC__) && AIOPROF_SMALL
+#define PROF_SHARED __attribute__((noinline))
+#else
+#define PROF_SHARED
+#endif
 
 /* A port may bind its clock and critical section at compile time (see aioprof.h): calls the
  * compiler can inline, in place of calls through the port structure. */
@@ -256,7 +263,7 @@ static void write_final(aioprof_t *p, uint32_t now)
     }
 }
 
-static void count_drop(aioprof_t *p)
+static PROF_SHARED void count_drop(aioprof_t *p)
 {
     p->dropped++;
     p->dropped_total++;

@@ -13,6 +13,14 @@
 #define AIOPROF_FW_CRC_STEP(crc, b) (((crc) << 8) ^ aioprof_crc16_table[(((crc) >> 8) ^ (b)) & 0xFFu])
 #endif
 
+#if AIOPROF_SMALL
+void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
+{
+    w->head = (uint16_t)(w->head + n);
+    w->budget = (uint16_t)(w->budget - n);
+}
+#endif
+
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size)
 {
     memset(w, 0, sizeof *w);
@@ -171,8 +179,9 @@ void aioprof_fw_close(aioprof_fw_t *w)
     }
     /* the CRC may wrap around the ring's end */
     unsigned code = (unsigned)(end - code_at);
-    for (unsigned i = 0; i < 2; i++) {
-        uint8_t b = (uint8_t)(crc >> (8 * i));
+    /* its two bytes, low first: a marker bit above them ends the loop (not unrolled at -Os) */
+    for (uint32_t v = (crc & 0xFFFFu) | 0x10000u; v != 1u; v >>= 8) {
+        uint8_t b = (uint8_t)v;
         if (b == 0) {
             *code_at = (uint8_t)code;
             code_at = buf + w->head;
