@@ -14,6 +14,12 @@
 #endif
 
 #if AIOPROF_SMALL
+uint32_t aioprof_fw_room(const aioprof_fw_t *w)
+{
+    uint32_t used = w->head >= w->tail ? w->head - w->tail : w->size - (w->tail - w->head);
+    return w->size - 1u - used;
+}
+
 void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 {
     w->head = (uint16_t)(w->head + n);

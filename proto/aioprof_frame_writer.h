@@ -71,12 +71,16 @@ typedef struct aioprof_fw {
 
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size);
 
-/* Free ring bytes. */
+/* Free ring bytes. (Out of line in the small build, as aioprof_fw_advance.) */
+#if AIOPROF_SMALL
+uint32_t aioprof_fw_room(const aioprof_fw_t *w);
+#else
 AIOPROF_INLINE uint32_t aioprof_fw_room(const aioprof_fw_t *w)
 {
     uint32_t used = w->head >= w->tail ? w->head - w->tail : w->size - (w->tail - w->head);
     return w->size - 1u - used;
 }
+#endif
 
 /* Can the open frame take a record of n bytes? */
 AIOPROF_INLINE int aioprof_fw_fits(const aioprof_fw_t *w, uint32_t n)
