@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "aioprof_crc16.h" /* AIOPROF_NO_GC_SECTIONS */
 #include "aioprof_varint.h"
 
 /* Largest records (before the frame) the paths below write. */
@@ -562,7 +563,9 @@ void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 {
-#if AIOPROF_SMALL
+#if AIOPROF_SMALL || AIOPROF_NO_GC_SECTIONS
+    /* one copy of the enter path: a link without --gc-sections (a MicroPython native module,
+     * which calls aioprof_enter_late) would keep a second one it never calls */
     aioprof_enter_late(p, t, 0);
 #else
     prof_enter(p, t, 0);
