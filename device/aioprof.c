@@ -289,7 +289,11 @@ static uint32_t period_length(const aioprof_t *p)
 
 /* What a refused aioprof_init leaves in place, so that the entry points need no test of their
  * own: a clock that stands still and a port that takes nothing; PENDING_OFF sends every call to
- * its slow path, which does nothing. */
+ * its slow path, which does nothing. The small build has none: its entry points that reach the
+ * port first test PENDING_OFF (PROF_OFF), in fewer bytes than the idle port takes. */
+#define PROF_IDLE_PORT (!AIOPROF_SMALL)
+#define PROF_OFF(p) (!PROF_IDLE_PORT && ((p)->pending & AIOPROF_PENDING_OFF))
+#if PROF_IDLE_PORT
 static uint32_t prof_off_ticks(void *user)
 {
     (void)user;
@@ -307,13 +311,17 @@ static size_t prof_off_write(void *user, const uint8_t *data, size_t len)
 static const aioprof_port_t prof_off_port = {
     .ticks = prof_off_ticks, .write = prof_off_write, .tick_hz = 1000000u, .tick_bits = 32,
 };
+#define PROF_OFF_PORT (&prof_off_port)
+#else
+#define PROF_OFF_PORT NULL
+#endif
 
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size)
 {
     memset(p, 0, sizeof *p);
     /* a port bound at compile time is still called (its clock, its critical section), with the
      * user pointer it gave, so it needs nothing of its own for this case */
-    p->port = PROF_BOUND && port ? port : &prof_off_port;
+    p->port = PROF_BOUND && port ? port : PROF_OFF_PORT;
     p->pending = AIOPROF_PENDING_OFF;
     p->mask = 0xFFFFFFFFu;
     if (!port || !(PROF_BOUND || port->ticks) || !port->write || !ring || ring_size < MIN_RING ||
@@ -534,6 +542,9 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
  * then done with before the ENTER's record needs the registers. */
 AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
+    if (PROF_OFF(p)) {
+        return;
+    }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     /* the common case: nothing to send first, the name sent less than ANNOUNCE_EVERY periods
@@ -574,6 +585,9 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
+    if (PROF_OFF(p)) {
+        return;
+    }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     kind &= 3u;
@@ -589,6 +603,9 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 
 void aioprof_flush(aioprof_t *p)
 {
+    if (PROF_OFF(p)) {
+        return;
+    }
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
         frame_close(p);
@@ -709,6 +726,9 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 
 size_t aioprof_drain(aioprof_t *p)
 {
+    if (PROF_OFF(p)) {
+        return 0;
+    }
     uint32_t start = prof_now(p);
     /* the period is over once the deadline is behind us: less than half the wrap past it */
     int due = prof_wrap(p, start - p->deadline) <= p->mask / 2u;

@@ -51,9 +51,9 @@
  *   AIOPROF_PORT_LOCK(user)           enters the critical section, giving a uint32_t state;
  *   AIOPROF_PORT_UNLOCK(user, state)  leaves it (defined together with AIOPROF_PORT_LOCK).
  * user is the port's user pointer. They are inlined into every event: on a Cortex-M, reading a
- * timer register and PRIMASK directly instead of calling through pointers. They are called even
- * after aioprof_init refused its arguments (with the port's user, or NULL if port was NULL); the
- * hook then records nothing. */
+ * timer register and PRIMASK directly instead of calling through pointers. They may be called
+ * even after aioprof_init refused its arguments (with the port's user, or NULL if port was NULL;
+ * the small build does not call them then); the hook then records nothing. */
 typedef struct aioprof_port {
     /* The tick counter, any value; only its low tick_bits bits are used. */
     uint32_t (*ticks)(void *user);
