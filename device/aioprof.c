@@ -540,17 +540,15 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
 /* aioprof_enter and aioprof_enter_late: one body, made twice (unless AIOPROF_SMALL), so that a
  * port that reports no lateness pays for it with one test. The lateness goes in first: its value is
  * then done with before the ENTER's record needs the registers. */
+#if !AIOPROF_SMALL
 AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
-    if (PROF_OFF(p)) {
-        return;
-    }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     /* the common case: nothing to send first, the name sent less than ANNOUNCE_EVERY periods
      * ago, room in the open frame for the record and its lateness (the budget is 0 while no frame
      * is open) */
-    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
+    if (!PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
         p->fw.budget >= ENTER_MAX + ALLOC_MAX + aioprof_fw_late_room(&p->fw))) {
         record(p, t, PROF_ENTER, now, s, late);
         return;
@@ -566,11 +564,29 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
     prof_switch(p, t, PROF_ENTER);
     prof_unlock(p, s);
 }
+#endif
 
+#if AIOPROF_SMALL
+/* The small build: every event through one body, the general path. */
+static void prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t late)
+{
+    if (PROF_OFF(p)) {
+        return;
+    }
+    uint32_t s = prof_lock(p);
+    record(p, t, what, prof_now(p), s, late);
+}
+
+void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
+{
+    prof_event(p, t, PROF_ENTER, late);
+}
+#else
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
     prof_enter(p, t, late);
 }
+#endif
 
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 {
@@ -585,13 +601,13 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
-    if (PROF_OFF(p)) {
-        return;
-    }
+#if AIOPROF_SMALL
+    prof_event(p, t, kind & 3u, 0);
+#else
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     kind &= 3u;
-    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX + ALLOC_MAX)) {
+    if (!PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX + ALLOC_MAX)) {
         record(p, t, kind, now, s, 0);
         return;
     }
@@ -599,6 +615,7 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
     prof_put(p, t, kind, now);
     prof_switch(p, t, kind);
     prof_unlock(p, s);
+#endif
 }
 
 void aioprof_flush(aioprof_t *p)

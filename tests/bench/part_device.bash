@@ -113,14 +113,16 @@ part_device() {
 }
 
 # The native module's size for armv6m (its code is loaded into the board's RAM): the .mpy named
-# by AIOPROF_NATIVE_ARMV6M, else the newest prebuilt one (device/micropython/mpy/armv6m/*/).
+# by AIOPROF_NATIVE_ARMV6M, else the prebuilt one of the highest .mpy sub-version (what a current
+# firmware loads: device/micropython/mpy/armv6m/6.N/; the files' times say nothing, a checkout
+# writes them all at once).
 device_native_size() {
     local mpy=${AIOPROF_NATIVE_ARMV6M:-} bytes
     if [ -z "$mpy" ]; then
         local f
-        for f in "$src"/device/micropython/mpy/armv6m/*/_aioprof_native.mpy; do
-            [ -s "$f" ] && { [ -z "$mpy" ] || [ "$f" -nt "$mpy" ]; } && mpy=$f
-        done
+        while IFS= read -r f; do
+            [ -s "$f" ] && mpy=$f
+        done < <(printf '%s\n' "$src"/device/micropython/mpy/armv6m/*/_aioprof_native.mpy | sort -V)
     fi
     if [ -z "$mpy" ] || [ ! -s "$mpy" ]; then
         skip "native module size" "no armv6m _aioprof_native.mpy (set AIOPROF_NATIVE_ARMV6M, or make mpy)"
