@@ -146,8 +146,10 @@ static uint8_t *put_varint(uint8_t *b, uint32_t v)
     return b + aioprof_varint_put(b, v);
 }
 
-static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
+/* t's name (op TASK_NEW or TASK_INFO), announced in this period. */
+static void write_task(aioprof_t *p, unsigned op, aioprof_task_t *t)
 {
+    t->announced = p->period;
     uint8_t head[3u * AIOPROF_VARINT_MAX];
     uint8_t *b = put_varint(put_varint(head, t->id), t->parent);
     *b++ = t->name_len;
@@ -221,14 +223,21 @@ static void frame_close(aioprof_t *p)
 /* HELLO and DROPPED go before any event once there is room. Returns 0 while something is still
  * waiting: events must then be dropped too, or the count would arrive after them. After
  * aioprof_close the drop count goes first and at once, and the HELLO, last, says "stopped". */
+/* The drop count owed, if it fits (in the open frame or a new one). */
+static int send_dropped(aioprof_t *p, uint32_t now)
+{
+    if (!frame_room(p, now, DROPPED_MAX)) {
+        return 0;
+    }
+    write_dropped(p);
+    return 1;
+}
+
 static int write_pending(aioprof_t *p, uint32_t now)
 {
     unsigned stopped = p->pending & PROF_STOPPED;
-    if (stopped && (p->pending & AIOPROF_PENDING_DROPPED)) {
-        if (!frame_room(p, now, DROPPED_MAX)) {
-            return 0;
-        }
-        write_dropped(p);
+    if (stopped && (p->pending & AIOPROF_PENDING_DROPPED) && !send_dropped(p, now)) {
+        return 0;
     }
     if (p->pending & AIOPROF_PENDING_HELLO) {
         if (!frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX + HELLO_MEM_MAX(p))) {
@@ -241,10 +250,7 @@ static int write_pending(aioprof_t *p, uint32_t now)
     if (p->pending & AIOPROF_PENDING_DROPPED) {
         /* once dropping, wait for a quarter of the ring: a port that takes a byte now and then
          * would otherwise get a stream of tiny frames that carry little but DROPPED */
-        if (aioprof_fw_room(&p->fw) < p->fw.size / 4u || !frame_room(p, now, DROPPED_MAX)) {
-            return 0;
-        }
-        write_dropped(p);
+        return aioprof_fw_room(&p->fw) >= p->fw.size / 4u && send_dropped(p, now);
     }
     return 1;
 }
@@ -254,9 +260,13 @@ static int write_pending(aioprof_t *p, uint32_t now)
 static void write_final(aioprof_t *p, uint32_t now)
 {
     if (!p->fw.open && p->fw.tail == p->fw.head) {
+#if AIOPROF_LATE
         uint8_t late_room = p->fw.late_room;
+#endif
         aioprof_fw_init(&p->fw, p->fw.buf, p->fw.size);
+#if AIOPROF_LATE
         p->fw.late_room = late_room;
+#endif
     }
     write_pending(p, now);
     if (p->fw.open) {
@@ -352,7 +362,6 @@ static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
     t->announced = (uint16_t)(p->period - ANNOUNCE_EVERY);
     if (prof_room(p, now, CONTROL_HEAD_MAX + TASK_BODY_MAX)) {
         write_task(p, op, t);
-        t->announced = p->period;
     } else if (op == AIOPROF_OP_TASK_NEW) {
         count_drop(p);
     }
@@ -520,7 +529,6 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
         } else {
             if (announce_it) {
                 write_task(p, AIOPROF_OP_TASK_INFO, t);
-                t->announced = p->period;
             }
             PROF_ALLOC_PUT(p, amount);
 #if AIOPROF_LATE
@@ -699,7 +707,7 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 {
     const aioprof_port_t *port = p->port;
     size_t total = 0;
-    if (p->pending & AIOPROF_PENDING_OFF) {
+    if (PROF_IDLE_PORT && (p->pending & AIOPROF_PENDING_OFF)) { /* else aioprof_drain tested it */
         return 0;
     }
     uint32_t s = prof_lock(p);
