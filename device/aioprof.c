@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "aioprof_crc16.h" /* AIOPROF_NO_GC_SECTIONS */
 #include "aioprof_varint.h"
 
 /* Largest records (before the frame) the paths below write. */
@@ -18,6 +19,15 @@
  * before, was most of the link's bytes with thousands of tasks (8 of 12 bytes per event). */
 #define ANNOUNCE_EVERY 16u
 #define MIN_RING 128u
+
+/* What keeps an entry point from recording: a refused start, and (unless AIOPROF_STOP=0, which
+ * leaves the stop out and with it every test of it) aioprof_close. */
+#if AIOPROF_STOP
+#define PROF_STOPPED AIOPROF_PENDING_STOPPED
+#else
+#define PROF_STOPPED 0u
+#endif
+#define PROF_QUIET (AIOPROF_PENDING_OFF | PROF_STOPPED)
 
 #if AIOPROF_ALLOC
 /* An ALLOC record before an event (the tag, a one-byte length, the amount), a GC record (its dt
@@ -43,6 +53,13 @@
 #else
 #define PROF_COLD
 #define PROF_LIKELY(x) (x)
+#endif
+/* Out of line in the small build: helpers called from a few places, where a call is shorter than
+ * a copy. */
+#if defined(__GNUC__) && AIOPROF_SMALL
+#define PROF_SHARED __attribute__((noinline))
+#else
+#define PROF_SHARED
 #endif
 
 /* A port may bind its clock and critical section at compile time (see aioprof.h): calls the
@@ -144,60 +161,64 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
     return 1;
 }
 
-static void write_task(aioprof_t *p, unsigned op, const aioprof_task_t *t)
+/* v as a varint at b; returns the byte after it. */
+static uint8_t *put_varint(uint8_t *b, uint32_t v)
 {
-    uint8_t head[3u * AIOPROF_VARINT_MAX];
-    uint32_t n = 0;
-    n += (uint32_t)aioprof_varint_put(head + n, t->id);
-    n += (uint32_t)aioprof_varint_put(head + n, t->parent);
-    head[n++] = t->name_len;
-    aioprof_fw_control_head(&p->fw, op, n + t->name_len + t->label_len);
-    aioprof_fw_write(&p->fw, head, n);
-    aioprof_fw_write(&p->fw, (const uint8_t *)t->name, t->name_len);
-    aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
+    return b + aioprof_varint_put(b, v);
 }
 
-/* The HELLO body's numbers in order; those marked in HELLO_BYTES are single bytes, the rest
- * varints. The platform string follows, then the period, the cost of an event and the lateness
- * unit (added later, so after the string). */
-#define HELLO_FIELDS 8u
-#define HELLO_BYTES ((1u << 2) | (1u << 4)) /* tick_bits, flags */
+/* t's name (op TASK_NEW or TASK_INFO), announced in this period. */
+static void write_task(aioprof_t *p, unsigned op, aioprof_task_t *t)
+{
+    t->announced = p->period;
+    uint8_t head[3u * AIOPROF_VARINT_MAX];
+    uint8_t *b = put_varint(put_varint(head, t->id), t->parent);
+    *b++ = t->name_len;
+    uint32_t n = (uint32_t)(b - head);
+#if AIOPROF_LABELS
+    aioprof_fw_control_head(&p->fw, op, n + t->name_len + t->label_len);
+#else
+    aioprof_fw_control_head(&p->fw, op, n + t->name_len);
+#endif
+    aioprof_fw_write(&p->fw, head, n);
+    aioprof_fw_write(&p->fw, (const uint8_t *)t->name, t->name_len);
+#if AIOPROF_LABELS
+    aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
+#endif
+}
 
 static uint32_t period_length(const aioprof_t *p);
 
+/* The HELLO: its fields in the order of docs/protocol.md; the period, the cost of an event and the
+ * lateness unit were added later, so after the platform string. */
 static void write_hello(aioprof_t *p, unsigned flags)
 {
     const aioprof_port_t *port = p->port;
     const char *platform = port->platform ? port->platform : "";
-    uint32_t field[HELLO_FIELDS] = {
-        AIOPROF_PROTOCOL_VERSION, port->tick_hz, port->tick_bits, p->fw.size, flags,
-        prof_wrap(p, p->boot_ticks), p->drain_ticks, p->dropped_total,
-    };
     uint8_t body[HELLO_BODY_MAX + AIOPROF_VARINT_MAX];
-    uint32_t n = 0;
-    for (unsigned i = 0; i < HELLO_FIELDS; i++) {
-        if (HELLO_BYTES & (1u << i)) {
-            body[n++] = (uint8_t)field[i];
-        } else {
-            n += (uint32_t)aioprof_varint_put(body + n, field[i]);
-        }
+    uint8_t *b = body;
+    *b++ = AIOPROF_PROTOCOL_VERSION;
+    b = put_varint(b, port->tick_hz);
+    *b++ = port->tick_bits;
+    b = put_varint(b, p->fw.size);
+    *b++ = (uint8_t)flags;
+    b = put_varint(b, prof_wrap(p, p->boot_ticks));
+    b = put_varint(b, p->drain_ticks);
+    b = put_varint(b, p->dropped_total);
+    uint8_t *len = b++;
+    while ((size_t)(b - len) <= AIOPROF_PLATFORM_MAX && *platform != '\0') {
+        *b++ = (uint8_t)*platform++;
     }
-    uint32_t len = 0;
-    while (len < AIOPROF_PLATFORM_MAX && platform[len] != '\0') {
-        body[n + 1u + len] = (uint8_t)platform[len];
-        len++;
-    }
-    body[n] = (uint8_t)len;
-    n += 1u + len;
-    n += (uint32_t)aioprof_varint_put(body + n, period_length(p));
-    n += (uint32_t)aioprof_varint_put(body + n, port->event_cost);
-    n += (uint32_t)aioprof_varint_put(body + n, AIOPROF_LATE ? port->late_unit : 0u);
+    *len = (uint8_t)(b - len - 1);
+    b = put_varint(b, period_length(p));
+    b = put_varint(b, port->event_cost);
+    b = put_varint(b, AIOPROF_LATE ? port->late_unit : 0u);
 #if AIOPROF_ALLOC
     if (port->mem) {
-        n += (uint32_t)aioprof_varint_put(body + n, port->mem);
+        b = put_varint(b, port->mem);
     }
 #endif
-    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, n);
+    aioprof_fw_control(&p->fw, AIOPROF_OP_HELLO, body, (size_t)(b - body));
 }
 
 static void write_dropped(aioprof_t *p)
@@ -229,15 +250,22 @@ static void frame_close(aioprof_t *p)
 /* HELLO and DROPPED go before any event once there is room. Returns 0 while something is still
  * waiting: events must then be dropped too, or the count would arrive after them. After
  * aioprof_close the drop count goes first and at once, and the HELLO, last, says "stopped". */
+/* The drop count owed, if it fits (in the open frame or a new one). */
+static int send_dropped(aioprof_t *p, uint32_t now)
+{
+    if (!frame_room(p, now, DROPPED_MAX)) {
+        return 0;
+    }
+    write_dropped(p);
+    return 1;
+}
+
 static int write_pending(aioprof_t *p, uint32_t now)
 {
     PROF_SPAN_FLUSH(p);
-    unsigned stopped = p->pending & AIOPROF_PENDING_STOPPED;
-    if (stopped && (p->pending & AIOPROF_PENDING_DROPPED)) {
-        if (!frame_room(p, now, DROPPED_MAX)) {
-            return 0;
-        }
-        write_dropped(p);
+    unsigned stopped = p->pending & PROF_STOPPED;
+    if (stopped && (p->pending & AIOPROF_PENDING_DROPPED) && !send_dropped(p, now)) {
+        return 0;
     }
     if (p->pending & AIOPROF_PENDING_HELLO) {
         if (!frame_room(p, now, CONTROL_HEAD_MAX + HELLO_BODY_MAX + HELLO_MEM_MAX(p))) {
@@ -250,10 +278,7 @@ static int write_pending(aioprof_t *p, uint32_t now)
     if (p->pending & AIOPROF_PENDING_DROPPED) {
         /* once dropping, wait for a quarter of the ring: a port that takes a byte now and then
          * would otherwise get a stream of tiny frames that carry little but DROPPED */
-        if (aioprof_fw_room(&p->fw) < p->fw.size / 4u || !frame_room(p, now, DROPPED_MAX)) {
-            return 0;
-        }
-        write_dropped(p);
+        return aioprof_fw_room(&p->fw) >= p->fw.size / 4u && send_dropped(p, now);
     }
     return 1;
 }
@@ -263,9 +288,13 @@ static int write_pending(aioprof_t *p, uint32_t now)
 static void write_final(aioprof_t *p, uint32_t now)
 {
     if (!p->fw.open && p->fw.tail == p->fw.head) {
+#if AIOPROF_LATE
         uint8_t late_room = p->fw.late_room;
+#endif
         aioprof_fw_init(&p->fw, p->fw.buf, p->fw.size);
+#if AIOPROF_LATE
         p->fw.late_room = late_room;
+#endif
     }
     write_pending(p, now);
     if (p->fw.open) {
@@ -273,7 +302,7 @@ static void write_final(aioprof_t *p, uint32_t now)
     }
 }
 
-static void count_drop(aioprof_t *p)
+static PROF_SHARED void count_drop(aioprof_t *p)
 {
     p->dropped++;
     p->dropped_total++;
@@ -298,7 +327,11 @@ static uint32_t period_length(const aioprof_t *p)
 
 /* What a refused aioprof_init leaves in place, so that the entry points need no test of their
  * own: a clock that stands still and a port that takes nothing; PENDING_OFF sends every call to
- * its slow path, which does nothing. */
+ * its slow path, which does nothing. The small build has none: its entry points that reach the
+ * port first test PENDING_OFF (PROF_OFF), in fewer bytes than the idle port takes. */
+#define PROF_IDLE_PORT (!AIOPROF_SMALL)
+#define PROF_OFF(p) (!PROF_IDLE_PORT && ((p)->pending & AIOPROF_PENDING_OFF))
+#if PROF_IDLE_PORT
 static uint32_t prof_off_ticks(void *user)
 {
     (void)user;
@@ -316,13 +349,17 @@ static size_t prof_off_write(void *user, const uint8_t *data, size_t len)
 static const aioprof_port_t prof_off_port = {
     .ticks = prof_off_ticks, .write = prof_off_write, .tick_hz = 1000000u, .tick_bits = 32,
 };
+#define PROF_OFF_PORT (&prof_off_port)
+#else
+#define PROF_OFF_PORT NULL
+#endif
 
 int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32_t ring_size)
 {
     memset(p, 0, sizeof *p);
     /* a port bound at compile time is still called (its clock, its critical section), with the
      * user pointer it gave, so it needs nothing of its own for this case */
-    p->port = PROF_BOUND && port ? port : &prof_off_port;
+    p->port = PROF_BOUND && port ? port : PROF_OFF_PORT;
     p->pending = AIOPROF_PENDING_OFF;
     p->mask = 0xFFFFFFFFu;
     if (!port || !(PROF_BOUND || port->ticks) || !port->write || !ring || ring_size < MIN_RING ||
@@ -353,7 +390,6 @@ static void announce(aioprof_t *p, aioprof_task_t *t, unsigned op, uint32_t s)
     t->announced = (uint16_t)(p->period - ANNOUNCE_EVERY);
     if (prof_room(p, now, CONTROL_HEAD_MAX + TASK_BODY_MAX)) {
         write_task(p, op, t);
-        t->announced = p->period;
     } else if (op == AIOPROF_OP_TASK_NEW) {
         count_drop(p);
     }
@@ -374,7 +410,7 @@ static uint8_t prof_cut(const char *s, size_t len, size_t max)
 
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
-    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
+    if (p->pending & PROF_QUIET) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -386,14 +422,17 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->outer = NULL;
     t->name = name;
     t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
-    t->label = NULL;
+#if AIOPROF_LABELS
+    t->label = name; /* none: its length is 0 (a valid pointer, for the copy of no bytes) */
     t->label_len = 0;
+#endif
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
 }
 
+#if AIOPROF_LABELS
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
 {
-    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
+    if (p->pending & PROF_QUIET) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -403,12 +442,42 @@ void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size
     /* sent now: a task may never run again after it was labelled */
     announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
+#endif
 
 /* An ENTER (what = PROF_ENTER) or an EXIT (what = its enum aioprof_exit_kind). */
 #define PROF_ENTER 4u
 
 /* Writes the event's record at now into the open frame, which has room for it (an ENTER's
  * lateness, when the port reports it, is its caller's: aioprof_fw_late). */
+#if AIOPROF_SMALL
+/* For size: one encoding for every kind, its tag and the bits of dt it holds from a table (the
+ * tags' low nibbles are 0: the bits go there), by what. */
+static const uint8_t prof_tag_bits[PROF_ENTER + 1u] = {
+    AIOPROF_TAG_EXIT_YIELD | AIOPROF_YIELD_DT_BITS, AIOPROF_TAG_EXIT_RETURN | AIOPROF_END_DT_BITS,
+    AIOPROF_TAG_EXIT_RAISE | AIOPROF_END_DT_BITS, AIOPROF_TAG_EXIT_CANCEL | AIOPROF_END_DT_BITS,
+    AIOPROF_TAG_ENTER | AIOPROF_ENTER_DT_BITS,
+};
+
+static void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now)
+{
+    aioprof_fw_t *w = &p->fw;
+    uint8_t *o = aioprof_fw_at(w);
+    unsigned tb = prof_tag_bits[what];
+    unsigned tag = tb & 0xF0u;
+    uint32_t id = t->id;
+    uint32_t inline_id = id <= AIOPROF_ENTER_ID_INLINE_MAX ? id : 0u;
+    int enter = what == PROF_ENTER;
+    if (enter) {
+        tag |= inline_id << AIOPROF_ENTER_ID_SHIFT;
+    }
+    uint32_t n = aioprof_fw_encode_event(o, (uint8_t)tag, tb & 0x0Fu, prof_wrap(p, now - p->last));
+    if (enter && inline_id == 0) {
+        n = aioprof_fw_encode_varint(o, n, id);
+    }
+    aioprof_fw_advance(w, n);
+    p->last = now;
+}
+#else
 AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned what, uint32_t now)
 {
     aioprof_fw_t *w = &p->fw;
@@ -417,6 +486,7 @@ AIOPROF_INLINE void prof_put(aioprof_t *p, const aioprof_task_t *t, unsigned wha
                                              : aioprof_fw_encode_exit(aioprof_fw_at(w), what, dt));
     p->last = now;
 }
+#endif
 
 #if AIOPROF_ALLOC
 /* What the running task (or the scheduler, between slices) allocated since the last event, in
@@ -475,7 +545,7 @@ AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
 static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t now, uint32_t s,
     uint32_t late)
 {
-    if (!(p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED))) {
+    if (!(p->pending & PROF_QUIET)) {
         int enter = what == PROF_ENTER;
         int announce_it = enter && (uint16_t)(p->period - t->announced) >= ANNOUNCE_EVERY;
         uint32_t n = enter ? ENTER_MAX + aioprof_fw_late_room(&p->fw) : EXIT_MAX;
@@ -491,7 +561,6 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
         } else {
             if (announce_it) {
                 write_task(p, AIOPROF_OP_TASK_INFO, t);
-                t->announced = p->period;
             }
             PROF_ALLOC_PUT(p, amount);
 #if AIOPROF_LATE
@@ -511,6 +580,7 @@ static PROF_COLD void record(aioprof_t *p, aioprof_task_t *t, unsigned what, uin
 /* aioprof_enter and aioprof_enter_late: one body, made twice (unless AIOPROF_SMALL), so that a
  * port that reports no lateness pays for it with one test. The lateness goes in first: its value is
  * then done with before the ENTER's record needs the registers. */
+#if !AIOPROF_SMALL
 AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
     uint32_t s = prof_lock(p);
@@ -518,7 +588,7 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
     /* the common case: nothing to send first, the name sent less than ANNOUNCE_EVERY periods
      * ago, room in the open frame for the record and its lateness (the budget is 0 while no frame
      * is open) */
-    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
+    if (!PROF_LIKELY(p->pending == 0 && (uint16_t)(p->period - t->announced) < ANNOUNCE_EVERY &&
         p->fw.budget >= ENTER_MAX + ALLOC_MAX + aioprof_fw_late_room(&p->fw))) {
         record(p, t, PROF_ENTER, now, s, late);
         return;
@@ -534,15 +604,35 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
     prof_switch(p, t, PROF_ENTER);
     prof_unlock(p, s);
 }
+#endif
 
+#if AIOPROF_SMALL
+/* The small build: every event through one body, the general path. */
+static void prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t late)
+{
+    if (PROF_OFF(p)) {
+        return;
+    }
+    uint32_t s = prof_lock(p);
+    record(p, t, what, prof_now(p), s, late);
+}
+
+void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
+{
+    prof_event(p, t, PROF_ENTER, late);
+}
+#else
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
     prof_enter(p, t, late);
 }
+#endif
 
 void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 {
-#if AIOPROF_SMALL
+#if AIOPROF_SMALL || AIOPROF_NO_GC_SECTIONS
+    /* one copy of the enter path: a link without --gc-sections (a MicroPython native module,
+     * which calls aioprof_enter_late) would keep a second one it never calls */
     aioprof_enter_late(p, t, 0);
 #else
     prof_enter(p, t, 0);
@@ -551,10 +641,13 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
+#if AIOPROF_SMALL
+    prof_event(p, t, kind & 3u, 0);
+#else
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     kind &= 3u;
-    if (!PROF_FAST_PATH || !PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX + ALLOC_MAX)) {
+    if (!PROF_LIKELY(p->pending == 0 && p->fw.budget >= EXIT_MAX + ALLOC_MAX)) {
         record(p, t, kind, now, s, 0);
         return;
     }
@@ -562,10 +655,14 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
     prof_put(p, t, kind, now);
     prof_switch(p, t, kind);
     prof_unlock(p, s);
+#endif
 }
 
 void aioprof_flush(aioprof_t *p)
 {
+    if (PROF_OFF(p)) {
+        return;
+    }
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
         frame_close(p);
@@ -573,6 +670,7 @@ void aioprof_flush(aioprof_t *p)
     prof_unlock(p, s);
 }
 
+#if AIOPROF_STOP
 void aioprof_close(aioprof_t *p)
 {
     if (p->pending & AIOPROF_PENDING_OFF) {
@@ -608,6 +706,7 @@ void aioprof_reopen(aioprof_t *p)
     }
     prof_unlock(p, s);
 }
+#endif
 
 /* At a period's end: close the open frame, or send an empty one if nothing went out in this
  * period (the heartbeat: the host sees time pass and no wrap goes unseen); every eighth period a
@@ -640,11 +739,11 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 {
     const aioprof_port_t *port = p->port;
     size_t total = 0;
-    if (p->pending & AIOPROF_PENDING_OFF) {
+    if (PROF_IDLE_PORT && (p->pending & AIOPROF_PENDING_OFF)) { /* else aioprof_drain tested it */
         return 0;
     }
     uint32_t s = prof_lock(p);
-    int stopped = (p->pending & AIOPROF_PENDING_STOPPED) != 0;
+    int stopped = (p->pending & PROF_STOPPED) != 0;
     if (due && !stopped) {
         period_end(p, start);
     }
@@ -694,6 +793,9 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 
 size_t aioprof_drain(aioprof_t *p)
 {
+    if (PROF_OFF(p)) {
+        return 0;
+    }
     uint32_t start = prof_now(p);
     /* the period is over once the deadline is behind us: less than half the wrap past it */
     int due = prof_wrap(p, start - p->deadline) <= p->mask / 2u;
@@ -726,7 +828,7 @@ size_t aioprof_pending(const aioprof_t *p)
 #if AIOPROF_ALLOC
 void aioprof_gc(aioprof_t *p, uint32_t duration)
 {
-    if ((p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) || !p->port->mem) {
+    if ((p->pending & PROF_QUIET) || !p->port->mem) {
         return;
     }
     uint32_t s = prof_lock(p);

@@ -31,6 +31,16 @@
 #ifndef AIOPROF_ALLOC
 #define AIOPROF_ALLOC 0
 #endif
+/* AIOPROF_LABELS=0 leaves out aioprof_task_label (and a task's label: TASK_NEW and TASK_INFO carry
+ * the name alone, as from a firmware that never labels one). AIOPROF_STOP=0 leaves out
+ * aioprof_close and aioprof_reopen: the hook never says it stopped, so the host marks a
+ * recording's last figures as possibly low (docs/porting.md, "Building for size"). */
+#ifndef AIOPROF_LABELS
+#define AIOPROF_LABELS 1
+#endif
+#ifndef AIOPROF_STOP
+#define AIOPROF_STOP 1
+#endif
 
 /* What the port provides. Lives as long as the profiler (usually const, in flash).
  *
@@ -43,9 +53,9 @@
  *   AIOPROF_PORT_ALLOC(user)          the allocation counter (uint32_t), read in place of alloc
  *                                     (which must still be set, with mem, to turn it on).
  * user is the port's user pointer. They are inlined into every event: on a Cortex-M, reading a
- * timer register and PRIMASK directly instead of calling through pointers. They are called even
- * after aioprof_init refused its arguments (with the port's user, or NULL if port was NULL); the
- * hook then records nothing. */
+ * timer register and PRIMASK directly instead of calling through pointers. They may be called
+ * even after aioprof_init refused its arguments (with the port's user, or NULL if port was NULL;
+ * the small build does not call them then); the hook then records nothing. */
 typedef struct aioprof_port {
     /* The tick counter, any value; only its low tick_bits bits are used. */
     uint32_t (*ticks)(void *user);
@@ -101,17 +111,25 @@ typedef struct aioprof_port {
 typedef struct aioprof_task {
     struct aioprof_task *outer; /* the task that was running when this one was entered */
     const char *name;           /* must outlive the task (a qstr, a literal) */
+#if AIOPROF_LABELS
     const char *label;
+#endif
     uint32_t id;
     uint32_t parent;
     uint16_t announced;         /* the period its name was last sent in (modulo 2^16) */
     uint8_t name_len;
+#if AIOPROF_LABELS
     uint8_t label_len;
+#endif
 } aioprof_task_t;
 
 /* The profiler's state: 64 bytes on a 32-bit core, besides the ring (76 with AIOPROF_SPANS). */
 typedef struct aioprof {
     aioprof_fw_t fw;
+    /* the byte fields first: a Cortex-M0's byte loads reach only 31 bytes past a pointer */
+    uint16_t period;
+    uint8_t seq;
+    uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
     const aioprof_port_t *port;
     aioprof_task_t *current;
     uint32_t last;          /* tick of the last event (or of the open frame's base) */
@@ -122,9 +140,6 @@ typedef struct aioprof {
     uint32_t dropped_total;
     uint32_t drain_ticks;   /* time spent in aioprof_drain, sent as is in HELLO */
     uint32_t mask;          /* the tick bits: ticks, and differences of ticks, wrap there */
-    uint16_t period;
-    uint8_t seq;
-    uint8_t pending;        /* what must go out before the next event: AIOPROF_PENDING_* */
 #if AIOPROF_SPANS
     uint32_t next_span;     /* the last span name id given */
     /* The open frame's span list (docs/protocol.md, "The span list"), built from the top of the
@@ -151,8 +166,10 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
  * AIOPROF_NAME_MAX with the label, before a UTF-8 character the limit would split. */
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len);
 
+#if AIOPROF_LABELS
 /* Gives one task instance a label (e.g. "sensor 3"), sent with its name from now on. */
 void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len);
+#endif
 
 /* The scheduler resumes t: on time, or in the manner of a port that does not know when t was due
  * (aioprof_enter_late(p, t, 0)). */
@@ -171,6 +188,7 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind);
 /* Closes the open frame so that drain sends it now. */
 void aioprof_flush(aioprof_t *p);
 
+#if AIOPROF_STOP
 /* The profiler stops: the drop count still owed and a last HELLO with the flag "stopped" go into
  * the ring, and the frame is closed, so that the host knows nothing is left behind. From here on
  * nothing is recorded and no period ends; drain sends what is left (and writes what did not fit
@@ -184,6 +202,7 @@ void aioprof_close(aioprof_t *p);
  * closes where its program may end (the end of a MicroPython program's main task) but cannot know
  * it does. No effect unless closed. */
 void aioprof_reopen(aioprof_t *p);
+#endif
 
 /* Sends what is ready: at a period's end closes the open frame (or sends an empty one, the
  * heartbeat), then offers the committed bytes to the port's write function until it takes no

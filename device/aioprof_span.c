@@ -264,7 +264,7 @@ static PROF_COLD void span_slow(aioprof_t *p, aioprof_span_t *sp, uint32_t s, ui
 
 void aioprof_span_enter(aioprof_t *p, aioprof_span_t *sp)
 {
-    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
+    if (p->pending & PROF_QUIET) {
         return;
     }
     uint32_t s = prof_lock(p);
@@ -285,7 +285,7 @@ void aioprof_span_enter(aioprof_t *p, aioprof_span_t *sp)
 
 void aioprof_span_exit(aioprof_t *p)
 {
-    if (p->pending & (AIOPROF_PENDING_OFF | AIOPROF_PENDING_STOPPED)) {
+    if (p->pending & PROF_QUIET) {
         return;
     }
     uint32_t s = prof_lock(p);

@@ -37,6 +37,7 @@ const uint16_t aioprof_crc16_table[256] = {
     0x6E17, 0x7E36, 0x4E55, 0x5E74, 0x2E93, 0x3EB2, 0x0ED1, 0x1EF0,
 };
 
+#if AIOPROF_CRC_TABLE2
 /* aioprof_crc16_table2[i]: byte i followed by a zero byte, from a zero register. With it two bytes
  * cost two lookups: x = crc ^ (b0 << 8 | b1); crc = table2[x >> 8] ^ table[x & 0xFF]. The frame
  * writer uses it when not built for size; a unit test checks every entry. */
@@ -75,6 +76,9 @@ const uint16_t aioprof_crc16_table2[256] = {
     0x9A68, 0xA959, 0xFC0A, 0xCF3B, 0x56AC, 0x659D, 0x30CE, 0x03FF,
 };
 
+#endif
+
+#if !AIOPROF_NO_GC_SECTIONS
 uint16_t aioprof_crc16(uint16_t crc, const uint8_t *data, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -82,3 +86,4 @@ uint16_t aioprof_crc16(uint16_t crc, const uint8_t *data, size_t len)
     }
     return crc;
 }
+#endif

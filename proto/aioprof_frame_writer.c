@@ -13,6 +13,20 @@
 #define AIOPROF_FW_CRC_STEP(crc, b) (((crc) << 8) ^ aioprof_crc16_table[(((crc) >> 8) ^ (b)) & 0xFFu])
 #endif
 
+#if AIOPROF_SMALL
+uint32_t aioprof_fw_room(const aioprof_fw_t *w)
+{
+    uint32_t used = w->head >= w->tail ? w->head - w->tail : w->size - (w->tail - w->head);
+    return w->size - 1u - used;
+}
+
+void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
+{
+    w->head = (uint16_t)(w->head + n);
+    w->budget = (uint16_t)(w->budget - n);
+}
+#endif
+
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size)
 {
     memset(w, 0, sizeof *w);
@@ -171,8 +185,9 @@ void aioprof_fw_close(aioprof_fw_t *w)
     }
     /* the CRC may wrap around the ring's end */
     unsigned code = (unsigned)(end - code_at);
-    for (unsigned i = 0; i < 2; i++) {
-        uint8_t b = (uint8_t)(crc >> (8 * i));
+    /* its two bytes, low first: a marker bit above them ends the loop (not unrolled at -Os) */
+    for (uint32_t v = (crc & 0xFFFFu) | 0x10000u; v != 1u; v >>= 8) {
+        uint8_t b = (uint8_t)v;
         if (b == 0) {
             *code_at = (uint8_t)code;
             code_at = buf + w->head;
@@ -192,10 +207,7 @@ void aioprof_fw_close(aioprof_fw_t *w)
 
 void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n)
 {
-    uint8_t *at = aioprof_fw_at(w);
-    for (uint32_t i = 0; i < n; i++) {
-        at[i] = bytes[i];
-    }
+    memcpy(aioprof_fw_at(w), bytes, n);
     aioprof_fw_advance(w, n);
 }
 

@@ -71,12 +71,16 @@ typedef struct aioprof_fw {
 
 void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size);
 
-/* Free ring bytes. */
+/* Free ring bytes. (Out of line in the small build, as aioprof_fw_advance.) */
+#if AIOPROF_SMALL
+uint32_t aioprof_fw_room(const aioprof_fw_t *w);
+#else
 AIOPROF_INLINE uint32_t aioprof_fw_room(const aioprof_fw_t *w)
 {
     uint32_t used = w->head >= w->tail ? w->head - w->tail : w->size - (w->tail - w->head);
     return w->size - 1u - used;
 }
+#endif
 
 /* Can the open frame take a record of n bytes? */
 AIOPROF_INLINE int aioprof_fw_fits(const aioprof_fw_t *w, uint32_t n)
@@ -133,12 +137,17 @@ AIOPROF_INLINE uint8_t *aioprof_fw_at(aioprof_fw_t *w)
     return w->buf + w->head;
 }
 
-/* The n bytes written at aioprof_fw_at are part of the frame now. */
+/* The n bytes written at aioprof_fw_at are part of the frame now. (Out of line in the small
+ * build: its many callers share one copy.) */
+#if AIOPROF_SMALL
+void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n);
+#else
 AIOPROF_INLINE void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 {
     w->head = (uint16_t)(w->head + n);
     w->budget = (uint16_t)(w->budget - n);
 }
+#endif
 
 /* n body bytes into the open frame. */
 void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n);
@@ -199,7 +208,7 @@ void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late);
  * ENTER's record, in the order of the ENTERs. */
 AIOPROF_INLINE void aioprof_fw_late(aioprof_fw_t *w, uint32_t late)
 {
-    if (late >= 0x80u) {
+    if (AIOPROF_SMALL || late >= 0x80u) { /* for size, every value takes the general way */
         aioprof_fw_late_long(w, late);
         return;
     }

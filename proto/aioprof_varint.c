@@ -1,5 +1,6 @@
 #include "aioprof_varint.h"
 
+#include "aioprof_crc16.h"
 #include "aioprof_wire.h"
 
 size_t aioprof_varint_put(uint8_t *out, uint32_t value)
@@ -13,6 +14,9 @@ size_t aioprof_varint_put(uint8_t *out, uint32_t value)
     return n;
 }
 
+/* the reader's (AIOPROF_NO_GC_SECTIONS, aioprof_crc16.h: a device link that keeps every function
+ * leaves it out) */
+#if !AIOPROF_NO_GC_SECTIONS
 size_t aioprof_varint_get(const uint8_t *in, size_t len, uint32_t *value)
 {
     uint32_t v = 0;
@@ -30,3 +34,4 @@ size_t aioprof_varint_get(const uint8_t *in, size_t len, uint32_t *value)
     }
     return 0;
 }
+#endif

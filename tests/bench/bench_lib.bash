@@ -100,7 +100,7 @@ i26_print() {
         "export|export|--export-trace beside --report on busy with lateness, time against --report|<= 4x"
         "live_fast|live|live table at 1 MB/s, busy (CPU of one core)|< 2 %"
         "live_trickle|live|live table at a UART trickle, busy (CPU of one core)|< 1 %"
-        "hook_size|device|hook, Thumb small build (Cortex-M0+, -Os, --gc-sections)|<= 2400 B"
+        "hook_size|device|hook, Thumb small build with every part (Cortex-M0+, -Os, --gc-sections)|<= 2400 B"
         "native_size|device|native module loaded into the board's RAM, armv6m (.mpy size)|<= 9000 B"
         "firmware|mpy|firmware engine per task switch (instructions; time; as a user has it)|<= 3 % each"
         "python|mpy|python engine per task switch (instructions; time)|<= 60 %"

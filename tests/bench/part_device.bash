@@ -94,9 +94,11 @@ part_device() {
         if [ -s "$arm_build/summary.txt" ]; then
             say "code size (arm-none-eabi-gcc -Os, linked with --gc-sections; target <= 2400 B code for the small builds, <= 64 B state):"
             sed 's/^arm: /  /' "$arm_build/summary.txt"
-            # issue 26: the small build on the Cortex-M0+, with lateness and without (AIOPROF_LATE=0)
+            # issue 26: the small build on the Cortex-M0+ with every part (the issue's row), and
+            # without lateness, without lateness and the stop (the parts it had at 2,386 B), and
+            # with none of the three (docs/porting.md, "Building for size")
             local config bytes
-            for config in small small-nolate; do
+            for config in small small-nolate small-nolate-nostop small-min; do
                 bytes=$(awk -v c="cortex-m0plus $config:" 'index($0, "arm: " c) == 1 {
                     for (i = 1; i < NF; i++) if ($i == "code") { print $(i + 1); exit } }' "$arm_build/summary.txt")
                 summary_row "hook code, Cortex-M0+ $config build (-Os, --gc-sections)" "<= 2400 B" "${bytes:-?} B" \
@@ -116,14 +118,16 @@ part_device() {
 }
 
 # The native module's size for armv6m (its code is loaded into the board's RAM): the .mpy named
-# by AIOPROF_NATIVE_ARMV6M, else the newest prebuilt one (device/micropython/mpy/armv6m/*/).
+# by AIOPROF_NATIVE_ARMV6M, else the prebuilt one of the highest .mpy sub-version (what a current
+# firmware loads: device/micropython/mpy/armv6m/6.N/; the files' times say nothing, a checkout
+# writes them all at once).
 device_native_size() {
     local mpy=${AIOPROF_NATIVE_ARMV6M:-} bytes
     if [ -z "$mpy" ]; then
         local f
-        for f in "$src"/device/micropython/mpy/armv6m/*/_aioprof_native.mpy; do
-            [ -s "$f" ] && { [ -z "$mpy" ] || [ "$f" -nt "$mpy" ]; } && mpy=$f
-        done
+        while IFS= read -r f; do
+            [ -s "$f" ] && mpy=$f
+        done < <(printf '%s\n' "$src"/device/micropython/mpy/armv6m/*/_aioprof_native.mpy | sort -V)
     fi
     if [ -z "$mpy" ] || [ ! -s "$mpy" ]; then
         skip "native module size" "no armv6m _aioprof_native.mpy (set AIOPROF_NATIVE_ARMV6M, or make mpy)"
