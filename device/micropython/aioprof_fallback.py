@@ -570,3 +570,80 @@ class Recorder(FrameWriter):
             self.drain()
         except Exception:
             pass
+
+
+# A span's enter and exit as viper machine code, where the port has it (Recorder.span_enter and
+# span_exit are then these): the same bytes as the methods above. The bytecode methods hold more
+# locals than MicroPython keeps on the C stack for a call (VM_MAX_STATE_ON_STACK, 11 words), so
+# each of their calls allocated its frame on the heap: on the unix port 1.75 allocations per span
+# pair, the allocator's search a third of the pair's instructions. A viper function's frame is
+# the machine's own. Every value here fits a machine word: ticks below 2^tick_bits (at most 32
+# bits, unsigned), ring offsets below 2^16, span ids and periods small ints (compared signed).
+# An enter whose span was announced after the gate is on the fast way: the gate is the period
+# itself when the recorder is not fast, and no span is announced after it.
+_SPAN_SRC = """
+@micropython.viper
+def _span_enter(self, sp):
+    mask = uint(self.mask)
+    now = uint(self.ticks()) & mask
+    dt = (now - uint(self.last)) & mask
+    i = int(sp.id)
+    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) > int(self.gate):
+        budget = int(self.budget)
+        if budget >= 12:
+            buf = ptr8(self.buf)
+            h = int(self.head)
+            buf[h] = 0x75
+            if dt < uint(0x80):
+                buf[h + 1] = 2
+                buf[h + 2] = dt
+                buf[h + 3] = i
+                n = 4
+            else:
+                buf[h + 1] = 3
+                buf[h + 2] = (dt & 0x7F) | 0x80
+                buf[h + 3] = dt >> 7
+                buf[h + 4] = i
+                n = 5
+            self.head = h + n
+            self.budget = budget - n
+            return
+    self._span_at(5, sp, now)
+
+
+@micropython.viper
+def _span_exit(self):
+    mask = uint(self.mask)
+    now = uint(self.ticks()) & mask
+    dt = (now - uint(self.last)) & mask
+    budget = int(self.budget)
+    if budget >= 12 and dt < uint(0x4000) and bool(self.fast):
+        buf = ptr8(self.buf)
+        h = int(self.head)
+        buf[h] = 0x76
+        if dt < uint(0x80):
+            buf[h + 1] = 1
+            buf[h + 2] = dt
+            n = 3
+        else:
+            buf[h + 1] = 2
+            buf[h + 2] = (dt & 0x7F) | 0x80
+            buf[h + 3] = dt >> 7
+            n = 4
+        self.head = h + n
+        self.budget = budget - n
+        return
+    self._span_at(6, None, now)
+"""
+
+
+def _compile_spans():
+    try:
+        exec(_SPAN_SRC, globals())
+    except Exception:
+        return  # CPython, or no viper: the methods stay bytecode
+    Recorder.span_enter = _span_enter
+    Recorder.span_exit = _span_exit
+
+
+_compile_spans()
