@@ -237,6 +237,7 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
         return t
 
     _state = s
+    _set_span_eng(s.eng if s.spans else None)
     _core.create_task = create_task
     asyncio.create_task = create_task
     if drain_task:
@@ -304,6 +305,7 @@ def disable():
     if s is None:
         return
     _state = None
+    _set_span_eng(None)
     _core.create_task = s.orig_create_task
     asyncio.create_task = s.orig_asyncio_create_task
     if s.drainer is not None:
@@ -334,6 +336,8 @@ def engine():
 
 _SPANS_MAX = 256
 _spans = {}
+_span_eng = None  # while enabled with an engine that records spans: that engine
+_shadowed = []  # the Spans that have __enter__ and __exit__ of their own (Span._bind)
 
 
 def _probe():
@@ -349,28 +353,36 @@ class Span:
 
     def __init__(self, name):
         self.name = name
-        self.eng = None
+        self.eng = False  # the engine its handle is for (False: none yet; never None)
         self.handle = None
-        self.exit = None
+        self.enter = self.exit = None
 
     def __enter__(self):
-        s = _state
-        if s is not None and s.spans:
-            eng = s.eng
-            if self.eng is not eng:
-                # once per engine: its handle, and its bound methods (a lookup less per pair)
-                self.handle = eng.span(self.name)
-                self.enter = eng.span_enter
-                self.exit = eng.span_exit
-                self.eng = eng
-            self.enter(self.handle)
+        e = _span_eng
+        if self.eng is not e:
+            if e is None:
+                return self  # disabled, or an engine without spans
+            self._bind(e)
+        self.enter(self.handle)
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        s = _state
-        if s is not None and s.eng is self.eng:
+        if self.eng is _span_eng:
             self.exit()
-        return False
+
+    def _bind(self, e):
+        # once per engine: its handle, and its bound methods (a lookup less per pair)
+        self.handle = e.span(self.name)
+        self.enter = e.span_enter
+        self.exit = e.span_exit
+        self.eng = e
+        # the python engine's machine code __enter__ and __exit__, as this object's own (MicroPython
+        # takes them before the class's: no bytecode per pair); disable() takes them away again
+        get = getattr(e, "span_with", None)
+        fast = get(self.handle, self) if get is not None and len(_shadowed) < _SPANS_MAX else None
+        if fast is not None:
+            self.__enter__, self.__exit__ = fast
+            _shadowed.append(self)
 
     def __call__(self, f):
         sp = self
@@ -387,6 +399,19 @@ class Span:
                 return f(*args, **kw)
 
         return spanned
+
+
+def _set_span_eng(e):
+    global _span_eng
+    _span_eng = e
+    # a Span bound to the engine that stops takes its class's methods again
+    for sp in _shadowed:
+        try:
+            del sp.__enter__
+            del sp.__exit__
+        except (AttributeError, KeyError):
+            pass
+    _shadowed.clear()
 
 
 def span(name):

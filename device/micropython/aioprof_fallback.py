@@ -16,7 +16,7 @@ except ImportError:
         return x
 
 
-from aioprof_frames import FrameWriter, _varint
+from aioprof_frames import FrameWriter, _varint, _varint_len
 from aioprof_wrapper import Wrapped, _ms_clock
 
 # docs/protocol.md, proto/aioprof_wire.h
@@ -352,6 +352,16 @@ class Recorder(FrameWriter):
         """A span's handle for span_enter: its SpanRec (aioprof.py keeps one per name)."""
         return SpanRec(name)
 
+    def span_with(self, sp, span):
+        """The __enter__ and __exit__ that the Span span (of handle sp) may take as its own while
+        this recorder records: sp's with_enter and with_exit, machine code; None where the port
+        has no viper (the Span's own methods then call span_enter and span_exit)."""
+        if not hasattr(sp, "with_enter"):
+            return None
+        sp.rec = self
+        sp.span = span
+        return sp.with_enter, sp.with_exit
+
     def span_enter(self, sp):
         """The running task enters span sp (a SpanRec); spans nest."""
         now = self.ticks() & self.mask
@@ -422,12 +432,16 @@ class Recorder(FrameWriter):
                 self._put(head)
                 self._put(sp.name)
                 sp.announced = self.period
-            # after the frame's last event: the events' own dt chain does not move
-            body = bytearray()
-            _varint(body, (now - self.last) & self.mask)
+            # after the frame's last event: the events' own dt chain does not move; written in
+            # place (this is every frame's first span record)
+            dt = (now - self.last) & self.mask
+            n = _varint_len(dt)
             if sp is not None:
-                _varint(body, sp.id)
-            self._control(op, body)
+                n += _varint_len(sp.id)
+            self._control_head(op, n)
+            self._put_varint(dt)
+            if sp is not None:
+                self._put_varint(sp.id)
         self._refresh()
 
     def flush(self):
@@ -572,27 +586,33 @@ class Recorder(FrameWriter):
             pass
 
 
-# A span's enter and exit as viper machine code, where the port has it (Recorder.span_enter and
-# span_exit are then these): the same bytes as the methods above. The bytecode methods hold more
-# locals than MicroPython keeps on the C stack for a call (VM_MAX_STATE_ON_STACK, 11 words), so
-# each of their calls allocated its frame on the heap: on the unix port 1.75 allocations per span
-# pair, the allocator's search a third of the pair's instructions. A viper function's frame is
-# the machine's own. Every value here fits a machine word: ticks below 2^tick_bits (at most 32
-# bits, unsigned), ring offsets below 2^16, span ids and periods small ints (compared signed).
-# An enter whose span was announced after the gate is on the fast way: the gate is the period
-# itself when the recorder is not fast, and no span is announced after it.
-_SPAN_SRC = """
+# A span's enter and exit as viper machine code, where the port has it: the same bytes as the
+# methods above, in two forms. Recorder.span_enter(sp) and span_exit() become _span_enter and
+# _span_exit. And a SpanRec gets with_enter() and with_exit(t, v, tb) (_with_enter, _with_exit),
+# which aioprof.py makes its Span's own __enter__ and __exit__ while this engine records: MicroPython
+# looks a `with` statement's methods up in the object before its class, so a pair is then two
+# calls of machine code and no bytecode (CPython, which never has these, takes the class's).
+# The bytecode methods hold more locals than MicroPython keeps on the C stack for a call
+# (VM_MAX_STATE_ON_STACK, 11 words): each of their calls allocated its frame on the heap (on the
+# unix port 1.75 allocations per span pair, the allocator's search a third of the pair's
+# instructions). A viper function's frame is the machine's own. Every value here fits a machine
+# word: ticks below 2^tick_bits (at most 32 bits, unsigned), ring offsets below 2^16, span ids and
+# periods small ints (compared signed). An enter whose span was announced after the gate is on the
+# fast way: the gate is the period itself when the recorder is not fast, and no span is announced
+# after it.
+_SPAN_ENTER_SRC = """
 @micropython.viper
-def _span_enter(self, sp):
-    mask = uint(self.mask)
-    now = uint(self.ticks()) & mask
-    dt = (now - uint(self.last)) & mask
+def ENTER:
+    GET_R
+    mask = uint(R.mask)
+    now = uint(R.ticks()) & mask
+    dt = (now - uint(R.last)) & mask
     i = int(sp.id)
-    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) > int(self.gate):
-        budget = int(self.budget)
+    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) > int(R.gate):
+        budget = int(R.budget)
         if budget >= 12:
-            buf = ptr8(self.buf)
-            h = int(self.head)
+            buf = ptr8(R.buf)
+            h = int(R.head)
             buf[h] = 0x75
             if dt < uint(0x80):
                 buf[h + 1] = 2
@@ -605,21 +625,24 @@ def _span_enter(self, sp):
                 buf[h + 3] = dt >> 7
                 buf[h + 4] = i
                 n = 5
-            self.head = h + n
-            self.budget = budget - n
-            return
-    self._span_at(5, sp, now)
+            R.head = h + n
+            R.budget = budget - n
+            return RESULT
+    R._span_at(5, sp, now)
+    return RESULT
+"""
 
-
+_SPAN_EXIT_SRC = """
 @micropython.viper
-def _span_exit(self):
-    mask = uint(self.mask)
-    now = uint(self.ticks()) & mask
-    dt = (now - uint(self.last)) & mask
-    budget = int(self.budget)
-    if budget >= 12 and dt < uint(0x4000) and bool(self.fast):
-        buf = ptr8(self.buf)
-        h = int(self.head)
+def EXIT:
+    GET_R
+    mask = uint(R.mask)
+    now = uint(R.ticks()) & mask
+    dt = (now - uint(R.last)) & mask
+    budget = int(R.budget)
+    if budget >= 12 and dt < uint(0x4000) and bool(R.fast):
+        buf = ptr8(R.buf)
+        h = int(R.head)
         buf[h] = 0x76
         if dt < uint(0x80):
             buf[h + 1] = 1
@@ -630,20 +653,31 @@ def _span_exit(self):
             buf[h + 2] = (dt & 0x7F) | 0x80
             buf[h + 3] = dt >> 7
             n = 4
-        self.head = h + n
-        self.budget = budget - n
-        return
-    self._span_at(6, None, now)
+        R.head = h + n
+        R.budget = budget - n
+        return None
+    R._span_at(6, None, now)
+    return None
 """
+
+
+def _span_src(src, sig, get_r, result="None"):
+    return src.replace("ENTER", sig).replace("EXIT", sig).replace("GET_R", get_r).replace("RESULT", result)
 
 
 def _compile_spans():
     try:
-        exec(_SPAN_SRC, globals())
+        exec(_span_src(_SPAN_ENTER_SRC, "_span_enter(R, sp)", "pass"), globals())
+        exec(_span_src(_SPAN_EXIT_SRC, "_span_exit(R)", "pass"), globals())
+        # sp.rec: the recorder; sp.span: the Span whose __enter__ this is (what `with ... as` gives)
+        exec(_span_src(_SPAN_ENTER_SRC, "_with_enter(sp)", "R = sp.rec", "sp.span"), globals())
+        exec(_span_src(_SPAN_EXIT_SRC, "_with_exit(sp, t, v, tb)", "R = sp.rec"), globals())
     except Exception:
         return  # CPython, or no viper: the methods stay bytecode
     Recorder.span_enter = _span_enter
     Recorder.span_exit = _span_exit
+    SpanRec.with_enter = _with_enter
+    SpanRec.with_exit = _with_exit
 
 
 _compile_spans()

@@ -84,6 +84,14 @@ def _late_move_py(buf, start, n, at):
 _late_move = _late_move_py
 
 
+def _varint_len(v):
+    n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+
 def _varint(out, v):
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
@@ -234,14 +242,24 @@ class FrameWriter:
         code_at = _crc_cobs(buf, self.frame_pos + 1, self.head, out)
         crc = out[0]
         code = out[1]
-        for b in (crc & 0xFF, crc >> 8):  # the CRC may wrap around the ring's end
-            if b == 0:
-                buf[code_at] = code
-                code_at = self.head
-                code = 1
-            else:
-                code += 1
-            self._raw(b)
+        # the CRC's two bytes (which may wrap around the ring's end), written out: a loop over a
+        # tuple allocates it at every frame
+        b = crc & 0xFF
+        if b == 0:
+            buf[code_at] = code
+            code_at = self.head
+            code = 1
+        else:
+            code += 1
+        self._raw(b)
+        b = crc >> 8
+        if b == 0:
+            buf[code_at] = code
+            code_at = self.head
+            code = 1
+        else:
+            code += 1
+        self._raw(b)
         buf[code_at] = code
         self._raw(0)
         self.commit = self.head
@@ -262,9 +280,11 @@ class FrameWriter:
         self._put_varint(rest)
 
     def _control_head(self, op, n):
-        head = bytearray((0x70 | op,))
-        _varint(head, n)
-        self._put(head)
+        # in place (no object made: a span's general path takes it at every frame)
+        self.buf[self.head] = 0x70 | op
+        self.head += 1
+        self.budget -= 1
+        self._put_varint(n)
 
     def _control(self, op, body):
         self._control_head(op, len(body))
