@@ -59,6 +59,13 @@ def coro_name(coro):
     return name if name else r.split(" ")[0].lstrip("<")
 
 
+def _mem_read():
+    # the python engine's memory="walk": the bytes the heap holds (a walk of it per call)
+    import gc
+
+    return gc.mem_alloc
+
+
 def _c_task():
     # asyncio's Task when it is MicroPython's C one (the C engines then read its key in place)
     try:
@@ -168,7 +175,10 @@ def _event_cost(make):
 def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None,
            event_cost_ns=None, memory=True):
     """Starts profiling every asyncio task created from now on. Output goes to stdout
-    (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes)."""
+    (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes).
+    memory: True, what the engine measures cheaply (the firmware engine: the allocator's blocks;
+    the others nothing); False, nothing; "walk", also the python engine, by gc.mem_alloc() at
+    every event: a walk of the whole heap each time, costly (docs/micropython.md, "Memory")."""
     global _state
     if _state is not None:
         return _state.kind
@@ -177,6 +187,8 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
                           "own manifest has it) or copy MicroPython's extmod/asyncio to the board as /lib/asyncio")
     if _core is None:
         raise ImportError("aioprof needs MicroPython 1.21 or later (the asyncio package; this one has uasyncio)")
+    if memory not in (True, False, "walk"):
+        raise ValueError("aioprof: memory must be True, False or 'walk'")
     kind, mod = _select(impl)
     if uart is not None:
         write = uart.write
@@ -199,12 +211,12 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     def make(out, ring_bytes=ring):
         if kind == "firmware":
             # memory: the allocator's blocks per slice and the collections it sees (docs/micropython.md)
-            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task, memory)
+            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task, bool(memory))
         if kind != "python":
             return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task)
         ticks, bits = _ticks_source()
         return mod.Recorder(ticks, out, bits, ring_bytes, platform, period_ms * 1000, cancelled=_core.CancelledError,
-                            late_unit=1000)
+                            late_unit=1000, mem_read=_mem_read() if memory == "walk" else None)
 
     # what an event costs, in the HELLO's unit (1/1024 of a tick, a microsecond), so that the
     # host's overhead is the hook's whole cost; measured before the hook starts, into its own

@@ -34,6 +34,12 @@ _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
 _HELLO_ROOM = const(82)  # control head (2) + HELLO body (9 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
+_HELLO_MEM_ROOM = const(5)  # the HELLO's mem varint, when the recorder measures memory
+_OP_ALLOC = const(7)
+_ALLOC_ROOM = const(7)  # control head (2) + a varint
+# the HELLO's mem (docs/protocol.md, "Memory") of a recorder that reads gc.mem_alloc(): amounts
+# are lower bounds (bit 1), in bytes (unit 1); no collection is seen, none is timed
+MEM_HEAP_WALK = const(0x02 | (1 << 5))
 _HELLO_EVERY = const(8)
 _ANNOUNCE_EVERY = const(16)  # periods: a running task's name goes again after this many
 _FLAG_STOPPED = const(2)
@@ -93,7 +99,7 @@ class Recorder(FrameWriter):
     how many it took (None counts as all)."""
 
     def __init__(self, ticks, write, tick_bits=30, ring=4096, platform="MicroPython", period_ticks=0, tick_hz=1000000,
-                 cancelled=None, late_unit=0):
+                 cancelled=None, late_unit=0, mem_read=None):
         if ring < 128 or ring > 65535 or tick_bits < 8 or tick_bits > 32:
             raise ValueError("aioprof: ring must be 128..65535 bytes, tick_bits 8..32")
         self.ticks = ticks
@@ -109,6 +115,14 @@ class Recorder(FrameWriter):
         # reported. Given here, as in C before aioprof_init: every ENTER then carries its lateness
         self.late_unit = late_unit
         self.late_room = 5 if late_unit else 0
+        # memory (docs/micropython.md, "Memory"): mem_read() gives the bytes the heap holds now
+        # (gc.mem_alloc(), a walk of the heap); read around every event, the growth since the
+        # last read is what ran in between allocated, less what it freed (a lower bound); None:
+        # not measured, the HELLO has no mem and no ALLOC goes (today's bytes)
+        self.mem_read = mem_read
+        self.mem = MEM_HEAP_WALK if mem_read else 0
+        self.mem_last = mem_read() if mem_read else 0
+        self.mem_amount = 0  # taken (take_mem) and not yet written
         # the profiler
         self.current = None
         self.next_id = 0
@@ -207,6 +221,8 @@ class Recorder(FrameWriter):
         _varint(body, self.period_len)
         _varint(body, self.event_cost)
         _varint(body, self.late_unit)
+        if self.mem:
+            _varint(body, self.mem)
         self._control(_OP_HELLO, body)
 
     def _write_dropped(self):
@@ -224,7 +240,7 @@ class Recorder(FrameWriter):
                 return False
             self._write_dropped()
         if self.hello_due:
-            if not self._frame_room(now, _HELLO_ROOM):
+            if not self._frame_room(now, _HELLO_ROOM + (_HELLO_MEM_ROOM if self.mem else 0)):
                 return False
             self._write_hello((self.hello_due - 1) | (_FLAG_STOPPED if self.stopped else 0))
             self.hello_due = 0
@@ -310,12 +326,18 @@ class Recorder(FrameWriter):
         announce = ((self.period - t.announced) & 0xFFFF) >= _ANNOUNCE_EVERY
         if announce:
             n += _TASK_ROOM
+        amount = self.mem_amount
+        if amount:
+            n += _ALLOC_ROOM
+            self.mem_amount = 0  # written or, with the event, dropped
         if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):
             self._drop()
         else:
             if announce:
                 self._write_task(_OP_TASK_INFO, t)
                 t.announced = self.period
+            if amount:
+                self._write_alloc(amount)
             dt = (now - self.last) & self.mask
             i = t.id
             if i <= 15:
@@ -333,9 +355,14 @@ class Recorder(FrameWriter):
     def _exit_at(self, t, kind, now):
         if self.stopped and not self._reopened():
             return
-        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
+        amount = self.mem_amount
+        self.mem_amount = 0
+        n = _EXIT_MAX + _ALLOC_ROOM if amount else _EXIT_MAX
+        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):
             self._drop()
         else:
+            if amount:
+                self._write_alloc(amount)
             dt = (now - self.last) & self.mask
             if kind == YIELD:
                 self._event(0x00, 5, dt)
@@ -345,6 +372,24 @@ class Recorder(FrameWriter):
         self.current = t.outer
         t.outer = None
         self._refresh()
+
+    # ---- memory ----
+
+    def take_mem(self):
+        """Reads the heap (mem_read) where an event's stretch ends: what it grew by since the last
+        read goes with the next event (nothing when it shrank: a collection, or frees, outweighed
+        the allocations). The wrapper calls it before an ENTER's time and after an EXIT's, so that
+        the walk is the scheduler's time, and its own fast paths allocate nothing."""
+        m = self.mem_read()
+        d = m - self.mem_last
+        self.mem_last = m
+        if d > 0:
+            self.mem_amount += d
+
+    def _write_alloc(self, amount):
+        # an ALLOC record, in the open frame, which has room for it
+        self._control_head(_OP_ALLOC, _varint_len(amount))
+        self._put_varint(amount)
 
     # ---- spans (device/aioprof_span.c) ----
 
@@ -456,10 +501,18 @@ class Recorder(FrameWriter):
         the C bindings do with aioprof_reopen where a program may have ended)."""
         if not self.on or self.stopped:
             return
+        now = self.ticks() & self.mask
+        if self.mem_read:
+            # what was allocated since the last event, before the HELLO after which nothing comes
+            self.take_mem()
+            amount = self.mem_amount
+            self.mem_amount = 0
+            if amount and self._write_pending(now) and self._frame_room(now, _ALLOC_ROOM):
+                self._write_alloc(amount)
         self.stopped = True
         self.until_next = until_next
         self.hello_due = self.hello_due or 1
-        self._write_final(self.ticks() & self.mask)
+        self._write_final(now)
         self._refresh()
 
     def reopen(self):
@@ -469,6 +522,10 @@ class Recorder(FrameWriter):
             self.stopped = False
             self.hello_due = self.hello_due or 1
             self.deadline = (self.ticks() + self.period_len) & self.mask
+            if self.mem_read:
+                # what was allocated while stopped was no task's
+                self.mem_last = self.mem_read()
+                self.mem_amount = 0
         self._refresh()
 
     def _reopened(self):
@@ -566,7 +623,10 @@ class Recorder(FrameWriter):
 
     def _ended(self, t, kind, top, auto):
         # a coroutine returned or raised: its last slice ends
-        self._exit_at(t, kind, self.ticks() & self.mask)
+        now = self.ticks() & self.mask
+        if self.mem_read:
+            self.take_mem()
+        self._exit_at(t, kind, now)
         if top:
             self.close(True)
         if auto:

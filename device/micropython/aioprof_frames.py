@@ -164,12 +164,16 @@ class FrameWriter:
         self.late_top = self.head + self.budget + _LATE_HEAD
 
     def _late(self, v):
-        # the lateness of the ENTER just written: a varint below the list so far
-        top = self.head + self.budget + _LATE_HEAD
-        b = bytearray()
-        _varint(b, v)
-        n = len(b)
-        self.buf[top - n : top] = b
+        # the lateness of the ENTER just written: a varint below the list so far, written in
+        # place (no object made: with memory="walk" the engine must allocate nothing here)
+        n = _varint_len(v)
+        at = self.head + self.budget + _LATE_HEAD - n
+        buf = self.buf
+        while v >= 0x80:
+            buf[at] = (v & 0x7F) | 0x80
+            at += 1
+            v >>= 7
+        buf[at] = v
         self.budget -= n
 
     def _late_record(self):

@@ -75,6 +75,7 @@ def _run(R, coro, t, top, auto):
     need = 11 + lr  # an ENTER's room: its record, its lateness
     enter_fast = _enter_fast  # locals: a global costs a dictionary lookup per event
     exit_fast = _exit_fast
+    walk = R.mem_read is not None  # memory measured: every event takes the general path
     i = t.id  # (an attribute read in machine code is a runtime call: read once)
     a = None  # the task's asyncio Task, once bound
     r = None
@@ -87,6 +88,8 @@ def _run(R, coro, t, top, auto):
         except BaseException as e:
             v = None
             exc = e
+        if walk:
+            R.take_mem()  # before the ENTER's time: the walk is the scheduler's
         now = ticks()
         late = 0
         if a is None:
@@ -95,7 +98,7 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        if not enter_fast(R, t, i, buf, now, late, mask, need):
+        if walk or not enter_fast(R, t, i, buf, now, late, mask, need):
             if late < 0 or late >= 0x80:
                 # the clock wrapped since the key, or late by 128 ms or more
                 late = ms_diff(ms(), a.ph_key)
@@ -118,8 +121,10 @@ def _run(R, coro, t, top, auto):
             R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
             RERAISE
         now = ticks()
+        if walk:
+            R.take_mem()  # after the EXIT's time: the walk is the scheduler's
         idle = auto and outer is None  # no task runs after this slice: it may drain
-        if not exit_fast(R, buf, now, mask, half, outer, idle):
+        if walk or not exit_fast(R, buf, now, mask, half, outer, idle):
             t.outer = outer
             now &= mask
             R._exit_at(t, 0, now)
@@ -237,6 +242,9 @@ def _run(R, coro, t, top, auto):
     ms_diff = R.ms_diff
     lr = R.late_room
     need = 11 + lr  # an ENTER's room: its record, its lateness
+    walk = R.mem_read is not None  # memory measured: every event takes the general path
+    if walk:
+        need = 0x10000  # more than any frame has
     a = None  # the task's asyncio Task, once bound
     r = None
     while True:
@@ -248,6 +256,8 @@ def _run(R, coro, t, top, auto):
         except BaseException as e:
             v = None
             exc = e
+        if walk:
+            R.take_mem()  # before the ENTER's time: the walk is the scheduler's
         now = ticks() & mask
         late = 0
         if a is None:
@@ -316,8 +326,10 @@ def _run(R, coro, t, top, auto):
             R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
             RERAISE
         now = ticks() & mask
+        if walk:
+            R.take_mem()  # after the EXIT's time: the walk is the scheduler's
         budget = R.budget
-        if R.fast and budget >= 6:
+        if not walk and R.fast and budget >= 6:
             head = R.head
             start = head
             dt = (now - R.last) & mask
