@@ -17,6 +17,10 @@ except ImportError:
 
 
 from aioprof_frames import FrameWriter, _varint, _varint_len
+
+_H = const(0)  # FrameWriter.st: head, budget, last (aioprof_frames.py)
+_B = const(1)
+_L = const(2)
 from aioprof_wrapper import Wrapped, _ms_clock
 
 # docs/protocol.md, proto/aioprof_wire.h
@@ -138,7 +142,7 @@ class Recorder(FrameWriter):
         self.format = (_VERSION << 5) | (tick_bits - 1)
         self.sent = False
         now = ticks() & self.mask
-        self.boot_ticks = self.last = now
+        self.boot_ticks = self.st[_L] = now
         # the period ends at this tick (at most half the wrap ahead, as in C)
         self.period_len = min(self.period_ticks, self.mask // 2)
         self.deadline = (now + self.period_len) & self.mask
@@ -173,16 +177,16 @@ class Recorder(FrameWriter):
 
     def _frame_close(self):
         # a drop count still owed goes in first when it fits (the frame holds at most a HELLO)
-        if self.drop_due and self.budget >= _DROPPED_ROOM:
+        if self.drop_due and self.st[_B] >= _DROPPED_ROOM:
             self._write_dropped()
         self._fw_close()
         self.sent = True
         # a frame to send: the last drain taken as half a period ago, so that the test between
         # slices (half a period since the last drain) is one comparison for both reasons
-        self.last_drain = (self.last - self.half) & self.mask
+        self.last_drain = (self.st[_L] - self.half) & self.mask
 
     def _frame_room(self, now, n):
-        if self.open and self.budget >= n:
+        if self.open and self.st[_B] >= n:
             return True
         if self.open:
             self._frame_close()
@@ -192,7 +196,7 @@ class Recorder(FrameWriter):
         return True
 
     def _frame_open(self, now, n):
-        self.last = now
+        self.st[_L] = now
         self._fw_open(n, self.current.id if self.current else 0)
         self.seq = (self.seq + 1) & 0xFF
 
@@ -254,8 +258,8 @@ class Recorder(FrameWriter):
     def _write_final(self, now):
         # after close(): what is owed, as soon as it fits (an empty ring starts again at its
         # beginning), in a frame closed at once
-        if not self.open and self.tail == self.head:
-            self.head = self.tail = self.commit = 0
+        if not self.open and self.tail == self.st[_H]:
+            self.st[_H] = self.tail = self.commit = 0
         self._write_pending(now)
         if self.open:
             self._frame_close()
@@ -338,7 +342,7 @@ class Recorder(FrameWriter):
                 t.announced = self.period
             if amount:
                 self._write_alloc(amount)
-            dt = (now - self.last) & self.mask
+            dt = (now - self.st[_L]) & self.mask
             i = t.id
             if i <= 15:
                 self._event(0x80 | (i << 3), 2, dt)
@@ -347,7 +351,7 @@ class Recorder(FrameWriter):
                 self._put_varint(i)
             if self.late_room:
                 self._late(late & 0xFFFFFFFF)
-            self.last = now
+            self.st[_L] = now
         t.outer = self.current
         self.current = t
         self._refresh()
@@ -363,12 +367,12 @@ class Recorder(FrameWriter):
         else:
             if amount:
                 self._write_alloc(amount)
-            dt = (now - self.last) & self.mask
+            dt = (now - self.st[_L]) & self.mask
             if kind == YIELD:
                 self._event(0x00, 5, dt)
             else:
                 self._event(0x40 + ((kind - 1) << 4), 3, dt)
-            self.last = now
+            self.st[_L] = now
         self.current = t.outer
         t.outer = None
         self._refresh()
@@ -410,14 +414,14 @@ class Recorder(FrameWriter):
     def span_enter(self, sp):
         """The running task enters span sp (a SpanRec); spans nest."""
         now = self.ticks() & self.mask
-        dt = (now - self.last) & self.mask
+        dt = (now - self.st[_L]) & self.mask
         i = sp.id
         # the common case written here (as device/aioprof_span.c's span_fast): nothing owed, room
         # in the open frame, the name sent less than _ANNOUNCE_EVERY periods ago, dt under 2^14
         # and an id under 128; else the general path
-        if self.fast and self.budget >= _SPAN_ROOM and 0 < i < 0x80 and dt < 0x4000 and sp.announced > self.gate:
+        if self.fast and self.st[_B] >= _SPAN_ROOM and 0 < i < 0x80 and dt < 0x4000 and sp.announced > self.gate:
             buf = self.buf
-            h = self.head
+            h = self.st[_H]
             buf[h] = _SPAN_ENTER_TAG
             if dt < 0x80:
                 buf[h + 1] = 2
@@ -430,18 +434,18 @@ class Recorder(FrameWriter):
                 buf[h + 3] = dt >> 7
                 buf[h + 4] = i
                 n = 5
-            self.head = h + n
-            self.budget -= n
+            self.st[_H] = h + n
+            self.st[_B] -= n
             return
         self._span_at(_OP_SPAN_ENTER, sp, now)
 
     def span_exit(self):
         """The running task's innermost open span ends."""
         now = self.ticks() & self.mask
-        dt = (now - self.last) & self.mask
-        if self.fast and self.budget >= _SPAN_ROOM and dt < 0x4000:
+        dt = (now - self.st[_L]) & self.mask
+        if self.fast and self.st[_B] >= _SPAN_ROOM and dt < 0x4000:
             buf = self.buf
-            h = self.head
+            h = self.st[_H]
             buf[h] = _SPAN_EXIT_TAG
             if dt < 0x80:
                 buf[h + 1] = 1
@@ -452,8 +456,8 @@ class Recorder(FrameWriter):
                 buf[h + 2] = (dt & 0x7F) | 0x80
                 buf[h + 3] = dt >> 7
                 n = 4
-            self.head = h + n
-            self.budget -= n
+            self.st[_H] = h + n
+            self.st[_B] -= n
             return
         self._span_at(_OP_SPAN_EXIT, None, now)
 
@@ -479,7 +483,7 @@ class Recorder(FrameWriter):
                 sp.announced = self.period
             # after the frame's last event: the events' own dt chain does not move; written in
             # place (this is every frame's first span record)
-            dt = (now - self.last) & self.mask
+            dt = (now - self.st[_L]) & self.mask
             n = _varint_len(dt)
             if sp is not None:
                 n += _varint_len(sp.id)
@@ -584,7 +588,7 @@ class Recorder(FrameWriter):
             if spent <= mask // 2:
                 self.drain_ticks = (self.drain_ticks + spent) & 0xFFFFFFFF
         self.due = self.commit != self.tail
-        self.last_drain = (self.last - self.half) & self.mask if self.due else self.last
+        self.last_drain = (self.st[_L] - self.half) & self.mask if self.due else self.st[_L]
         self._refresh()
         return total
 
@@ -635,7 +639,7 @@ class Recorder(FrameWriter):
     def _after(self):
         # between slices (no task runs): every complete frame goes out, and at least every half
         # period (the C engines' policy); the time is the last event's, no clock read
-        if self.current is None and (self.last - self.last_drain) & self.mask >= self.half:
+        if self.current is None and (self.st[_L] - self.last_drain) & self.mask >= self.half:
             self._drain_quietly()
 
     def _drain_quietly(self):
@@ -664,15 +668,16 @@ _SPAN_ENTER_SRC = """
 @micropython.viper
 def ENTER:
     GET_R
+    st = ptr32(R.st)  # head, budget, last (aioprof_frames.py)
     mask = uint(R.mask)
     now = uint(R.ticks()) & mask
-    dt = (now - uint(R.last)) & mask
+    dt = (now - uint(st[2])) & mask
     i = int(sp.id)
     if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) > int(R.gate):
-        budget = int(R.budget)
+        budget = int(st[1])
         if budget >= 12:
             buf = ptr8(R.buf)
-            h = int(R.head)
+            h = int(st[0])
             buf[h] = 0x75
             if dt < uint(0x80):
                 buf[h + 1] = 2
@@ -685,8 +690,8 @@ def ENTER:
                 buf[h + 3] = dt >> 7
                 buf[h + 4] = i
                 n = 5
-            R.head = h + n
-            R.budget = budget - n
+            st[0] = h + n
+            st[1] = budget - n
             return RESULT
     R._span_at(5, sp, now)
     return RESULT
@@ -696,13 +701,14 @@ _SPAN_EXIT_SRC = """
 @micropython.viper
 def EXIT:
     GET_R
+    st = ptr32(R.st)  # head, budget, last (aioprof_frames.py)
     mask = uint(R.mask)
     now = uint(R.ticks()) & mask
-    dt = (now - uint(R.last)) & mask
-    budget = int(R.budget)
+    dt = (now - uint(st[2])) & mask
+    budget = int(st[1])
     if budget >= 12 and dt < uint(0x4000) and bool(R.fast):
         buf = ptr8(R.buf)
-        h = int(R.head)
+        h = int(st[0])
         buf[h] = 0x76
         if dt < uint(0x80):
             buf[h + 1] = 1
@@ -713,8 +719,8 @@ def EXIT:
             buf[h + 2] = (dt & 0x7F) | 0x80
             buf[h + 3] = dt >> 7
             n = 4
-        R.head = h + n
-        R.budget = budget - n
+        st[0] = h + n
+        st[1] = budget - n
         return None
     R._span_at(6, None, now)
     return None

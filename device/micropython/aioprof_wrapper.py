@@ -69,6 +69,7 @@ def _run(R, coro, t, top, auto):
     mask = R.mask
     half = R.half
     buf = R.buf
+    st = R.st  # head, budget, last (aioprof_frames.py)
     ms = R.ms
     ms_diff = R.ms_diff
     lr = R.late_room
@@ -98,7 +99,7 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        if walk or not enter_fast(R, t, i, buf, now, late, mask, need):
+        if walk or not enter_fast(R, t, i, buf, st, now, late, mask, need):
             if late < 0 or late >= 0x80:
                 # the clock wrapped since the key, or late by 128 ms or more
                 late = ms_diff(ms(), a.ph_key)
@@ -124,7 +125,7 @@ def _run(R, coro, t, top, auto):
         if walk:
             R.take_mem()  # after the EXIT's time: the walk is the scheduler's
         idle = auto and outer is None  # no task runs after this slice: it may drain
-        if walk or not exit_fast(R, buf, now, mask, half, outer, idle):
+        if walk or not exit_fast(R, buf, st, now, mask, half, outer, idle):
             t.outer = outer
             now &= mask
             R._exit_at(t, 0, now)
@@ -141,19 +142,19 @@ def _run(R, coro, t, top, auto):
 # periods (t.announced, R.gate) are small ints, compared signed. now comes as ticks() gave it.
 _FAST_SRC = """
 @VIPER
-def _enter_fast(R, t, i: uint, buf: ptr8, now: uint, late: int, mask: uint, need: int) -> int:
+def _enter_fast(R, t, i: uint, buf: ptr8, st: ptr32, now: uint, late: int, mask: uint, need: int) -> int:
     # the ENTER of t (i: its id) when nothing is owed, its name went less than _ANNOUNCE_EVERY
     # periods ago, the open frame has room (need: the record and its lateness) and it is less
     # than 128 ms late (Recorder._enter_at's bytes): 1; else 0, nothing written
     if late < 0 or late >= 0x80:
         return 0
-    budget = int(R.budget)
+    budget = int(st[1])
     if budget < need or int(t.announced) <= int(R.gate):
         return 0
     now = now & mask
-    head = int(R.head)
+    head = int(st[0])
     start = head
-    dt = (now - uint(R.last)) & mask
+    dt = (now - uint(st[2])) & mask
     tag = 0x80
     if i <= uint(15):
         tag = 0x80 | (i << 3)
@@ -183,27 +184,27 @@ def _enter_fast(R, t, i: uint, buf: ptr8, now: uint, late: int, mask: uint, need
         # bytes above head + budget
         buf[head + b + 2] = late
         b -= 1
-    R.head = head
-    R.budget = b
-    R.last = now
+    st[0] = head
+    st[1] = b
+    st[2] = now
     R.current = t
     return 1
 
 
 @VIPER
-def _exit_fast(R, buf: ptr8, now: uint, mask: uint, half: uint, outer, idle: int) -> int:
+def _exit_fast(R, buf: ptr8, st: ptr32, now: uint, mask: uint, half: uint, outer, idle: int) -> int:
     # the running task's YIELD when nothing is owed and the open frame has room
     # (Recorder._exit_at's bytes), then outer runs again; when idle (no task runs after this
     # slice) and half a period went by since the last drain, the drain: 1. Else 0, nothing done
-    budget = int(R.budget)
+    budget = int(st[1])
     if budget < 6:
         return 0
     if not bool(R.fast):
         return 0
     now = now & mask
-    head = int(R.head)
+    head = int(st[0])
     start = head
-    dt = (now - uint(R.last)) & mask
+    dt = (now - uint(st[2])) & mask
     rest = dt >> 5
     if rest == uint(0):
         buf[head] = dt
@@ -217,9 +218,9 @@ def _exit_fast(R, buf: ptr8, now: uint, mask: uint, half: uint, outer, idle: int
             rest >>= 7
         buf[head] = rest
         head += 1
-    R.head = head
-    R.budget = budget - (head - start)
-    R.last = now
+    st[0] = head
+    st[1] = budget - (head - start)
+    st[2] = now
     R.current = outer
     if idle and ((now - uint(R.last_drain)) & mask) >= half:
         R._drain_quietly()
@@ -238,6 +239,7 @@ def _run(R, coro, t, top, auto):
     mask = R.mask
     half = R.half
     buf = R.buf
+    st = R.st  # head, budget, last (aioprof_frames.py)
     ms = R.ms
     ms_diff = R.ms_diff
     lr = R.late_room
@@ -266,11 +268,11 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        budget = R.budget
+        budget = st[1]
         if 0 <= late < 0x80 and t.announced > R.gate and budget >= need:
-            head = R.head
+            head = st[0]
             start = head
-            dt = (now - R.last) & mask
+            dt = (now - st[2]) & mask
             i = t.id
             tag = 0x80 | (i << 3) if i <= 15 else 0x80
             rest = dt >> 2
@@ -299,9 +301,9 @@ def _run(R, coro, t, top, auto):
                 # starts 3 bytes above head + budget
                 buf[head + b + 2] = late
                 b -= 1
-            R.head = head
-            R.budget = b
-            R.last = now
+            st[0] = head
+            st[1] = b
+            st[2] = now
             R.current = t
         else:
             if late < 0 or late >= 0x80:
@@ -328,11 +330,11 @@ def _run(R, coro, t, top, auto):
         now = ticks() & mask
         if walk:
             R.take_mem()  # after the EXIT's time: the walk is the scheduler's
-        budget = R.budget
+        budget = st[1]
         if not walk and R.fast and budget >= 6:
-            head = R.head
+            head = st[0]
             start = head
-            dt = (now - R.last) & mask
+            dt = (now - st[2]) & mask
             rest = dt >> 5
             if rest == 0:
                 buf[head] = dt
@@ -346,9 +348,9 @@ def _run(R, coro, t, top, auto):
                     rest >>= 7
                 buf[head] = rest
                 head += 1
-            R.head = head
-            R.budget = budget - (head - start)
-            R.last = now
+            st[0] = head
+            st[1] = budget - (head - start)
+            st[2] = now
             R.current = outer
         else:
             t.outer = outer
