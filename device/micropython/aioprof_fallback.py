@@ -18,9 +18,11 @@ except ImportError:
 
 from aioprof_frames import FrameWriter, _varint, _varint_len
 
-_H = const(0)  # FrameWriter.st: head, budget, last (aioprof_frames.py)
+_H = const(0)  # FrameWriter.st: head, budget, last, fast, mask (aioprof_frames.py)
 _B = const(1)
 _L = const(2)
+_F = const(3)
+_M = const(4)
 from aioprof_wrapper import Wrapped, _ms_clock
 
 # docs/protocol.md, proto/aioprof_wire.h
@@ -114,6 +116,7 @@ class Recorder(FrameWriter):
         self.platform = platform.encode()[:_PLATFORM_MAX] if isinstance(platform, str) else platform[:_PLATFORM_MAX]
         self.period_ticks = period_ticks or tick_hz
         self._fw_init(ring)
+        self.st[_M] = self.mask
         # lateness (aioprof_port_t.late_unit): the unit of enter_late's `late`, in ticks (1000
         # with microsecond ticks: asyncio's due times, Task.ph_key, are milliseconds); 0: not
         # reported. Given here, as in C before aioprof_init: every ENTER then carries its lateness
@@ -167,6 +170,7 @@ class Recorder(FrameWriter):
         # an event itself when the open frame has room; every path that changes what this reads
         # calls it before it returns
         self.fast = self.on and not (self.hello_due or self.drop_due or self.stopped)
+        self.st[_F] = 1 if self.fast else 0  # for the machine code
         # and the period an enter's task must have been announced after to take that way (its
         # name went less than _ANNOUNCE_EVERY periods ago; never, when not fast: no task's name
         # went after this period). One comparison, exact while a task's last announcement is
@@ -668,8 +672,8 @@ _SPAN_ENTER_SRC = """
 @micropython.viper
 def ENTER:
     GET_R
-    st = ptr32(R.st)  # head, budget, last (aioprof_frames.py)
-    mask = uint(R.mask)
+    st = ptr32(R.st)  # head, budget, last, fast, mask (aioprof_frames.py)
+    mask = uint(st[4])
     now = uint(R.ticks()) & mask
     dt = (now - uint(st[2])) & mask
     i = int(sp.id)
@@ -701,12 +705,12 @@ _SPAN_EXIT_SRC = """
 @micropython.viper
 def EXIT:
     GET_R
-    st = ptr32(R.st)  # head, budget, last (aioprof_frames.py)
-    mask = uint(R.mask)
+    st = ptr32(R.st)  # head, budget, last, fast, mask (aioprof_frames.py)
+    mask = uint(st[4])
     now = uint(R.ticks()) & mask
     dt = (now - uint(st[2])) & mask
     budget = int(st[1])
-    if budget >= 12 and dt < uint(0x4000) and bool(R.fast):
+    if budget >= 12 and dt < uint(0x4000) and st[3]:
         buf = ptr8(R.buf)
         h = int(st[0])
         buf[h] = 0x76

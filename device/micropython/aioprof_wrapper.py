@@ -199,7 +199,7 @@ def _exit_fast(R, buf: ptr8, st: ptr32, now: uint, mask: uint, half: uint, outer
     budget = int(st[1])
     if budget < 6:
         return 0
-    if not bool(R.fast):
+    if not st[3]:  # R.fast
         return 0
     now = now & mask
     head = int(st[0])
