@@ -23,6 +23,7 @@ _B = const(1)
 _L = const(2)
 _F = const(3)
 _M = const(4)
+_G = const(5)
 from aioprof_wrapper import Wrapped, _ms_clock
 
 # docs/protocol.md, proto/aioprof_wire.h
@@ -176,6 +177,7 @@ class Recorder(FrameWriter):
         # went after this period). One comparison, exact while a task's last announcement is
         # less than 2^16 periods old; an older one takes the general path, which compares as C.
         self.gate = self.period - _ANNOUNCE_EVERY if self.fast else self.period
+        self.st[_G] = self.gate + 0x10000  # for the machine code (unsigned: periods count from 0)
 
     # ---- the profiler (device/aioprof.c) ----
 
@@ -413,6 +415,9 @@ class Recorder(FrameWriter):
             return None
         sp.rec = self
         sp.span = span
+        sp.tk = self.ticks  # what with_enter and with_exit read of the recorder (_span_src)
+        sp.st = self.st
+        sp.buf = self.buf
         return sp.with_enter, sp.with_exit
 
     def span_enter(self, sp):
@@ -671,16 +676,15 @@ class Recorder(FrameWriter):
 _SPAN_ENTER_SRC = """
 @micropython.viper
 def ENTER:
-    GET_R
-    st = ptr32(R.st)  # head, budget, last, fast, mask (aioprof_frames.py)
+    st = ptr32(ST)  # head, budget, last, fast, mask, gate + 2^16 (aioprof_frames.py)
     mask = uint(st[4])
-    now = uint(R.ticks()) & mask
+    now = uint(TK()) & mask
     dt = (now - uint(st[2])) & mask
     i = int(sp.id)
-    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) > int(R.gate):
+    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) + 0x10000 > int(st[5]):
         budget = int(st[1])
         if budget >= 12:
-            buf = ptr8(R.buf)
+            buf = ptr8(BUF)
             h = int(st[0])
             buf[h] = 0x75
             if dt < uint(0x80):
@@ -697,21 +701,20 @@ def ENTER:
             st[0] = h + n
             st[1] = budget - n
             return RESULT
-    R._span_at(5, sp, now)
+    REC._span_at(5, sp, now)
     return RESULT
 """
 
 _SPAN_EXIT_SRC = """
 @micropython.viper
 def EXIT:
-    GET_R
-    st = ptr32(R.st)  # head, budget, last, fast, mask (aioprof_frames.py)
+    st = ptr32(ST)  # head, budget, last, fast, mask, gate + 2^16 (aioprof_frames.py)
     mask = uint(st[4])
-    now = uint(R.ticks()) & mask
+    now = uint(TK()) & mask
     dt = (now - uint(st[2])) & mask
     budget = int(st[1])
     if budget >= 12 and dt < uint(0x4000) and st[3]:
-        buf = ptr8(R.buf)
+        buf = ptr8(BUF)
         h = int(st[0])
         buf[h] = 0x76
         if dt < uint(0x80):
@@ -726,22 +729,27 @@ def EXIT:
         st[0] = h + n
         st[1] = budget - n
         return None
-    R._span_at(6, None, now)
+    REC._span_at(6, None, now)
     return None
 """
 
 
-def _span_src(src, sig, get_r, result="None"):
-    return src.replace("ENTER", sig).replace("EXIT", sig).replace("GET_R", get_r).replace("RESULT", result)
+def _span_src(src, sig, on, result="None"):
+    # on: "R", the recorder, or "sp", the SpanRec, which holds what its recorder's would give
+    # (Recorder.span_with): an attribute lookup less
+    names = {"R": ("R.ticks", "R.st", "R.buf", "R"), "sp": ("sp.tk", "sp.st", "sp.buf", "sp.rec")}[on]
+    for k, name in zip(("TK", "ST", "BUF", "REC"), names):
+        src = src.replace(k, name)
+    return src.replace("ENTER", sig).replace("EXIT", sig).replace("RESULT", result)
 
 
 def _compile_spans():
     try:
-        exec(_span_src(_SPAN_ENTER_SRC, "_span_enter(R, sp)", "pass"), globals())
-        exec(_span_src(_SPAN_EXIT_SRC, "_span_exit(R)", "pass"), globals())
-        # sp.rec: the recorder; sp.span: the Span whose __enter__ this is (what `with ... as` gives)
-        exec(_span_src(_SPAN_ENTER_SRC, "_with_enter(sp)", "R = sp.rec", "sp.span"), globals())
-        exec(_span_src(_SPAN_EXIT_SRC, "_with_exit(sp, t, v, tb)", "R = sp.rec"), globals())
+        exec(_span_src(_SPAN_ENTER_SRC, "_span_enter(R, sp)", "R"), globals())
+        exec(_span_src(_SPAN_EXIT_SRC, "_span_exit(R)", "R"), globals())
+        # sp.span: the Span whose __enter__ this is (what `with ... as` gives)
+        exec(_span_src(_SPAN_ENTER_SRC, "_with_enter(sp)", "sp", "sp.span"), globals())
+        exec(_span_src(_SPAN_EXIT_SRC, "_with_exit(sp, t, v, tb)", "sp"), globals())
     except Exception:
         return  # CPython, or no viper: the methods stay bytecode
     Recorder.span_enter = _span_enter

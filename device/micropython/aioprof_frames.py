@@ -26,13 +26,14 @@ except ImportError:  # a port without the array module: lists do, slower
 # The writer's hottest state, in one array (FrameWriter.st) that the machine code of the wrapper and
 # of spans reads and writes as words (viper's ptr32: no attribute lookup, each of which costs a
 # dictionary search): where the open frame's next byte goes in the ring, how many more bytes it
-# takes, and, the Recorder's, the tick of the last event, its `fast` as 1 or 0 and its tick mask.
-# Each fits 32 bits, unsigned.
+# takes, and, the Recorder's, the tick of the last event, its `fast` as 1 or 0, its tick mask and its
+# gate plus 2^16 (never below 0: it is at least -16). Each fits 32 bits, unsigned.
 _H = const(0)
 _B = const(1)
 _L = const(2)
 _F = const(3)
 _M = const(4)
+_G = const(5)
 
 # proto/aioprof_frame_writer.h
 _BODY_MAX = const(254)
@@ -118,7 +119,7 @@ class FrameWriter:
         self.buf = bytearray(ring)
         self.view = memoryview(self.buf)
         self.size = ring
-        self.st = array("I", (0, 0, 0, 0, 0))  # head, budget, last, fast, mask (_H, _B, _L, _F, _M)
+        self.st = array("I", (0, 0, 0, 0, 0, 0))  # head, budget, last, fast, mask, gate (_H, _B, _L, _F, _M, _G)
         self.st[_H] = 0
         self.tail = 0
         self.commit = 0
