@@ -388,8 +388,8 @@ class Span:
         self.enter = e.span_enter
         self.exit = e.span_exit
         self.eng = e
-        # the python engine's machine code __enter__ and __exit__, as this object's own (MicroPython
-        # takes them before the class's: no bytecode per pair); disable() takes them away again
+        # the python engine's machine code __enter__ and __exit__ as its own (MicroPython takes
+        # them first); disable() takes them away
         get = getattr(e, "span_with", None)
         fast = get(self.handle, self) if get is not None and len(_shadowed) < _SPANS_MAX else None
         if fast is not None:
@@ -416,7 +416,6 @@ class Span:
 def _set_span_eng(e):
     global _span_eng
     _span_eng = e
-    # a Span bound to the engine that stops takes its class's methods again
     for sp in _shadowed:
         try:
             del sp.__enter__

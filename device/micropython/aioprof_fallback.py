@@ -24,7 +24,7 @@ _L = const(2)
 _F = const(3)
 _M = const(4)
 _G = const(5)
-from aioprof_wrapper import Wrapped, _ms_clock
+from aioprof_wrapper import Wrapped, _ms_clock, span_code
 
 # docs/protocol.md, proto/aioprof_wire.h
 _VERSION = const(1)
@@ -44,8 +44,7 @@ _DROPPED_ROOM = const(7)
 _HELLO_MEM_ROOM = const(5)  # the HELLO's mem varint, when the recorder measures memory
 _OP_ALLOC = const(7)
 _ALLOC_ROOM = const(7)  # control head (2) + a varint
-# the HELLO's mem (docs/protocol.md, "Memory") of a recorder that reads gc.mem_alloc(): amounts
-# are lower bounds (bit 1), in bytes (unit 1); no collection is seen, none is timed
+# the HELLO's mem (docs/protocol.md, "Memory") when gc.mem_alloc() is read: lower bounds, bytes
 MEM_HEAP_WALK = const(0x02 | (1 << 5))
 _HELLO_EVERY = const(8)
 _ANNOUNCE_EVERY = const(16)  # periods: a running task's name goes again after this many
@@ -123,10 +122,8 @@ class Recorder(FrameWriter):
         # reported. Given here, as in C before aioprof_init: every ENTER then carries its lateness
         self.late_unit = late_unit
         self.late_room = 5 if late_unit else 0
-        # memory (docs/micropython.md, "Memory"): mem_read() gives the bytes the heap holds now
-        # (gc.mem_alloc(), a walk of the heap); read around every event, the growth since the
-        # last read is what ran in between allocated, less what it freed (a lower bound); None:
-        # not measured, the HELLO has no mem and no ALLOC goes (today's bytes)
+        # memory (docs/micropython.md, "Memory"): mem_read(), gc.mem_alloc(), read around every
+        # event; None: not measured, no mem in the HELLO, no ALLOC (today's bytes)
         self.mem_read = mem_read
         self.mem = MEM_HEAP_WALK if mem_read else 0
         self.mem_last = mem_read() if mem_read else 0
@@ -386,10 +383,8 @@ class Recorder(FrameWriter):
     # ---- memory ----
 
     def take_mem(self):
-        """Reads the heap (mem_read) where an event's stretch ends: what it grew by since the last
-        read goes with the next event (nothing when it shrank: a collection, or frees, outweighed
-        the allocations). The wrapper calls it before an ENTER's time and after an EXIT's, so that
-        the walk is the scheduler's time, and its own fast paths allocate nothing."""
+        """Reads the heap where an event's stretch ends (the wrapper: before an ENTER's time, after
+        an EXIT's): its growth since the last read goes with the next event, none if it shrank."""
         m = self.mem_read()
         d = m - self.mem_last
         self.mem_last = m
@@ -408,10 +403,9 @@ class Recorder(FrameWriter):
         return SpanRec(name)
 
     def span_with(self, sp, span):
-        """The __enter__ and __exit__ that the Span span (of handle sp) may take as its own while
-        this recorder records: sp's with_enter and with_exit, machine code; None where the port
-        has no viper (the Span's own methods then call span_enter and span_exit)."""
-        if not hasattr(sp, "with_enter"):
+        """The __enter__ and __exit__ (machine code) that the Span span, of handle sp, may take as
+        its own while this recorder records; None without viper."""
+        if not _viper:
             return None
         sp.rec = self
         sp.span = span
@@ -420,55 +414,9 @@ class Recorder(FrameWriter):
         sp.buf = self.buf
         return sp.with_enter, sp.with_exit
 
-    def span_enter(self, sp):
-        """The running task enters span sp (a SpanRec); spans nest."""
-        now = self.ticks() & self.mask
-        dt = (now - self.st[_L]) & self.mask
-        i = sp.id
-        # the common case written here (as device/aioprof_span.c's span_fast): nothing owed, room
-        # in the open frame, the name sent less than _ANNOUNCE_EVERY periods ago, dt under 2^14
-        # and an id under 128; else the general path
-        if self.fast and self.st[_B] >= _SPAN_ROOM and 0 < i < 0x80 and dt < 0x4000 and sp.announced > self.gate:
-            buf = self.buf
-            h = self.st[_H]
-            buf[h] = _SPAN_ENTER_TAG
-            if dt < 0x80:
-                buf[h + 1] = 2
-                buf[h + 2] = dt
-                buf[h + 3] = i
-                n = 4
-            else:
-                buf[h + 1] = 3
-                buf[h + 2] = (dt & 0x7F) | 0x80
-                buf[h + 3] = dt >> 7
-                buf[h + 4] = i
-                n = 5
-            self.st[_H] = h + n
-            self.st[_B] -= n
-            return
-        self._span_at(_OP_SPAN_ENTER, sp, now)
-
-    def span_exit(self):
-        """The running task's innermost open span ends."""
-        now = self.ticks() & self.mask
-        dt = (now - self.st[_L]) & self.mask
-        if self.fast and self.st[_B] >= _SPAN_ROOM and dt < 0x4000:
-            buf = self.buf
-            h = self.st[_H]
-            buf[h] = _SPAN_EXIT_TAG
-            if dt < 0x80:
-                buf[h + 1] = 1
-                buf[h + 2] = dt
-                n = 3
-            else:
-                buf[h + 1] = 2
-                buf[h + 2] = (dt & 0x7F) | 0x80
-                buf[h + 3] = dt >> 7
-                n = 4
-            self.st[_H] = h + n
-            self.st[_B] -= n
-            return
-        self._span_at(_OP_SPAN_EXIT, None, now)
+    # span_enter(sp) (the running task enters span sp, a SpanRec; spans nest) and span_exit()
+    # (its innermost open span ends) are aioprof_wrapper.py's span_code(), set below: machine
+    # code where the port has viper, else the same source as Python
 
     def _span_at(self, op, sp, now):
         if self.stopped and not self._reopened():
@@ -490,8 +438,7 @@ class Recorder(FrameWriter):
                 self._put(head)
                 self._put(sp.name)
                 sp.announced = self.period
-            # after the frame's last event: the events' own dt chain does not move; written in
-            # place (this is every frame's first span record)
+            # after the frame's last event: the events' own dt chain does not move
             dt = (now - self.st[_L]) & self.mask
             n = _varint_len(dt)
             if sp is not None:
@@ -659,103 +606,4 @@ class Recorder(FrameWriter):
             pass
 
 
-# A span's enter and exit as viper machine code, where the port has it: the same bytes as the
-# methods above, in two forms. Recorder.span_enter(sp) and span_exit() become _span_enter and
-# _span_exit. And a SpanRec gets with_enter() and with_exit(t, v, tb) (_with_enter, _with_exit),
-# which aioprof.py makes its Span's own __enter__ and __exit__ while this engine records: MicroPython
-# looks a `with` statement's methods up in the object before its class, so a pair is then two
-# calls of machine code and no bytecode (CPython, which never has these, takes the class's).
-# The bytecode methods hold more locals than MicroPython keeps on the C stack for a call
-# (VM_MAX_STATE_ON_STACK, 11 words): each of their calls allocated its frame on the heap (on the
-# unix port 1.75 allocations per span pair, the allocator's search a third of the pair's
-# instructions). A viper function's frame is the machine's own. Every value here fits a machine
-# word: ticks below 2^tick_bits (at most 32 bits, unsigned), ring offsets below 2^16, span ids and
-# periods small ints (compared signed). An enter whose span was announced after the gate is on the
-# fast way: the gate is the period itself when the recorder is not fast, and no span is announced
-# after it.
-_SPAN_ENTER_SRC = """
-@micropython.viper
-def ENTER:
-    st = ptr32(ST)  # head, budget, last, fast, mask, gate + 2^16 (aioprof_frames.py)
-    mask = uint(st[4])
-    now = uint(TK()) & mask
-    dt = (now - uint(st[2])) & mask
-    i = int(sp.id)
-    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) + 0x10000 > int(st[5]):
-        budget = int(st[1])
-        if budget >= 12:
-            buf = ptr8(BUF)
-            h = int(st[0])
-            buf[h] = 0x75
-            if dt < uint(0x80):
-                buf[h + 1] = 2
-                buf[h + 2] = dt
-                buf[h + 3] = i
-                n = 4
-            else:
-                buf[h + 1] = 3
-                buf[h + 2] = (dt & 0x7F) | 0x80
-                buf[h + 3] = dt >> 7
-                buf[h + 4] = i
-                n = 5
-            st[0] = h + n
-            st[1] = budget - n
-            return RESULT
-    REC._span_at(5, sp, now)
-    return RESULT
-"""
-
-_SPAN_EXIT_SRC = """
-@micropython.viper
-def EXIT:
-    st = ptr32(ST)  # head, budget, last, fast, mask, gate + 2^16 (aioprof_frames.py)
-    mask = uint(st[4])
-    now = uint(TK()) & mask
-    dt = (now - uint(st[2])) & mask
-    budget = int(st[1])
-    if budget >= 12 and dt < uint(0x4000) and st[3]:
-        buf = ptr8(BUF)
-        h = int(st[0])
-        buf[h] = 0x76
-        if dt < uint(0x80):
-            buf[h + 1] = 1
-            buf[h + 2] = dt
-            n = 3
-        else:
-            buf[h + 1] = 2
-            buf[h + 2] = (dt & 0x7F) | 0x80
-            buf[h + 3] = dt >> 7
-            n = 4
-        st[0] = h + n
-        st[1] = budget - n
-        return None
-    REC._span_at(6, None, now)
-    return None
-"""
-
-
-def _span_src(src, sig, on, result="None"):
-    # on: "R", the recorder, or "sp", the SpanRec, which holds what its recorder's would give
-    # (Recorder.span_with): an attribute lookup less
-    names = {"R": ("R.ticks", "R.st", "R.buf", "R"), "sp": ("sp.tk", "sp.st", "sp.buf", "sp.rec")}[on]
-    for k, name in zip(("TK", "ST", "BUF", "REC"), names):
-        src = src.replace(k, name)
-    return src.replace("ENTER", sig).replace("EXIT", sig).replace("RESULT", result)
-
-
-def _compile_spans():
-    try:
-        exec(_span_src(_SPAN_ENTER_SRC, "_span_enter(R, sp)", "R"), globals())
-        exec(_span_src(_SPAN_EXIT_SRC, "_span_exit(R)", "R"), globals())
-        # sp.span: the Span whose __enter__ this is (what `with ... as` gives)
-        exec(_span_src(_SPAN_ENTER_SRC, "_with_enter(sp)", "sp", "sp.span"), globals())
-        exec(_span_src(_SPAN_EXIT_SRC, "_with_exit(sp, t, v, tb)", "sp"), globals())
-    except Exception:
-        return  # CPython, or no viper: the methods stay bytecode
-    Recorder.span_enter = _span_enter
-    Recorder.span_exit = _span_exit
-    SpanRec.with_enter = _with_enter
-    SpanRec.with_exit = _with_exit
-
-
-_compile_spans()
+Recorder.span_enter, Recorder.span_exit, SpanRec.with_enter, SpanRec.with_exit, _viper = span_code()

@@ -23,11 +23,8 @@ except ImportError:  # a port without the array module: lists do, slower
         return list(items)
 
 
-# The writer's hottest state, in one array (FrameWriter.st) that the machine code of the wrapper and
-# of spans reads and writes as words (viper's ptr32: no attribute lookup, each of which costs a
-# dictionary search): where the open frame's next byte goes in the ring, how many more bytes it
-# takes, and, the Recorder's, the tick of the last event, its `fast` as 1 or 0, its tick mask and its
-# gate plus 2^16 (never below 0: it is at least -16). Each fits 32 bits, unsigned.
+# The hottest state (FrameWriter.st, 32-bit words that the viper code reads as a ptr32): head,
+# budget, and the Recorder's last tick, fast (1/0), tick mask, gate + 2^16.
 _H = const(0)
 _B = const(1)
 _L = const(2)
@@ -177,8 +174,7 @@ class FrameWriter:
         self.late_top = self.st[_H] + self.st[_B] + _LATE_HEAD
 
     def _late(self, v):
-        # the lateness of the ENTER just written: a varint below the list so far, written in
-        # place (no object made: with memory="walk" the engine must allocate nothing here)
+        # the lateness of the ENTER just written: a varint below the list so far, in place
         n = _varint_len(v)
         at = self.st[_H] + self.st[_B] + _LATE_HEAD - n
         buf = self.buf
@@ -204,7 +200,7 @@ class FrameWriter:
         else:
             buf[head + 1] = (n & 0x7F) | 0x80
             buf[head + 2] = n >> 7
-        # (the frame closes next, its budget 0: none left, never below, as st holds it unsigned)
+        # (the frame closes next: st holds it unsigned)
         b = self.st[_B] - (at + n - head)
         self.st[_B] = b if b > 0 else 0
         self.st[_H] = at + n
@@ -261,8 +257,7 @@ class FrameWriter:
         code_at = _crc_cobs(buf, self.frame_pos + 1, self.st[_H], out)
         crc = out[0]
         code = out[1]
-        # the CRC's two bytes (which may wrap around the ring's end), written out: a loop over a
-        # tuple allocates it at every frame
+        # the CRC's two bytes (which may wrap around the ring's end)
         b = crc & 0xFF
         if b == 0:
             buf[code_at] = code
@@ -299,7 +294,6 @@ class FrameWriter:
         self._put_varint(rest)
 
     def _control_head(self, op, n):
-        # in place (no object made: a span's general path takes it at every frame)
         self.buf[self.st[_H]] = 0x70 | op
         self.st[_H] += 1
         self.st[_B] -= 1

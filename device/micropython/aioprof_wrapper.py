@@ -359,6 +359,105 @@ def _run(R, coro, t, top, auto):
             R._drain_quietly()
 """
 
+# A span's enter and exit as viper code (the bytes of aioprof_fallback.py's general path): as the
+# Recorder's span_enter and span_exit, and as a SpanRec's with_enter and with_exit, which aioprof.py
+# makes its Span's own __enter__ and __exit__ (MicroPython looks them up in the object first).
+# Bytecode methods this big get their frame from the heap at every call (docs/micropython.md).
+_SPAN_ENTER_SRC = """
+@micropython.viper
+def ENTER:
+    st = ptr32(ST)
+    mask = uint(st[4])
+    now = uint(TK()) & mask
+    dt = (now - uint(st[2])) & mask
+    i = int(sp.id)
+    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) + 0x10000 > int(st[5]):
+        budget = int(st[1])
+        if budget >= 12:
+            buf = ptr8(BUF)
+            h = int(st[0])
+            buf[h] = 0x75
+            if dt < uint(0x80):
+                buf[h + 1] = 2
+                buf[h + 2] = dt
+                buf[h + 3] = i
+                n = 4
+            else:
+                buf[h + 1] = 3
+                buf[h + 2] = (dt & 0x7F) | 0x80
+                buf[h + 3] = dt >> 7
+                buf[h + 4] = i
+                n = 5
+            st[0] = h + n
+            st[1] = budget - n
+            return RESULT
+    REC._span_at(5, sp, now)
+    return RESULT
+"""
+
+_SPAN_EXIT_SRC = """
+@micropython.viper
+def EXIT:
+    st = ptr32(ST)
+    mask = uint(st[4])
+    now = uint(TK()) & mask
+    dt = (now - uint(st[2])) & mask
+    budget = int(st[1])
+    if budget >= 12 and dt < uint(0x4000) and st[3]:
+        buf = ptr8(BUF)
+        h = int(st[0])
+        buf[h] = 0x76
+        if dt < uint(0x80):
+            buf[h + 1] = 1
+            buf[h + 2] = dt
+            n = 3
+        else:
+            buf[h + 1] = 2
+            buf[h + 2] = (dt & 0x7F) | 0x80
+            buf[h + 3] = dt >> 7
+            n = 4
+        st[0] = h + n
+        st[1] = budget - n
+        return None
+    REC._span_at(6, None, now)
+    return None
+"""
+
+
+def _span_src(src, sig, on, result="None"):
+    # on: "R", the recorder, or "sp", the SpanRec, which holds what they read of it (span_with)
+    names = {"R": ("R.ticks", "R.st", "R.buf", "R"), "sp": ("sp.tk", "sp.st", "sp.buf", "sp.rec")}[on]
+    for k, name in zip(("TK", "ST", "BUF", "REC"), names):
+        src = src.replace(k, name)
+    return src.replace("ENTER", sig).replace("EXIT", sig).replace("RESULT", result)
+
+
+def _same(x):
+    return x
+
+
+def span_code():
+    """(span_enter, span_exit, with_enter, with_exit, viper) for aioprof_fallback.py's Recorder and
+    SpanRec: machine code where the port has viper (viper True), else the same source as Python,
+    its casts the identity (CPython, the WebAssembly port)."""
+    forms = (
+        (_SPAN_ENTER_SRC, "_span_enter(R, sp)", "R", "None"),
+        (_SPAN_EXIT_SRC, "_span_exit(R)", "R", "None"),
+        # sp.span: the Span whose __enter__ this is (what `with ... as` gives)
+        (_SPAN_ENTER_SRC, "_with_enter(sp)", "sp", "sp.span"),
+        (_SPAN_EXIT_SRC, "_with_exit(sp, t, v, tb)", "sp", "None"),
+    )
+    for viper in (True, False):
+        g = {} if viper else {"uint": _same, "ptr8": _same, "ptr32": _same}
+        try:
+            for src, sig, on, result in forms:
+                src = _span_src(src, sig, on, result)
+                exec(src if viper else src.replace("@micropython.viper\n", ""), g)
+        except Exception:
+            continue
+        return g["_span_enter"], g["_span_exit"], g["_with_enter"], g["_with_exit"], viper
+
+
 def _exec(src):
     try:
         # named, so that the lines bytecode leaves in tracebacks say where they are from
