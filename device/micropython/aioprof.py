@@ -59,6 +59,13 @@ def coro_name(coro):
     return name if name else r.split(" ")[0].lstrip("<")
 
 
+def _mem_read():
+    # the python engine's memory="walk": the bytes the heap holds (a walk of it per call)
+    import gc
+
+    return gc.mem_alloc
+
+
 def _c_task():
     # asyncio's Task when it is MicroPython's C one (the C engines then read its key in place)
     try:
@@ -168,7 +175,10 @@ def _event_cost(make):
 def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, platform=None, write=None,
            event_cost_ns=None, memory=True):
     """Starts profiling every asyncio task created from now on. Output goes to stdout
-    (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes)."""
+    (USB-CDC on a board) as raw bytes, or to uart.write, or to write(bytes).
+    memory: True, what the engine measures cheaply (the firmware engine: the allocator's blocks;
+    the others nothing); False, nothing; "walk", also the python engine, by gc.mem_alloc() at
+    every event: a walk of the whole heap each time, costly (docs/micropython.md, "Memory")."""
     global _state
     if _state is not None:
         return _state.kind
@@ -177,6 +187,8 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
                           "own manifest has it) or copy MicroPython's extmod/asyncio to the board as /lib/asyncio")
     if _core is None:
         raise ImportError("aioprof needs MicroPython 1.21 or later (the asyncio package; this one has uasyncio)")
+    if memory not in (True, False, "walk"):
+        raise ValueError("aioprof: memory must be True, False or 'walk'")
     kind, mod = _select(impl)
     if uart is not None:
         write = uart.write
@@ -199,12 +211,12 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
     def make(out, ring_bytes=ring):
         if kind == "firmware":
             # memory: the allocator's blocks per slice and the collections it sees (docs/micropython.md)
-            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task, memory)
+            return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task, bool(memory))
         if kind != "python":
             return mod.start(out, ring_bytes, period_ms, platform, _core.CancelledError, c_task)
         ticks, bits = _ticks_source()
         return mod.Recorder(ticks, out, bits, ring_bytes, platform, period_ms * 1000, cancelled=_core.CancelledError,
-                            late_unit=1000)
+                            late_unit=1000, mem_read=_mem_read() if memory == "walk" else None)
 
     # what an event costs, in the HELLO's unit (1/1024 of a tick, a microsecond), so that the
     # host's overhead is the hook's whole cost; measured before the hook starts, into its own
@@ -237,6 +249,7 @@ def enable(uart=None, ring=4096, period_ms=1000, impl=None, drain_task=True, pla
         return t
 
     _state = s
+    _set_span_eng(s.eng if s.spans else None)
     _core.create_task = create_task
     asyncio.create_task = create_task
     if drain_task:
@@ -312,6 +325,7 @@ def disable():
     if s is None:
         return
     _state = None
+    _set_span_eng(None)
     _core.create_task = s.orig_create_task
     asyncio.create_task = s.orig_asyncio_create_task
     if s.drainer is not None:
@@ -342,6 +356,8 @@ def engine():
 
 _SPANS_MAX = 256
 _spans = {}
+_span_eng = None  # while enabled with an engine that records spans: that engine
+_shadowed = []  # the Spans that have __enter__ and __exit__ of their own (Span._bind)
 
 
 def _probe():
@@ -357,28 +373,36 @@ class Span:
 
     def __init__(self, name):
         self.name = name
-        self.eng = None
+        self.eng = False  # the engine its handle is for (False: none yet; never None)
         self.handle = None
-        self.exit = None
+        self.enter = self.exit = None
 
     def __enter__(self):
-        s = _state
-        if s is not None and s.spans:
-            eng = s.eng
-            if self.eng is not eng:
-                # once per engine: its handle, and its bound methods (a lookup less per pair)
-                self.handle = eng.span(self.name)
-                self.enter = eng.span_enter
-                self.exit = eng.span_exit
-                self.eng = eng
-            self.enter(self.handle)
+        e = _span_eng
+        if self.eng is not e:
+            if e is None:
+                return self  # disabled, or an engine without spans
+            self._bind(e)
+        self.enter(self.handle)
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        s = _state
-        if s is not None and s.eng is self.eng:
+        if self.eng is _span_eng:
             self.exit()
-        return False
+
+    def _bind(self, e):
+        # once per engine: its handle, and its bound methods (a lookup less per pair)
+        self.handle = e.span(self.name)
+        self.enter = e.span_enter
+        self.exit = e.span_exit
+        self.eng = e
+        # the python engine's machine code __enter__ and __exit__ as its own (MicroPython takes
+        # them first); disable() takes them away
+        get = getattr(e, "span_with", None)
+        fast = get(self.handle, self) if get is not None and len(_shadowed) < _SPANS_MAX else None
+        if fast is not None:
+            self.__enter__, self.__exit__ = fast
+            _shadowed.append(self)
 
     def __call__(self, f):
         sp = self
@@ -395,6 +419,18 @@ class Span:
                 return f(*args, **kw)
 
         return spanned
+
+
+def _set_span_eng(e):
+    global _span_eng
+    _span_eng = e
+    for sp in _shadowed:
+        try:
+            del sp.__enter__
+            del sp.__exit__
+        except (AttributeError, KeyError):
+            pass
+    _shadowed.clear()
 
 
 def span(name):

@@ -16,8 +16,15 @@ except ImportError:
         return x
 
 
-from aioprof_frames import FrameWriter, _varint
-from aioprof_wrapper import Wrapped, _ms_clock
+from aioprof_frames import FrameWriter, _varint, _varint_len
+
+_H = const(0)  # FrameWriter.st: head, budget, last, fast, mask (aioprof_frames.py)
+_B = const(1)
+_L = const(2)
+_F = const(3)
+_M = const(4)
+_G = const(5)
+from aioprof_wrapper import Wrapped, _ms_clock, span_code
 
 # docs/protocol.md, proto/aioprof_wire.h
 _VERSION = const(1)
@@ -34,6 +41,11 @@ _EXIT_MAX = const(6)
 _TASK_ROOM = const(65)  # control head (2) + task body (3 varints + name and label)
 _HELLO_ROOM = const(82)  # control head (2) + HELLO body (9 varints, 3 bytes, the platform)
 _DROPPED_ROOM = const(7)
+_HELLO_MEM_ROOM = const(5)  # the HELLO's mem varint, when the recorder measures memory
+_OP_ALLOC = const(7)
+_ALLOC_ROOM = const(7)  # control head (2) + a varint
+# the HELLO's mem (docs/protocol.md, "Memory") when gc.mem_alloc() is read: lower bounds, bytes
+MEM_HEAP_WALK = const(0x02 | (1 << 5))
 _HELLO_EVERY = const(8)
 _ANNOUNCE_EVERY = const(16)  # periods: a running task's name goes again after this many
 _FLAG_STOPPED = const(2)
@@ -93,7 +105,7 @@ class Recorder(FrameWriter):
     how many it took (None counts as all)."""
 
     def __init__(self, ticks, write, tick_bits=30, ring=4096, platform="MicroPython", period_ticks=0, tick_hz=1000000,
-                 cancelled=None, late_unit=0):
+                 cancelled=None, late_unit=0, mem_read=None):
         if ring < 128 or ring > 65535 or tick_bits < 8 or tick_bits > 32:
             raise ValueError("aioprof: ring must be 128..65535 bytes, tick_bits 8..32")
         self.ticks = ticks
@@ -104,11 +116,18 @@ class Recorder(FrameWriter):
         self.platform = platform.encode()[:_PLATFORM_MAX] if isinstance(platform, str) else platform[:_PLATFORM_MAX]
         self.period_ticks = period_ticks or tick_hz
         self._fw_init(ring)
+        self.st[_M] = self.mask
         # lateness (aioprof_port_t.late_unit): the unit of enter_late's `late`, in ticks (1000
         # with microsecond ticks: asyncio's due times, Task.ph_key, are milliseconds); 0: not
         # reported. Given here, as in C before aioprof_init: every ENTER then carries its lateness
         self.late_unit = late_unit
         self.late_room = 5 if late_unit else 0
+        # memory (docs/micropython.md, "Memory"): mem_read(), gc.mem_alloc(), read around every
+        # event; None: not measured, no mem in the HELLO, no ALLOC (today's bytes)
+        self.mem_read = mem_read
+        self.mem = MEM_HEAP_WALK if mem_read else 0
+        self.mem_last = mem_read() if mem_read else 0
+        self.mem_amount = 0  # taken (take_mem) and not yet written
         # the profiler
         self.current = None
         self.next_id = 0
@@ -124,7 +143,7 @@ class Recorder(FrameWriter):
         self.format = (_VERSION << 5) | (tick_bits - 1)
         self.sent = False
         now = ticks() & self.mask
-        self.boot_ticks = self.last = now
+        self.boot_ticks = self.st[_L] = now
         # the period ends at this tick (at most half the wrap ahead, as in C)
         self.period_len = min(self.period_ticks, self.mask // 2)
         self.deadline = (now + self.period_len) & self.mask
@@ -149,26 +168,28 @@ class Recorder(FrameWriter):
         # an event itself when the open frame has room; every path that changes what this reads
         # calls it before it returns
         self.fast = self.on and not (self.hello_due or self.drop_due or self.stopped)
+        self.st[_F] = 1 if self.fast else 0  # for the machine code
         # and the period an enter's task must have been announced after to take that way (its
         # name went less than _ANNOUNCE_EVERY periods ago; never, when not fast: no task's name
         # went after this period). One comparison, exact while a task's last announcement is
         # less than 2^16 periods old; an older one takes the general path, which compares as C.
         self.gate = self.period - _ANNOUNCE_EVERY if self.fast else self.period
+        self.st[_G] = self.gate + 0x10000  # for the machine code (unsigned: periods count from 0)
 
     # ---- the profiler (device/aioprof.c) ----
 
     def _frame_close(self):
         # a drop count still owed goes in first when it fits (the frame holds at most a HELLO)
-        if self.drop_due and self.budget >= _DROPPED_ROOM:
+        if self.drop_due and self.st[_B] >= _DROPPED_ROOM:
             self._write_dropped()
         self._fw_close()
         self.sent = True
         # a frame to send: the last drain taken as half a period ago, so that the test between
         # slices (half a period since the last drain) is one comparison for both reasons
-        self.last_drain = (self.last - self.half) & self.mask
+        self.last_drain = (self.st[_L] - self.half) & self.mask
 
     def _frame_room(self, now, n):
-        if self.open and self.budget >= n:
+        if self.open and self.st[_B] >= n:
             return True
         if self.open:
             self._frame_close()
@@ -178,7 +199,7 @@ class Recorder(FrameWriter):
         return True
 
     def _frame_open(self, now, n):
-        self.last = now
+        self.st[_L] = now
         self._fw_open(n, self.current.id if self.current else 0)
         self.seq = (self.seq + 1) & 0xFF
 
@@ -207,6 +228,8 @@ class Recorder(FrameWriter):
         _varint(body, self.period_len)
         _varint(body, self.event_cost)
         _varint(body, self.late_unit)
+        if self.mem:
+            _varint(body, self.mem)
         self._control(_OP_HELLO, body)
 
     def _write_dropped(self):
@@ -224,7 +247,7 @@ class Recorder(FrameWriter):
                 return False
             self._write_dropped()
         if self.hello_due:
-            if not self._frame_room(now, _HELLO_ROOM):
+            if not self._frame_room(now, _HELLO_ROOM + (_HELLO_MEM_ROOM if self.mem else 0)):
                 return False
             self._write_hello((self.hello_due - 1) | (_FLAG_STOPPED if self.stopped else 0))
             self.hello_due = 0
@@ -238,8 +261,8 @@ class Recorder(FrameWriter):
     def _write_final(self, now):
         # after close(): what is owed, as soon as it fits (an empty ring starts again at its
         # beginning), in a frame closed at once
-        if not self.open and self.tail == self.head:
-            self.head = self.tail = self.commit = 0
+        if not self.open and self.tail == self.st[_H]:
+            self.st[_H] = self.tail = self.commit = 0
         self._write_pending(now)
         if self.open:
             self._frame_close()
@@ -310,13 +333,19 @@ class Recorder(FrameWriter):
         announce = ((self.period - t.announced) & 0xFFFF) >= _ANNOUNCE_EVERY
         if announce:
             n += _TASK_ROOM
+        amount = self.mem_amount
+        if amount:
+            n += _ALLOC_ROOM
+            self.mem_amount = 0  # written or, with the event, dropped
         if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):
             self._drop()
         else:
             if announce:
                 self._write_task(_OP_TASK_INFO, t)
                 t.announced = self.period
-            dt = (now - self.last) & self.mask
+            if amount:
+                self._write_alloc(amount)
+            dt = (now - self.st[_L]) & self.mask
             i = t.id
             if i <= 15:
                 self._event(0x80 | (i << 3), 2, dt)
@@ -325,7 +354,7 @@ class Recorder(FrameWriter):
                 self._put_varint(i)
             if self.late_room:
                 self._late(late & 0xFFFFFFFF)
-            self.last = now
+            self.st[_L] = now
         t.outer = self.current
         self.current = t
         self._refresh()
@@ -333,18 +362,39 @@ class Recorder(FrameWriter):
     def _exit_at(self, t, kind, now):
         if self.stopped and not self._reopened():
             return
-        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, _EXIT_MAX):
+        amount = self.mem_amount
+        self.mem_amount = 0
+        n = _EXIT_MAX + _ALLOC_ROOM if amount else _EXIT_MAX
+        if (self.hello_due or self.drop_due) and not self._write_pending(now) or not self._frame_room(now, n):
             self._drop()
         else:
-            dt = (now - self.last) & self.mask
+            if amount:
+                self._write_alloc(amount)
+            dt = (now - self.st[_L]) & self.mask
             if kind == YIELD:
                 self._event(0x00, 5, dt)
             else:
                 self._event(0x40 + ((kind - 1) << 4), 3, dt)
-            self.last = now
+            self.st[_L] = now
         self.current = t.outer
         t.outer = None
         self._refresh()
+
+    # ---- memory ----
+
+    def take_mem(self):
+        """Reads the heap where an event's stretch ends (the wrapper: before an ENTER's time, after
+        an EXIT's): its growth since the last read goes with the next event, none if it shrank."""
+        m = self.mem_read()
+        d = m - self.mem_last
+        self.mem_last = m
+        if d > 0:
+            self.mem_amount += d
+
+    def _write_alloc(self, amount):
+        # an ALLOC record, in the open frame, which has room for it
+        self._control_head(_OP_ALLOC, _varint_len(amount))
+        self._put_varint(amount)
 
     # ---- spans (device/aioprof_span.c) ----
 
@@ -352,55 +402,21 @@ class Recorder(FrameWriter):
         """A span's handle for span_enter: its SpanRec (aioprof.py keeps one per name)."""
         return SpanRec(name)
 
-    def span_enter(self, sp):
-        """The running task enters span sp (a SpanRec); spans nest."""
-        now = self.ticks() & self.mask
-        dt = (now - self.last) & self.mask
-        i = sp.id
-        # the common case written here (as device/aioprof_span.c's span_fast): nothing owed, room
-        # in the open frame, the name sent less than _ANNOUNCE_EVERY periods ago, dt under 2^14
-        # and an id under 128; else the general path
-        if self.fast and self.budget >= _SPAN_ROOM and 0 < i < 0x80 and dt < 0x4000 and sp.announced > self.gate:
-            buf = self.buf
-            h = self.head
-            buf[h] = _SPAN_ENTER_TAG
-            if dt < 0x80:
-                buf[h + 1] = 2
-                buf[h + 2] = dt
-                buf[h + 3] = i
-                n = 4
-            else:
-                buf[h + 1] = 3
-                buf[h + 2] = (dt & 0x7F) | 0x80
-                buf[h + 3] = dt >> 7
-                buf[h + 4] = i
-                n = 5
-            self.head = h + n
-            self.budget -= n
-            return
-        self._span_at(_OP_SPAN_ENTER, sp, now)
+    def span_with(self, sp, span):
+        """The __enter__ and __exit__ (machine code) that the Span span, of handle sp, may take as
+        its own while this recorder records; None without viper."""
+        if not _viper:
+            return None
+        sp.rec = self
+        sp.span = span
+        sp.tk = self.ticks  # what with_enter and with_exit read of the recorder (_span_src)
+        sp.st = self.st
+        sp.buf = self.buf
+        return sp.with_enter, sp.with_exit
 
-    def span_exit(self):
-        """The running task's innermost open span ends."""
-        now = self.ticks() & self.mask
-        dt = (now - self.last) & self.mask
-        if self.fast and self.budget >= _SPAN_ROOM and dt < 0x4000:
-            buf = self.buf
-            h = self.head
-            buf[h] = _SPAN_EXIT_TAG
-            if dt < 0x80:
-                buf[h + 1] = 1
-                buf[h + 2] = dt
-                n = 3
-            else:
-                buf[h + 1] = 2
-                buf[h + 2] = (dt & 0x7F) | 0x80
-                buf[h + 3] = dt >> 7
-                n = 4
-            self.head = h + n
-            self.budget -= n
-            return
-        self._span_at(_OP_SPAN_EXIT, None, now)
+    # span_enter(sp) (the running task enters span sp, a SpanRec; spans nest) and span_exit()
+    # (its innermost open span ends) are aioprof_wrapper.py's span_code(), set below: machine
+    # code where the port has viper, else the same source as Python
 
     def _span_at(self, op, sp, now):
         if self.stopped and not self._reopened():
@@ -423,11 +439,14 @@ class Recorder(FrameWriter):
                 self._put(sp.name)
                 sp.announced = self.period
             # after the frame's last event: the events' own dt chain does not move
-            body = bytearray()
-            _varint(body, (now - self.last) & self.mask)
+            dt = (now - self.st[_L]) & self.mask
+            n = _varint_len(dt)
             if sp is not None:
-                _varint(body, sp.id)
-            self._control(op, body)
+                n += _varint_len(sp.id)
+            self._control_head(op, n)
+            self._put_varint(dt)
+            if sp is not None:
+                self._put_varint(sp.id)
         self._refresh()
 
     def flush(self):
@@ -442,10 +461,18 @@ class Recorder(FrameWriter):
         the C bindings do with aioprof_reopen where a program may have ended)."""
         if not self.on or self.stopped:
             return
+        now = self.ticks() & self.mask
+        if self.mem_read:
+            # what was allocated since the last event, before the HELLO after which nothing comes
+            self.take_mem()
+            amount = self.mem_amount
+            self.mem_amount = 0
+            if amount and self._write_pending(now) and self._frame_room(now, _ALLOC_ROOM):
+                self._write_alloc(amount)
         self.stopped = True
         self.until_next = until_next
         self.hello_due = self.hello_due or 1
-        self._write_final(self.ticks() & self.mask)
+        self._write_final(now)
         self._refresh()
 
     def reopen(self):
@@ -455,6 +482,10 @@ class Recorder(FrameWriter):
             self.stopped = False
             self.hello_due = self.hello_due or 1
             self.deadline = (self.ticks() + self.period_len) & self.mask
+            if self.mem_read:
+                # what was allocated while stopped was no task's
+                self.mem_last = self.mem_read()
+                self.mem_amount = 0
         self._refresh()
 
     def _reopened(self):
@@ -513,7 +544,7 @@ class Recorder(FrameWriter):
             if spent <= mask // 2:
                 self.drain_ticks = (self.drain_ticks + spent) & 0xFFFFFFFF
         self.due = self.commit != self.tail
-        self.last_drain = (self.last - self.half) & self.mask if self.due else self.last
+        self.last_drain = (self.st[_L] - self.half) & self.mask if self.due else self.st[_L]
         self._refresh()
         return total
 
@@ -552,7 +583,10 @@ class Recorder(FrameWriter):
 
     def _ended(self, t, kind, top, auto):
         # a coroutine returned or raised: its last slice ends
-        self._exit_at(t, kind, self.ticks() & self.mask)
+        now = self.ticks() & self.mask
+        if self.mem_read:
+            self.take_mem()
+        self._exit_at(t, kind, now)
         if top:
             self.close(True)
         if auto:
@@ -561,7 +595,7 @@ class Recorder(FrameWriter):
     def _after(self):
         # between slices (no task runs): every complete frame goes out, and at least every half
         # period (the C engines' policy); the time is the last event's, no clock read
-        if self.current is None and (self.last - self.last_drain) & self.mask >= self.half:
+        if self.current is None and (self.st[_L] - self.last_drain) & self.mask >= self.half:
             self._drain_quietly()
 
     def _drain_quietly(self):
@@ -570,3 +604,6 @@ class Recorder(FrameWriter):
             self.drain()
         except Exception:
             pass
+
+
+Recorder.span_enter, Recorder.span_exit, SpanRec.with_enter, SpanRec.with_exit, _viper = span_code()

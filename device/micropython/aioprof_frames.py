@@ -23,6 +23,15 @@ except ImportError:  # a port without the array module: lists do, slower
         return list(items)
 
 
+# The hottest state (FrameWriter.st, 32-bit words that the viper code reads as a ptr32): head,
+# budget, and the Recorder's last tick, fast (1/0), tick mask, gate + 2^16.
+_H = const(0)
+_B = const(1)
+_L = const(2)
+_F = const(3)
+_M = const(4)
+_G = const(5)
+
 # proto/aioprof_frame_writer.h
 _BODY_MAX = const(254)
 _OPEN_COST = const(13)  # 00, code byte, seq, format, base (4), running (up to 5)
@@ -84,6 +93,14 @@ def _late_move_py(buf, start, n, at):
 _late_move = _late_move_py
 
 
+def _varint_len(v):
+    n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+
 def _varint(out, v):
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
@@ -99,11 +116,12 @@ class FrameWriter:
         self.buf = bytearray(ring)
         self.view = memoryview(self.buf)
         self.size = ring
-        self.head = 0
+        self.st = array("I", (0, 0, 0, 0, 0, 0))  # head, budget, last, fast, mask, gate (_H, _B, _L, _F, _M, _G)
+        self.st[_H] = 0
         self.tail = 0
         self.commit = 0
         self.frame_pos = 0
-        self.budget = 0
+        self.st[_B] = 0
         self.open = False
         self.due = False  # a frame was closed since the last drain
         self.crc_out = array("i", (0, 0))
@@ -116,12 +134,12 @@ class FrameWriter:
         self.late_top = _LATE_HEAD
 
     def _room(self):
-        used = self.head - self.tail if self.head >= self.tail else self.size - (self.tail - self.head)
+        used = self.st[_H] - self.tail if self.st[_H] >= self.tail else self.size - (self.tail - self.st[_H])
         return self.size - 1 - used
 
     def _late_len(self):
         # while a frame is open
-        return self.late_top - self.head - self.budget - _LATE_HEAD
+        return self.late_top - self.st[_H] - self.st[_B] - _LATE_HEAD
 
     # (what a frame keeps back for its LATE record's head, C's aioprof_fw_late_reserve, is
     # written out in place: a method call costs more than the test)
@@ -129,7 +147,7 @@ class FrameWriter:
     def _skip(self, n):
         if self.late_room:
             n += _LATE_HEAD
-        to_end = self.size - self.head
+        to_end = self.size - self.st[_H]
         return to_end if to_end < _OPEN_COST + n + 1 else 0
 
     def _fits_new(self, n):
@@ -137,41 +155,44 @@ class FrameWriter:
         return self._room() >= self._skip(n) + _OPEN_COST + n + reserve + _CLOSE_COST
 
     def _raw(self, b):
-        self.buf[self.head] = b
-        self.head = 0 if self.head + 1 == self.size else self.head + 1
+        self.buf[self.st[_H]] = b
+        self.st[_H] = 0 if self.st[_H] + 1 == self.size else self.st[_H] + 1
 
     def _rebudget(self):
         if self.late_room and self._late_len():
             return  # the lateness list stays where it is: the budget no longer grows
         room = self._room()
-        left = _BODY_MAX - 2 - (self.head - self.frame_pos - 1)
-        to_end = self.size - 1 - self.head
+        left = _BODY_MAX - 2 - (self.st[_H] - self.frame_pos - 1)
+        to_end = self.size - 1 - self.st[_H]
         room = room - _CLOSE_COST if room > _CLOSE_COST else 0
         if left > room:
             left = room
         if left > to_end:
             left = to_end
         reserve = _LATE_HEAD if self.late_room else 0
-        self.budget = left - reserve if left > reserve else 0
-        self.late_top = self.head + self.budget + _LATE_HEAD
+        self.st[_B] = left - reserve if left > reserve else 0
+        self.late_top = self.st[_H] + self.st[_B] + _LATE_HEAD
 
     def _late(self, v):
-        # the lateness of the ENTER just written: a varint below the list so far
-        top = self.head + self.budget + _LATE_HEAD
-        b = bytearray()
-        _varint(b, v)
-        n = len(b)
-        self.buf[top - n : top] = b
-        self.budget -= n
+        # the lateness of the ENTER just written: a varint below the list so far, in place
+        n = _varint_len(v)
+        at = self.st[_H] + self.st[_B] + _LATE_HEAD - n
+        buf = self.buf
+        while v >= 0x80:
+            buf[at] = (v & 0x7F) | 0x80
+            at += 1
+            v >>= 7
+        buf[at] = v
+        self.st[_B] -= n
 
     def _late_record(self):
         # the LATE record at head, the list moved down after its head; none when every ENTER of
         # the frame was on time
         n = self._late_len()
         buf = self.buf
-        head = self.head
+        head = self.st[_H]
         at = head + (2 if n < 0x80 else 3)  # after the record's tag and length (a varint)
-        if not _late_move(buf, head + self.budget + _LATE_HEAD, n, at):
+        if not _late_move(buf, head + self.st[_B] + _LATE_HEAD, n, at):
             return
         buf[head] = _LATE_TAG
         if n < 0x80:
@@ -179,20 +200,22 @@ class FrameWriter:
         else:
             buf[head + 1] = (n & 0x7F) | 0x80
             buf[head + 2] = n >> 7
-        self.budget -= at + n - head
-        self.head = at + n
+        # (the frame closes next: st holds it unsigned)
+        b = self.st[_B] - (at + n - head)
+        self.st[_B] = b if b > 0 else 0
+        self.st[_H] = at + n
 
     def _put(self, data):
         # body bytes into the open frame: the budget keeps them before the ring's end
         n = len(data)
-        self.buf[self.head : self.head + n] = data
-        self.head += n
-        self.budget -= n
+        self.buf[self.st[_H] : self.st[_H] + n] = data
+        self.st[_H] += n
+        self.st[_B] -= n
 
     def _put_varint(self, v):
         # a varint straight into the open frame (no object made: this is on every event's path)
         buf = self.buf
-        head = self.head
+        head = self.st[_H]
         start = head
         while v >= 0x80:
             buf[head] = (v & 0x7F) | 0x80
@@ -200,71 +223,81 @@ class FrameWriter:
             v >>= 7
         buf[head] = v
         head += 1
-        self.budget -= head - start
-        self.head = head
+        self.st[_B] -= head - start
+        self.st[_H] = head
 
     def _fw_open(self, n, running):
         for _ in range(self._skip(n)):
             self._raw(0)
         self._raw(0)  # ends any device text printed since the last frame
-        self.frame_pos = self.head
+        self.frame_pos = self.st[_H]
         self._raw(0)  # the first code byte, known at close
         self.open = True
-        self.late_top = self.head + _LATE_HEAD  # no list (the budget is 0 while no frame is open)
+        self.late_top = self.st[_H] + _LATE_HEAD  # no list (the budget is 0 while no frame is open)
         self._rebudget()
         # the header, written in place (no object made: this is every frame's path)
-        base = self.last
+        base = self.st[_L]
         buf = self.buf
-        head = self.head
+        head = self.st[_H]
         buf[head] = self.seq
         buf[head + 1] = self.format
         buf[head + 2] = base & 0xFF
         buf[head + 3] = (base >> 8) & 0xFF
         buf[head + 4] = (base >> 16) & 0xFF
         buf[head + 5] = base >> 24
-        self.head = head + 6
-        self.budget -= 6
+        self.st[_H] = head + 6
+        self.st[_B] -= 6
         self._put_varint(running)
 
     def _fw_close(self):
-        if self.late_room and self.late_top != self.head + self.budget + _LATE_HEAD:  # a list
+        if self.late_room and self.late_top != self.st[_H] + self.st[_B] + _LATE_HEAD:  # a list
             self._late_record()
         buf = self.buf
         out = self.crc_out
-        code_at = _crc_cobs(buf, self.frame_pos + 1, self.head, out)
+        code_at = _crc_cobs(buf, self.frame_pos + 1, self.st[_H], out)
         crc = out[0]
         code = out[1]
-        for b in (crc & 0xFF, crc >> 8):  # the CRC may wrap around the ring's end
-            if b == 0:
-                buf[code_at] = code
-                code_at = self.head
-                code = 1
-            else:
-                code += 1
-            self._raw(b)
+        # the CRC's two bytes (which may wrap around the ring's end)
+        b = crc & 0xFF
+        if b == 0:
+            buf[code_at] = code
+            code_at = self.st[_H]
+            code = 1
+        else:
+            code += 1
+        self._raw(b)
+        b = crc >> 8
+        if b == 0:
+            buf[code_at] = code
+            code_at = self.st[_H]
+            code = 1
+        else:
+            code += 1
+        self._raw(b)
         buf[code_at] = code
         self._raw(0)
-        self.commit = self.head
+        self.commit = self.st[_H]
         self.open = False
-        self.budget = 0
+        self.st[_B] = 0
         self.due = True  # a frame to send: the wrapper drains after the slice
 
     def _event(self, tag, bits, dt):
         rest = dt >> bits
         if rest == 0:
-            self.buf[self.head] = tag | dt
-            self.head += 1
-            self.budget -= 1
+            self.buf[self.st[_H]] = tag | dt
+            self.st[_H] += 1
+            self.st[_B] -= 1
             return
-        self.buf[self.head] = tag | (dt & ((1 << bits) - 1)) | (1 << bits)
-        self.head += 1
-        self.budget -= 1
+        self.buf[self.st[_H]] = tag | (dt & ((1 << bits) - 1)) | (1 << bits)
+        self.st[_H] += 1
+        self.st[_B] -= 1
         self._put_varint(rest)
 
     def _control_head(self, op, n):
-        head = bytearray((0x70 | op,))
-        _varint(head, n)
-        self._put(head)
+        self.buf[self.st[_H]] = 0x70 | op
+        self.st[_H] += 1
+        self.st[_B] -= 1
+        self._put_varint(n)
 
     def _control(self, op, body):
         self._control_head(op, len(body))

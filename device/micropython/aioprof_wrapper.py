@@ -69,12 +69,14 @@ def _run(R, coro, t, top, auto):
     mask = R.mask
     half = R.half
     buf = R.buf
+    st = R.st  # head, budget, last (aioprof_frames.py)
     ms = R.ms
     ms_diff = R.ms_diff
     lr = R.late_room
     need = 11 + lr  # an ENTER's room: its record, its lateness
     enter_fast = _enter_fast  # locals: a global costs a dictionary lookup per event
     exit_fast = _exit_fast
+    walk = R.mem_read is not None  # memory measured: every event takes the general path
     i = t.id  # (an attribute read in machine code is a runtime call: read once)
     a = None  # the task's asyncio Task, once bound
     r = None
@@ -87,6 +89,8 @@ def _run(R, coro, t, top, auto):
         except BaseException as e:
             v = None
             exc = e
+        if walk:
+            R.take_mem()  # before the ENTER's time: the walk is the scheduler's
         now = ticks()
         late = 0
         if a is None:
@@ -95,7 +99,7 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        if not enter_fast(R, t, i, buf, now, late, mask, need):
+        if walk or not enter_fast(R, t, i, buf, st, now, late, mask, need):
             if late < 0 or late >= 0x80:
                 # the clock wrapped since the key, or late by 128 ms or more
                 late = ms_diff(ms(), a.ph_key)
@@ -118,8 +122,10 @@ def _run(R, coro, t, top, auto):
             R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
             RERAISE
         now = ticks()
+        if walk:
+            R.take_mem()  # after the EXIT's time: the walk is the scheduler's
         idle = auto and outer is None  # no task runs after this slice: it may drain
-        if not exit_fast(R, buf, now, mask, half, outer, idle):
+        if walk or not exit_fast(R, buf, st, now, mask, half, outer, idle):
             t.outer = outer
             now &= mask
             R._exit_at(t, 0, now)
@@ -136,19 +142,19 @@ def _run(R, coro, t, top, auto):
 # periods (t.announced, R.gate) are small ints, compared signed. now comes as ticks() gave it.
 _FAST_SRC = """
 @VIPER
-def _enter_fast(R, t, i: uint, buf: ptr8, now: uint, late: int, mask: uint, need: int) -> int:
+def _enter_fast(R, t, i: uint, buf: ptr8, st: ptr32, now: uint, late: int, mask: uint, need: int) -> int:
     # the ENTER of t (i: its id) when nothing is owed, its name went less than _ANNOUNCE_EVERY
     # periods ago, the open frame has room (need: the record and its lateness) and it is less
     # than 128 ms late (Recorder._enter_at's bytes): 1; else 0, nothing written
     if late < 0 or late >= 0x80:
         return 0
-    budget = int(R.budget)
+    budget = int(st[1])
     if budget < need or int(t.announced) <= int(R.gate):
         return 0
     now = now & mask
-    head = int(R.head)
+    head = int(st[0])
     start = head
-    dt = (now - uint(R.last)) & mask
+    dt = (now - uint(st[2])) & mask
     tag = 0x80
     if i <= uint(15):
         tag = 0x80 | (i << 3)
@@ -178,27 +184,27 @@ def _enter_fast(R, t, i: uint, buf: ptr8, now: uint, late: int, mask: uint, need
         # bytes above head + budget
         buf[head + b + 2] = late
         b -= 1
-    R.head = head
-    R.budget = b
-    R.last = now
+    st[0] = head
+    st[1] = b
+    st[2] = now
     R.current = t
     return 1
 
 
 @VIPER
-def _exit_fast(R, buf: ptr8, now: uint, mask: uint, half: uint, outer, idle: int) -> int:
+def _exit_fast(R, buf: ptr8, st: ptr32, now: uint, mask: uint, half: uint, outer, idle: int) -> int:
     # the running task's YIELD when nothing is owed and the open frame has room
     # (Recorder._exit_at's bytes), then outer runs again; when idle (no task runs after this
     # slice) and half a period went by since the last drain, the drain: 1. Else 0, nothing done
-    budget = int(R.budget)
+    budget = int(st[1])
     if budget < 6:
         return 0
-    if not bool(R.fast):
+    if not st[3]:  # R.fast
         return 0
     now = now & mask
-    head = int(R.head)
+    head = int(st[0])
     start = head
-    dt = (now - uint(R.last)) & mask
+    dt = (now - uint(st[2])) & mask
     rest = dt >> 5
     if rest == uint(0):
         buf[head] = dt
@@ -212,9 +218,9 @@ def _exit_fast(R, buf: ptr8, now: uint, mask: uint, half: uint, outer, idle: int
             rest >>= 7
         buf[head] = rest
         head += 1
-    R.head = head
-    R.budget = budget - (head - start)
-    R.last = now
+    st[0] = head
+    st[1] = budget - (head - start)
+    st[2] = now
     R.current = outer
     if idle and ((now - uint(R.last_drain)) & mask) >= half:
         R._drain_quietly()
@@ -233,10 +239,14 @@ def _run(R, coro, t, top, auto):
     mask = R.mask
     half = R.half
     buf = R.buf
+    st = R.st  # head, budget, last (aioprof_frames.py)
     ms = R.ms
     ms_diff = R.ms_diff
     lr = R.late_room
     need = 11 + lr  # an ENTER's room: its record, its lateness
+    walk = R.mem_read is not None  # memory measured: every event takes the general path
+    if walk:
+        need = 0x10000  # more than any frame has
     a = None  # the task's asyncio Task, once bound
     r = None
     while True:
@@ -248,6 +258,8 @@ def _run(R, coro, t, top, auto):
         except BaseException as e:
             v = None
             exc = e
+        if walk:
+            R.take_mem()  # before the ENTER's time: the walk is the scheduler's
         now = ticks() & mask
         late = 0
         if a is None:
@@ -256,11 +268,11 @@ def _run(R, coro, t, top, auto):
             # what ticks_diff gives, without the call, when it is 0 to 127 ms (else see below)
             late = ms() - a.ph_key
         outer = R.current
-        budget = R.budget
+        budget = st[1]
         if 0 <= late < 0x80 and t.announced > R.gate and budget >= need:
-            head = R.head
+            head = st[0]
             start = head
-            dt = (now - R.last) & mask
+            dt = (now - st[2]) & mask
             i = t.id
             tag = 0x80 | (i << 3) if i <= 15 else 0x80
             rest = dt >> 2
@@ -289,9 +301,9 @@ def _run(R, coro, t, top, auto):
                 # starts 3 bytes above head + budget
                 buf[head + b + 2] = late
                 b -= 1
-            R.head = head
-            R.budget = b
-            R.last = now
+            st[0] = head
+            st[1] = b
+            st[2] = now
             R.current = t
         else:
             if late < 0 or late >= 0x80:
@@ -316,11 +328,13 @@ def _run(R, coro, t, top, auto):
             R._ended(t, 3 if isinstance(e, R.cancelled) else 2, top, auto)
             RERAISE
         now = ticks() & mask
-        budget = R.budget
-        if R.fast and budget >= 6:
-            head = R.head
+        if walk:
+            R.take_mem()  # after the EXIT's time: the walk is the scheduler's
+        budget = st[1]
+        if not walk and R.fast and budget >= 6:
+            head = st[0]
             start = head
-            dt = (now - R.last) & mask
+            dt = (now - st[2]) & mask
             rest = dt >> 5
             if rest == 0:
                 buf[head] = dt
@@ -334,9 +348,9 @@ def _run(R, coro, t, top, auto):
                     rest >>= 7
                 buf[head] = rest
                 head += 1
-            R.head = head
-            R.budget = budget - (head - start)
-            R.last = now
+            st[0] = head
+            st[1] = budget - (head - start)
+            st[2] = now
             R.current = outer
         else:
             t.outer = outer
@@ -344,6 +358,105 @@ def _run(R, coro, t, top, auto):
         if auto and outer is None and (now - R.last_drain) & mask >= half:
             R._drain_quietly()
 """
+
+# A span's enter and exit as viper code (the bytes of aioprof_fallback.py's general path): as the
+# Recorder's span_enter and span_exit, and as a SpanRec's with_enter and with_exit, which aioprof.py
+# makes its Span's own __enter__ and __exit__ (MicroPython looks them up in the object first).
+# Bytecode methods this big get their frame from the heap at every call (docs/micropython.md).
+_SPAN_ENTER_SRC = """
+@micropython.viper
+def ENTER:
+    st = ptr32(ST)
+    mask = uint(st[4])
+    now = uint(TK()) & mask
+    dt = (now - uint(st[2])) & mask
+    i = int(sp.id)
+    if 0 < i and i < 0x80 and dt < uint(0x4000) and int(sp.announced) + 0x10000 > int(st[5]):
+        budget = int(st[1])
+        if budget >= 12:
+            buf = ptr8(BUF)
+            h = int(st[0])
+            buf[h] = 0x75
+            if dt < uint(0x80):
+                buf[h + 1] = 2
+                buf[h + 2] = dt
+                buf[h + 3] = i
+                n = 4
+            else:
+                buf[h + 1] = 3
+                buf[h + 2] = (dt & 0x7F) | 0x80
+                buf[h + 3] = dt >> 7
+                buf[h + 4] = i
+                n = 5
+            st[0] = h + n
+            st[1] = budget - n
+            return RESULT
+    REC._span_at(5, sp, now)
+    return RESULT
+"""
+
+_SPAN_EXIT_SRC = """
+@micropython.viper
+def EXIT:
+    st = ptr32(ST)
+    mask = uint(st[4])
+    now = uint(TK()) & mask
+    dt = (now - uint(st[2])) & mask
+    budget = int(st[1])
+    if budget >= 12 and dt < uint(0x4000) and st[3]:
+        buf = ptr8(BUF)
+        h = int(st[0])
+        buf[h] = 0x76
+        if dt < uint(0x80):
+            buf[h + 1] = 1
+            buf[h + 2] = dt
+            n = 3
+        else:
+            buf[h + 1] = 2
+            buf[h + 2] = (dt & 0x7F) | 0x80
+            buf[h + 3] = dt >> 7
+            n = 4
+        st[0] = h + n
+        st[1] = budget - n
+        return None
+    REC._span_at(6, None, now)
+    return None
+"""
+
+
+def _span_src(src, sig, on, result="None"):
+    # on: "R", the recorder, or "sp", the SpanRec, which holds what they read of it (span_with)
+    names = {"R": ("R.ticks", "R.st", "R.buf", "R"), "sp": ("sp.tk", "sp.st", "sp.buf", "sp.rec")}[on]
+    for k, name in zip(("TK", "ST", "BUF", "REC"), names):
+        src = src.replace(k, name)
+    return src.replace("ENTER", sig).replace("EXIT", sig).replace("RESULT", result)
+
+
+def _same(x):
+    return x
+
+
+def span_code():
+    """(span_enter, span_exit, with_enter, with_exit, viper) for aioprof_fallback.py's Recorder and
+    SpanRec: machine code where the port has viper (viper True), else the same source as Python,
+    its casts the identity (CPython, the WebAssembly port)."""
+    forms = (
+        (_SPAN_ENTER_SRC, "_span_enter(R, sp)", "R", "None"),
+        (_SPAN_EXIT_SRC, "_span_exit(R)", "R", "None"),
+        # sp.span: the Span whose __enter__ this is (what `with ... as` gives)
+        (_SPAN_ENTER_SRC, "_with_enter(sp)", "sp", "sp.span"),
+        (_SPAN_EXIT_SRC, "_with_exit(sp, t, v, tb)", "sp", "None"),
+    )
+    for viper in (True, False):
+        g = {} if viper else {"uint": _same, "ptr8": _same, "ptr32": _same}
+        try:
+            for src, sig, on, result in forms:
+                src = _span_src(src, sig, on, result)
+                exec(src if viper else src.replace("@micropython.viper\n", ""), g)
+        except Exception:
+            continue
+        return g["_span_enter"], g["_span_exit"], g["_with_enter"], g["_with_exit"], viper
+
 
 def _exec(src):
     try:

@@ -2,8 +2,9 @@
 # Memory in MicroPython's unix port (tests/micropython/mem_tasks.py, mem_check.py): with the
 # firmware engine, a task that allocates 16 KB a slice and one that allocates nothing, the
 # collector off (hog's bytes as its own code counted them, within a slack per slice) and on (its
-# collections seen, the figures marked as lower bounds, no time); with the python (and native)
-# engine no memory figure at all. Needs a unix build with this branch's C module:
+# collections seen, the figures marked as lower bounds, no time); the python engine with
+# memory="walk" the same (its figures lower bounds, no collection seen); with the python engine's
+# default and the native engine no memory figure at all. Needs a unix build with this branch's C module:
 #   AIOPROF_MICROPYTHON        (firmware engine), AIOPROF_MICROPYTHON_STOCK (python engine)
 #   AIOPROF_NATIVE_DIR         optional: the native engine too
 # Skips (exit 77) without them.
@@ -38,6 +39,8 @@ if [ -n "$fw" ]; then
 fi
 if [ -n "$stock" ]; then
     run "$stock" python
+    run "$stock" python-walk
+    run "$stock" python-walk gc
     [ -n "${AIOPROF_NATIVE_DIR:-}" ] && run "$stock" native
 fi
 exit $fail

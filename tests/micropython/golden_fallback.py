@@ -185,12 +185,12 @@ def watch(rec, missed):
     def enter(t, now, late=0):
         # (the wrapper writes a lateness of one byte itself, under 128: one of two bytes or more
         # is rare, and the general path writes it)
-        if rec.fast and (rec.period - t.announced) & 0xFFFF < 16 and rec.budget >= 11 + rec.late_room and late < 0x80:
+        if rec.fast and (rec.period - t.announced) & 0xFFFF < 16 and rec.st[1] >= 11 + rec.late_room and late < 0x80:
             missed.append("enter of task %d in period %d" % (t.id, rec.period))
         enter_at(t, now, late)
 
     def exit_(t, kind, now):
-        if kind == fb.YIELD and rec.fast and rec.budget >= 6:
+        if kind == fb.YIELD and rec.fast and rec.st[1] >= 6:
             missed.append("yield of task %d in period %d" % (t.id, rec.period))
         exit_at(t, kind, now)
 
