@@ -266,7 +266,7 @@ void events_late_restart(events_t *e)
  * time order) that the sums had not passed: snap[j] for win[j], from j = *snapped on (the
  * windows before it have none). 0 when they cannot be kept: too many culprits (ck_off), or no
  * memory. */
-static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped)
+static int ck_cells(events_t *e)
 {
     events_scratch_t *m = &e->scratch;
     uint64_t end = e->n_turns ? e->n_turns - 1u : 0;
@@ -291,9 +291,61 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
         }
         t->cell = m->num[t->who + 3] - 1;
     }
+    return 1;
+}
+
+/* n cells of v added to acc, or taken off (modulo 2^64); n even (the arrays have room for it): two
+ * cells an instruction, four pairs a turn of the loop (a window's ends are two of these). */
+typedef uint64_t cell_pair_t __attribute__((vector_size(16)));
+
+static inline cell_pair_t pair_at(const uint64_t *p)
+{
+    cell_pair_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict acc, const uint64_t *restrict v,
+    size_t n, const int sub)
+{
+    size_t c = 0;
+    for (; c + 4u <= n; c += 4u) {
+        cell_pair_t a0 = pair_at(acc + c), a1 = pair_at(acc + c + 2u);
+        cell_pair_t b0 = pair_at(v + c), b1 = pair_at(v + c + 2u);
+        a0 = sub ? a0 - b0 : a0 + b0;
+        a1 = sub ? a1 - b1 : a1 + b1;
+        memcpy(acc + c, &a0, sizeof a0);
+        memcpy(acc + c + 2u, &a1, sizeof a1);
+    }
+    if (c < n) {
+        cell_pair_t a = pair_at(acc + c), b = pair_at(v + c);
+        a = sub ? a - b : a + b;
+        memcpy(acc + c, &a, sizeof a);
+    }
+}
+
+static inline void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+{
+    cells_op(acc, v, n, 0);
+}
+
+static inline void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+{
+    cells_op(acc, v, n, 1);
+}
+
+/* The advance of ck_advance (after ck_cells); at each late window's ENTER that the sums had not
+ * passed, either a snapshot of them (cells NULL: snap[j] for win[j]) or the sums added straight
+ * to the window's cells (cells[j], of n cells). */
+static int ck_advance_to(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped,
+    uint64_t *const *cells, size_t n_cells)
+{
+    events_scratch_t *m = &e->scratch;
+    uint64_t end = e->n_turns ? e->n_turns - 1u : 0;
+    events_turn_t *restrict turns = e->turns;
     size_t stride = m->ck_stride, n = e->ck_n;
     const uint64_t every = ck_every(e);
-    if ((size_t)n_win * stride > m->snap_cap) {
+    if (cells == NULL && (size_t)n_win * stride > m->snap_cap) {
         uint64_t *snap = realloc(m->snap, (size_t)n_win * stride * sizeof *snap);
         if (snap == NULL) {
             return 0;
@@ -310,7 +362,11 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
     uint64_t next_u = j < n_win ? e->enters[win[j]].turn : UINT64_MAX; /* the next window's ENTER */
     for (uint64_t k = e->ck_turn;; k++) {
         for (; next_u == k; next_u = ++j < n_win ? e->enters[win[j]].turn : UINT64_MAX) {
-            memcpy(m->snap + (size_t)j * stride, sums, n * sizeof *sums);
+            if (cells != NULL) {
+                cells_add(cells[j], sums, n_cells);
+            } else {
+                memcpy(m->snap + (size_t)j * stride, sums, n * sizeof *sums);
+            }
         }
         if (k >= end) {
             break;
@@ -323,6 +379,11 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
     }
     e->ck_turn = end > e->ck_turn ? end : e->ck_turn;
     return 1;
+}
+
+static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped)
+{
+    return ck_cells(e) && ck_advance_to(e, win, n_win, snapped, NULL, 0);
 }
 
 /* Each culprit's time in the turns [a, b) added to acc (subtracted when negate: the arithmetic is
@@ -470,6 +531,94 @@ static void windows_first(const events_t *e, uint64_t oldest, const uint32_t *wi
     }
 }
 
+/* The running sums before turn k taken off acc's n cells, once the sums are past k (after
+ * ck_advance_to): the checkpoint nearest k (or the sums themselves, at ck_turn), and the turns
+ * between it and k. Either checkpoint around k is there: the one above is at most ck_turn, and
+ * k is a turn kept. */
+static void ck_sub_before(const events_t *e, uint64_t k, uint64_t *restrict acc, size_t n)
+{
+    const events_turn_t *restrict turns = e->turns;
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
+    uint64_t lo = k & ~(every - 1u), up_to = lo + every;
+    up_to = up_to < e->ck_turn ? up_to : e->ck_turn;
+    uint64_t near;
+    if (lo >= oldest && k - lo <= up_to - k) {
+        /* the sums before k are those at lo and the turns from lo to k: those turns taken off */
+        near = lo;
+        uint64_t at = turns[lo & (EVENTS_TURNS - 1u)].at;
+        for (uint64_t j = lo; j < k; j++) {
+            const events_turn_t *t = &turns[j & (EVENTS_TURNS - 1u)];
+            uint64_t next = turns[(j + 1u) & (EVENTS_TURNS - 1u)].at;
+            acc[t->cell] -= next - at;
+            at = next;
+        }
+    } else {
+        /* those at up_to less the turns from k to up_to: those turns added */
+        near = up_to;
+        uint64_t at = turns[k & (EVENTS_TURNS - 1u)].at;
+        for (uint64_t j = k; j < up_to; j++) {
+            const events_turn_t *t = &turns[j & (EVENTS_TURNS - 1u)];
+            uint64_t next = turns[(j + 1u) & (EVENTS_TURNS - 1u)].at;
+            acc[t->cell] += next - at;
+            at = next;
+        }
+    }
+    cells_sub(acc, near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride, n);
+}
+
+/* The frame's windows straight into their rows' cells (stats_late_window_cells), when the sums
+ * are kept, their numbering is the rows' slots' (cell c for slot c - 2, the gaps first), and
+ * nobody watches the windows one by one: each window's cells take the sums at its ENTER as the
+ * sums pass it, then lose those at its start (a checkpoint and the turns between). Returns 0
+ * (nothing done) when it cannot be done so. */
+static int windows_fused(events_t *e, const uint32_t *win, uint32_t n_win, const uint64_t *first,
+    const uint64_t *from, const uint64_t *before)
+{
+    stats_t *s = e->stats;
+    if ((e->obs != NULL && e->obs->late != NULL) || !ck_cells(e) || e->ck_n > STATS_LATE_CELLS) {
+        return 0;
+    }
+    for (size_t c = 2; c < e->ck_n; c++) {
+        uint8_t slot = stats_late_slot(s, e->ck_who[c]);
+        e->ck_slot[c] = slot;
+        if (slot != c - 2u) {
+            return 0;
+        }
+    }
+    size_t n = (e->ck_n + 1u) & ~(size_t)1u;
+    uint64_t *cells[EVENTS_FRAME_ENTERS];
+    for (uint32_t j = 0; j < n_win; j++) {
+        cells[j] = stats_late_window_cells(s, e->enters[win[j]].in, n);
+        if (cells[j] == NULL) {
+            return 0; /* the windows counted so far hold nothing yet: taken as the others are */
+        }
+    }
+    uint32_t snapped = 0;
+    if (!ck_advance_to(e, win, n_win, &snapped, cells, n)) {
+        return 0;
+    }
+    uint64_t *tmp = ck_sums(e) + e->scratch.ck_stride;
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t i = win[j];
+        uint64_t *acc = cells[j], k = first[i];
+        if (j < snapped) {
+            /* an ENTER the sums had passed: its sums from the checkpoints (they are past it, so
+             * one near it is there) */
+            ck_at(e, e->enters[i].turn, tmp);
+            cells_add(acc, tmp, n);
+        }
+        ck_sub_before(e, k, acc, n);
+        const events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
+        if (from[i] < t->at) {
+            acc[0] += t->at - from[i]; /* k is the oldest turn kept, and began after the window */
+        } else {
+            acc[t->cell] -= from[i] - t->at; /* the part of turn k before the window */
+        }
+        acc[0] += before[i];
+    }
+    return 1;
+}
+
 void events_late_unseen(events_t *e)
 {
     uint64_t k = e->frame_turn, at = e->frame_before_us + e->frame_shift;
@@ -560,6 +709,9 @@ void events_late_frame(events_t *e, int ok)
         return;
     }
     windows_first(e, oldest, win, n_win, from, first);
+    if (windows_fused(e, win, n_win, first, from, before)) {
+        return;
+    }
     uint32_t snapped = 0;
     int sums = ck_advance(e, win, n_win, &snapped);
     /* the culprits' slots in the rows' indexes (stats_late_slot); a window's time after the sums */
