@@ -501,6 +501,9 @@ static void windows_first(const events_t *e, uint64_t oldest, const uint32_t *wi
     const uint64_t *from, uint64_t *first)
 {
     const events_turn_t *turns = e->turns;
+    if (n_win == 0) {
+        return;
+    }
     if (n_win > WINDOWS_SORTED) {
         for (uint32_t j = 0; j < n_win; j++) {
             first[win[j]] = turn_at(e, oldest, e->enters[win[j]].turn, from[win[j]]);
@@ -531,39 +534,101 @@ static void windows_first(const events_t *e, uint64_t oldest, const uint32_t *wi
     }
 }
 
-/* The running sums before turn k taken off acc's n cells, once the sums are past k (after
- * ck_advance_to): the checkpoint nearest k (or the sums themselves, at ck_turn), and the turns
- * between it and k. Either checkpoint around k is there: the one above is at most ck_turn, and
- * k is a turn kept. */
-static void ck_sub_before(const events_t *e, uint64_t k, uint64_t *restrict acc, size_t n)
+/* Each culprit's time in the turns [a, b) added to acc, or taken off (ck_walk without its
+ * choice in the loop). */
+static inline void turns_op(const events_t *e, uint64_t a, uint64_t b, uint64_t *restrict acc, const int sub)
 {
     const events_turn_t *restrict turns = e->turns;
+    uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
+    for (uint64_t k = a; k < b; k++) {
+        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+        acc[t->cell] += sub ? at - next : next - at;
+        at = next;
+    }
+}
+
+/* The running sums before turn k, once the sums are past k (after ck_advance_to): taken off acc's
+ * n cells (sub), or made acc's n cells (sub 0). From the checkpoint nearest k (or the sums
+ * themselves, at ck_turn) and the turns between it and k: either checkpoint around k is there
+ * (the one above is at most ck_turn, and k is a turn kept). */
+static inline void ck_before_op(const events_t *e, uint64_t k, uint64_t *restrict acc, size_t n, const int sub)
+{
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
     uint64_t lo = k & ~(every - 1u), up_to = lo + every;
     up_to = up_to < e->ck_turn ? up_to : e->ck_turn;
-    uint64_t near;
-    if (lo >= oldest && k - lo <= up_to - k) {
-        /* the sums before k are those at lo and the turns from lo to k: those turns taken off */
-        near = lo;
-        uint64_t at = turns[lo & (EVENTS_TURNS - 1u)].at;
-        for (uint64_t j = lo; j < k; j++) {
-            const events_turn_t *t = &turns[j & (EVENTS_TURNS - 1u)];
-            uint64_t next = turns[(j + 1u) & (EVENTS_TURNS - 1u)].at;
-            acc[t->cell] -= next - at;
-            at = next;
-        }
+    int from_lo = lo >= oldest && k - lo <= up_to - k;
+    uint64_t near = from_lo ? lo : up_to;
+    const uint64_t *at = near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
+    if (sub) {
+        cells_sub(acc, at, n);
     } else {
-        /* those at up_to less the turns from k to up_to: those turns added */
-        near = up_to;
-        uint64_t at = turns[k & (EVENTS_TURNS - 1u)].at;
-        for (uint64_t j = k; j < up_to; j++) {
-            const events_turn_t *t = &turns[j & (EVENTS_TURNS - 1u)];
-            uint64_t next = turns[(j + 1u) & (EVENTS_TURNS - 1u)].at;
-            acc[t->cell] += next - at;
-            at = next;
-        }
+        memcpy(acc, at, n * sizeof *acc);
     }
-    cells_sub(acc, near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride, n);
+    if (from_lo) {
+        turns_op(e, lo, k, acc, sub); /* the sums at lo and the turns from lo to k */
+    } else {
+        turns_op(e, k, up_to, acc, !sub); /* those at up_to less the turns from k to up_to */
+    }
+}
+
+/* The start of window i (its first turn k, [from, until) its time) taken off acc: the sums
+ * before k in r, with the part of turn k before the window, and what lies before the turns. */
+static inline void window_start_off(const events_t *e, uint64_t *restrict acc, const uint64_t *restrict r,
+    size_t n, uint64_t k, uint64_t from, uint64_t before)
+{
+    cells_sub(acc, r, n);
+    const events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
+    if (from < t->at) {
+        acc[0] += t->at - from; /* k is the oldest turn kept, and began after the window */
+    } else {
+        acc[t->cell] -= from - t->at; /* the part of turn k before the window */
+    }
+    acc[0] += before;
+}
+
+/* The frame's windows' starts taken off their cells (after ck_advance_to), in the order they
+ * begin: their first turns found as windows_first finds them, and the sums before each made from
+ * the one before, walking the turns between (or from a checkpoint, when far or behind). At most
+ * WINDOWS_SORTED windows. */
+static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
+    const uint64_t *from, const uint64_t *before, uint64_t *const *cells, size_t n)
+{
+    const events_turn_t *restrict turns = e->turns;
+    uint32_t order[WINDOWS_SORTED]; /* j, by from[win[j]] */
+    if (n_win == 0) {
+        return;
+    }
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t at = j;
+        for (; at > 0 && from[win[order[at - 1u]]] > from[win[j]]; at--) {
+            order[at] = order[at - 1u];
+        }
+        order[at] = j;
+    }
+    uint64_t *restrict r = ck_sums(e) + e->scratch.ck_stride; /* the sums before turn rk */
+    uint64_t rk = UINT64_MAX, every = ck_every(e);
+    uint64_t k = turn_at(e, oldest, e->enters[win[order[0]]].turn, from[win[order[0]]]);
+    for (uint32_t q = 0; q < n_win; q++) {
+        uint32_t j = order[q], i = win[j];
+        uint64_t end = e->enters[i].turn, first;
+        if (k >= end) {
+            first = turn_at(e, oldest, end, from[i]); /* as windows_first: the stepping stays */
+        } else {
+            while (k + 1u < end && turns[(k + 1u) & (EVENTS_TURNS - 1u)].at <= from[i]) {
+                k++;
+            }
+            first = k;
+        }
+        if (rk > first || first - rk > every) {
+            ck_before_op(e, first, r, n, 0);
+            rk = first;
+        } else {
+            turns_op(e, rk, first, r, 0);
+            rk = first;
+        }
+        window_start_off(e, cells[j], r, n, first, from[i], before[i]);
+    }
 }
 
 /* The frame's windows straight into their rows' cells (stats_late_window_cells), when the sums
@@ -571,7 +636,7 @@ static void ck_sub_before(const events_t *e, uint64_t k, uint64_t *restrict acc,
  * nobody watches the windows one by one: each window's cells take the sums at its ENTER as the
  * sums pass it, then lose those at its start (a checkpoint and the turns between). Returns 0
  * (nothing done) when it cannot be done so. */
-static int windows_fused(events_t *e, const uint32_t *win, uint32_t n_win, const uint64_t *first,
+static int windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
     const uint64_t *from, const uint64_t *before)
 {
     stats_t *s = e->stats;
@@ -598,23 +663,22 @@ static int windows_fused(events_t *e, const uint32_t *win, uint32_t n_win, const
         return 0;
     }
     uint64_t *tmp = ck_sums(e) + e->scratch.ck_stride;
+    for (uint32_t j = 0; j < snapped; j++) {
+        /* an ENTER the sums had passed: its sums from the checkpoints (they are past it, so one
+         * near it is there) */
+        ck_before_op(e, e->enters[win[j]].turn, tmp, n, 0);
+        cells_add(cells[j], tmp, n);
+    }
+    if (n_win <= WINDOWS_SORTED) {
+        windows_starts_off(e, oldest, win, n_win, from, before, cells, n);
+        return 1;
+    }
+    uint64_t first[EVENTS_FRAME_ENTERS];
+    windows_first(e, oldest, win, n_win, from, first);
     for (uint32_t j = 0; j < n_win; j++) {
         uint32_t i = win[j];
-        uint64_t *acc = cells[j], k = first[i];
-        if (j < snapped) {
-            /* an ENTER the sums had passed: its sums from the checkpoints (they are past it, so
-             * one near it is there) */
-            ck_at(e, e->enters[i].turn, tmp);
-            cells_add(acc, tmp, n);
-        }
-        ck_sub_before(e, k, acc, n);
-        const events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
-        if (from[i] < t->at) {
-            acc[0] += t->at - from[i]; /* k is the oldest turn kept, and began after the window */
-        } else {
-            acc[t->cell] -= from[i] - t->at; /* the part of turn k before the window */
-        }
-        acc[0] += before[i];
+        ck_before_op(e, first[i], tmp, n, 0);
+        window_start_off(e, cells[j], tmp, n, first[i], from[i], before[i]);
     }
     return 1;
 }
@@ -708,10 +772,10 @@ void events_late_frame(events_t *e, int ok)
     if (n_win == 0 || !blame_room(e)) {
         return;
     }
-    windows_first(e, oldest, win, n_win, from, first);
-    if (windows_fused(e, win, n_win, first, from, before)) {
+    if (windows_fused(e, oldest, win, n_win, from, before)) {
         return;
     }
+    windows_first(e, oldest, win, n_win, from, first);
     uint32_t snapped = 0;
     int sums = ck_advance(e, win, n_win, &snapped);
     /* the culprits' slots in the rows' indexes (stats_late_slot); a window's time after the sums */
