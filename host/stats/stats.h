@@ -471,14 +471,16 @@ void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, con
 void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us);
 
-/* A window of in whose time the caller adds itself, per cell, in the array returned: cell 0 the
- * time unseen, 1 while no task ran, 2 + k that of culprit slot k (stats_late_slot), every cell
- * modulo 2^64 (a window whole before any row is read; its cells may pass through any value while
- * it is added). cells (at most STATS_LATE_CELLS, rounded up to even) the caller uses; the array
- * has room for them, and they are 0 where the caller adds nothing. NULL when the cells cannot
- * be kept (more slots given than STATS_BLAME_MAX, or no memory): stats_late_window_sums then. */
+/* A window of each of in[0 .. n) whose time the caller adds itself, per cell, in the array out[j]
+ * (in[j]'s row's; rows may repeat): cell 0 the time unseen, 1 while no task ran, 2 + k that of
+ * culprit slot k (stats_late_slot), every cell modulo 2^64 (each window whole before any row is
+ * read; its cells may pass through any value while it is added). cells (at most
+ * STATS_LATE_CELLS, even) the caller uses; the arrays have room for them, and they are 0 where
+ * the caller adds nothing. Returns the windows given arrays: fewer than n when the cells cannot
+ * be kept (more slots given than STATS_BLAME_MAX, or no memory), and the others' windows go to
+ * stats_late_window_sums (those given arrays hold nothing until the caller adds). */
 #define STATS_LATE_CELLS (STATS_BLAME_MAX + 2u)
-uint64_t *stats_late_window_cells(stats_t *s, stats_instance_t *in, size_t cells);
+size_t stats_late_window_cells(stats_t *s, stats_instance_t *const *in, size_t n, size_t cells, uint64_t **out);
 
 /* stats_late_window_sums keeps an instance row's windows as time per culprit slot (while every
  * culprit has a slot) and lists them when the list is read: l's list (and other_us) made what the

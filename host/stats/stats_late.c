@@ -226,22 +226,25 @@ static int dense_window(stats_t *s, stats_late_t *l, const uint8_t *restrict slo
     return 1;
 }
 
-uint64_t *stats_late_window_cells(stats_t *s, stats_instance_t *in, size_t cells)
+size_t stats_late_window_cells(stats_t *s, stats_instance_t *const *in, size_t n, size_t cells, uint64_t **out)
 {
     if (s->late_slots > STATS_BLAME_MAX || cells > STATS_LATE_CELLS) {
-        return NULL;
+        return 0;
     }
-    late_dense_t *d = dense_room(&in->late, (uint32_t)cells);
-    if (d == NULL) {
-        return NULL;
+    for (size_t j = 0; j < n; j++) {
+        late_dense_t *d = dense_room(&in[j]->late, (uint32_t)cells);
+        if (d == NULL) {
+            return j;
+        }
+        /* taken in while its cells hold whole windows only: before the caller adds this one */
+        if (d->windows >= DENSE_SETTLE) {
+            stats_late_settle(s, &in[j]->late);
+        }
+        d->windows++;
+        name_stale(s, in[j]);
+        out[j] = d->us;
     }
-    /* taken in while its cells hold whole windows only: before the caller adds this one */
-    if (d->windows >= DENSE_SETTLE) {
-        stats_late_settle(s, &in->late);
-    }
-    d->windows++;
-    name_stale(s, in);
-    return d->us;
+    return n;
 }
 
 /* The window's gaps to in's row (its name row marked to be summed again). */

@@ -606,28 +606,32 @@ static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win
         }
         order[at] = j;
     }
-    uint64_t *restrict r = ck_sums(e) + e->scratch.ck_stride; /* the sums before turn rk */
-    uint64_t rk = UINT64_MAX, every = ck_every(e);
+    /* r: the sums before turn k, the stepping's turn, walked with it */
+    uint64_t *restrict r = ck_sums(e) + e->scratch.ck_stride, *restrict t_r = r + e->scratch.ck_stride;
     uint64_t k = turn_at(e, oldest, e->enters[win[order[0]]].turn, from[win[order[0]]]);
+    ck_before_op(e, k, r, n, 0);
+    uint64_t at = turns[k & (EVENTS_TURNS - 1u)].at;
     for (uint32_t q = 0; q < n_win; q++) {
         uint32_t j = order[q], i = win[j];
-        uint64_t end = e->enters[i].turn, first;
+        uint64_t end = e->enters[i].turn;
         if (k >= end) {
-            first = turn_at(e, oldest, end, from[i]); /* as windows_first: the stepping stays */
-        } else {
-            while (k + 1u < end && turns[(k + 1u) & (EVENTS_TURNS - 1u)].at <= from[i]) {
-                k++;
+            /* as windows_first: this one searched for, and the stepping stays */
+            uint64_t first = turn_at(e, oldest, end, from[i]);
+            ck_before_op(e, first, t_r, n, 0);
+            window_start_off(e, cells[j], t_r, n, first, from[i], before[i]);
+            continue;
+        }
+        for (;;) {
+            const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+            uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+            if (k + 1u >= end || next > from[i]) {
+                break;
             }
-            first = k;
+            r[t->cell] += next - at;
+            at = next;
+            k++;
         }
-        if (rk > first || first - rk > every) {
-            ck_before_op(e, first, r, n, 0);
-            rk = first;
-        } else {
-            turns_op(e, rk, first, r, 0);
-            rk = first;
-        }
-        window_start_off(e, cells[j], r, n, first, from[i], before[i]);
+        window_start_off(e, cells[j], r, n, k, from[i], before[i]);
     }
 }
 
@@ -652,11 +656,12 @@ static int windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint
     }
     size_t n = (e->ck_n + 1u) & ~(size_t)1u;
     uint64_t *cells[EVENTS_FRAME_ENTERS];
+    stats_instance_t *ins[EVENTS_FRAME_ENTERS];
     for (uint32_t j = 0; j < n_win; j++) {
-        cells[j] = stats_late_window_cells(s, e->enters[win[j]].in, n);
-        if (cells[j] == NULL) {
-            return 0; /* the windows counted so far hold nothing yet: taken as the others are */
-        }
+        ins[j] = e->enters[win[j]].in;
+    }
+    if (stats_late_window_cells(s, ins, n_win, n, cells) != n_win) {
+        return 0; /* the windows given cells hold nothing yet: taken as the others are */
     }
     uint32_t snapped = 0;
     if (!ck_advance_to(e, win, n_win, &snapped, cells, n)) {
@@ -743,7 +748,11 @@ void events_late_frame(events_t *e, int ok)
     for (uint32_t i = n; i-- > 0;) {
         value[i] = 0;
         if (late != NULL) {
-            at += aioprof_varint_get(late + at, len - at, &value[i]);
+            if (at < len && late[at] < 0x80u) {
+                value[i] = late[at++]; /* most are one byte */
+            } else {
+                at += aioprof_varint_get(late + at, len - at, &value[i]);
+            }
         }
     }
     /* the frame's late windows: [from, until) before each late ENTER; the turns they span */
