@@ -74,6 +74,9 @@ static size_t window_walk(events_t *e, uint64_t turn, uint64_t from, uint64_t un
     return n;
 }
 
+static void window_observe(events_t *e, const stats_instance_t *in, const int32_t *who, const uint64_t *hi,
+    const uint64_t *lo, size_t n, uint64_t from, uint64_t until, uint64_t before);
+
 /* The window [from, until)'s time (on the turns' time line), and `before` of it that lies before
  * the time line's start: on who[i] (named culprits, 0: none) hi[i] - lo[i], or hi[i] when lo is
  * NULL; outside_us while no task ran, unknown_us unseen; to the rows of in (and its name), and to
@@ -88,9 +91,16 @@ static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, 
     } else {
         stats_late_window(s, in, who, slot, hi, n, outside_us, unknown_us);
     }
-    if (!e->obs || !e->obs->late) {
-        return;
+    if (e->obs && e->obs->late) {
+        window_observe(e, in, who, hi, lo, n, from, until, before);
     }
+}
+
+/* The window [from, until) of in (as window_flush's) told to the observer, with its culprit. */
+static void window_observe(events_t *e, const stats_instance_t *in, const int32_t *who, const uint64_t *hi,
+    const uint64_t *lo, size_t n, uint64_t from, uint64_t until, uint64_t before)
+{
+    const stats_t *s = e->stats;
     int32_t top = STATS_LATE_NONE;
     uint64_t top_us = 0;
     for (size_t i = 0; i < n; i++) {
@@ -365,7 +375,7 @@ static int ck_advance_to(events_t *e, const uint32_t *win, uint32_t n_win, uint3
             if (cells != NULL) {
                 cells_add(cells[j], sums, n_cells);
             } else {
-                memcpy(m->snap + (size_t)j * stride, sums, n * sizeof *sums);
+                memcpy(m->snap + (size_t)j * stride, sums, ((n + 1u) & ~(size_t)1u) * sizeof *sums);
             }
         }
         if (k >= end) {
@@ -644,7 +654,7 @@ static int windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint
     const uint64_t *from, const uint64_t *before)
 {
     stats_t *s = e->stats;
-    if ((e->obs != NULL && e->obs->late != NULL) || !ck_cells(e) || e->ck_n > STATS_LATE_CELLS) {
+    if (!ck_cells(e) || e->ck_n > STATS_LATE_CELLS) {
         return 0;
     }
     for (size_t c = 2; c < e->ck_n; c++) {
@@ -663,27 +673,48 @@ static int windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint
     if (stats_late_window_cells(s, ins, n_win, n, cells) != n_win) {
         return 0; /* the windows given cells hold nothing yet: taken as the others are */
     }
+    /* watched: each window's own time is wanted, for its culprit: made in a snapshot of the
+     * sums at its ENTER (vec[j]), then added to its cells; else made in its cells directly */
+    int watched = e->obs != NULL && e->obs->late != NULL;
+    uint64_t *vec_at[EVENTS_FRAME_ENTERS];
+    uint64_t *const *vec = cells;
     uint32_t snapped = 0;
-    if (!ck_advance_to(e, win, n_win, &snapped, cells, n)) {
-        return 0;
+    if (!ck_advance_to(e, win, n_win, &snapped, watched ? NULL : cells, n)) {
+        return 0; /* no memory for the snapshots (the sums have not moved) */
+    }
+    if (watched) {
+        for (uint32_t j = 0; j < n_win; j++) {
+            vec_at[j] = e->scratch.snap + (size_t)j * e->scratch.ck_stride;
+        }
+        vec = vec_at;
     }
     uint64_t *tmp = ck_sums(e) + e->scratch.ck_stride;
     for (uint32_t j = 0; j < snapped; j++) {
         /* an ENTER the sums had passed: its sums from the checkpoints (they are past it, so one
          * near it is there) */
         ck_before_op(e, e->enters[win[j]].turn, tmp, n, 0);
-        cells_add(cells[j], tmp, n);
+        if (watched) {
+            memcpy(vec[j], tmp, n * sizeof *tmp);
+        } else {
+            cells_add(cells[j], tmp, n);
+        }
     }
     if (n_win <= WINDOWS_SORTED) {
-        windows_starts_off(e, oldest, win, n_win, from, before, cells, n);
-        return 1;
+        windows_starts_off(e, oldest, win, n_win, from, before, vec, n);
+    } else {
+        uint64_t first[EVENTS_FRAME_ENTERS];
+        windows_first(e, oldest, win, n_win, from, first);
+        for (uint32_t j = 0; j < n_win; j++) {
+            uint32_t i = win[j];
+            ck_before_op(e, first[i], tmp, n, 0);
+            window_start_off(e, vec[j], tmp, n, first[i], from[i], before[i]);
+        }
     }
-    uint64_t first[EVENTS_FRAME_ENTERS];
-    windows_first(e, oldest, win, n_win, from, first);
-    for (uint32_t j = 0; j < n_win; j++) {
-        uint32_t i = win[j];
-        ck_before_op(e, first[i], tmp, n, 0);
-        window_start_off(e, cells[j], tmp, n, first[i], from[i], before[i]);
+    for (uint32_t j = 0; watched && j < n_win; j++) {
+        events_enter_t *en = &e->enters[win[j]];
+        cells_add(cells[j], vec[j], n);
+        window_observe(e, en->in, e->ck_who + 2, vec[j] + 2, NULL, e->ck_n - 2u, from[win[j]],
+            e->turns[en->turn & (EVENTS_TURNS - 1u)].at, before[win[j]]);
     }
     return 1;
 }
