@@ -271,11 +271,8 @@ void events_late_restart(events_t *e)
     e->ck_off = 0;
 }
 
-/* The sums taken over every turn that has ended (all but the last), a checkpoint kept at each
- * ck_every-th, and a snapshot of them at each late window's ENTER (win[0 .. n_win), in
- * time order) that the sums had not passed: snap[j] for win[j], from j = *snapped on (the
- * windows before it have none). 0 when they cannot be kept: too many culprits (ck_off), or no
- * memory. */
+/* The frame's culprits numbered in the running sums (the sums grown to hold them): 0 when they
+ * cannot be kept, too many culprits (ck_off) or no memory. Before ck_advance_to. */
 static int ck_cells(events_t *e)
 {
     events_scratch_t *m = &e->scratch;
@@ -344,9 +341,11 @@ static inline void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v,
     cells_op(acc, v, n, 1);
 }
 
-/* The advance of ck_advance (after ck_cells); at each late window's ENTER that the sums had not
- * passed, either a snapshot of them (cells NULL: snap[j] for win[j]) or the sums added straight
- * to the window's cells (cells[j], of n cells). */
+/* The sums taken over every turn that has ended (all but the last), a checkpoint kept at each
+ * ck_every-th, and at each late window's ENTER (win[0 .. n_win), in time order) that the sums had
+ * not passed, from j = *snapped on (the windows before it have none): a snapshot of them (cells
+ * NULL: snap[j] for win[j]), or the sums added straight to the window's cells (cells[j], n_cells
+ * of them). After ck_cells. 0 when the snapshots find no memory. */
 static int ck_advance_to(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped,
     uint64_t *const *cells, size_t n_cells)
 {
@@ -391,6 +390,7 @@ static int ck_advance_to(events_t *e, const uint32_t *win, uint32_t n_win, uint3
     return 1;
 }
 
+/* ck_cells and ck_advance_to's snapshots: 0 when the sums cannot be kept. */
 static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped)
 {
     return ck_cells(e) && ck_advance_to(e, win, n_win, snapped, NULL, 0);
