@@ -435,8 +435,21 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in);
 /* ---- lateness (stats_late.c) ---- */
 
 /* A resume of in whose lateness the device reported: late_us (0: on time). Its name row sums it
- * in when a view is made (stats_late_sync). */
-void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us);
+ * in when a view is made (stats_late_sync). Inline: the events stage calls it for every resume. */
+static inline void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us)
+{
+    stats_late_t *l = &in->late;
+    stats_hist_add(&l->hist, late_us);
+    l->min_us = l->resumes == 0 || late_us < l->min_us ? late_us : l->min_us;
+    l->resumes++;
+    l->count += late_us != 0;
+    l->total_us = stats_sat_add(l->total_us, late_us);
+    l->max_us = late_us > l->max_us ? late_us : l->max_us;
+    if (in->name >= 0) {
+        s->names[in->name].late_stale = 1;
+        s->late_stale = 1;
+    }
+}
 
 /* A culprit's slot (a name row or STATS_WHO_UNNAMED): the first STATS_LATE_SLOTS culprits blamed
  * get one, in that order, for good (until stats_clear); a row finds a culprit that has one at
@@ -457,6 +470,17 @@ void stats_late_window(stats_t *s, stats_instance_t *in, const int32_t *who, con
  * time at the window's two ends (events_late.c), taken in the same pass. */
 void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who, const uint8_t *slot,
     const uint64_t *hi, const uint64_t *lo, size_t n, uint64_t outside_us, uint64_t unknown_us);
+
+/* A window of each of in[0 .. n) whose time the caller adds itself, per cell, in the array out[j]
+ * (in[j]'s row's; rows may repeat): cell 0 the time unseen, 1 while no task ran, 2 + k that of
+ * culprit slot k (stats_late_slot), every cell modulo 2^64 (each window whole before any row is
+ * read; its cells may pass through any value while it is added). cells (at most
+ * STATS_LATE_CELLS, even) the caller uses; the arrays have room for them, and they are 0 where
+ * the caller adds nothing. Returns the windows given arrays: fewer than n when the cells cannot
+ * be kept (more slots given than STATS_BLAME_MAX, or no memory), and the others' windows go to
+ * stats_late_window_sums (those given arrays hold nothing until the caller adds). */
+#define STATS_LATE_CELLS (STATS_BLAME_MAX + 2u)
+size_t stats_late_window_cells(stats_t *s, stats_instance_t *const *in, size_t n, size_t cells, uint64_t **out);
 
 /* stats_late_window_sums keeps an instance row's windows as time per culprit slot (while every
  * culprit has a slot) and lists them when the list is read: l's list (and other_us) made what the

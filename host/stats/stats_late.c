@@ -8,16 +8,6 @@
 
 #include "stats_private.h"
 
-static inline __attribute__((always_inline)) void late_add(stats_late_t *l, uint64_t late_us)
-{
-    stats_hist_add(&l->hist, late_us);
-    l->min_us = l->resumes == 0 || late_us < l->min_us ? late_us : l->min_us;
-    l->resumes++;
-    l->count += late_us != 0;
-    l->total_us = stats_sat_add(l->total_us, late_us);
-    l->max_us = late_us > l->max_us ? late_us : l->max_us;
-}
-
 /* in's name row marked to be summed again (stats_late_sync), if it has one. */
 static inline void name_stale(stats_t *s, const stats_instance_t *in)
 {
@@ -25,12 +15,6 @@ static inline void name_stale(stats_t *s, const stats_instance_t *in)
         s->names[in->name].late_stale = 1;
         s->late_stale = 1;
     }
-}
-
-void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us)
-{
-    late_add(&in->late, late_us);
-    name_stale(s, in);
 }
 
 uint8_t stats_late_slot(stats_t *s, int32_t who)
@@ -156,22 +140,28 @@ static inline __attribute__((always_inline)) void late_window_add(stats_t *s, st
  * window is at most 2^42 us). ---- */
 
 #define DENSE_SETTLE (1u << 20)
+#define DENSE_GAPS 2u /* cells 0 and 1: unknown and outside; slot k at cell DENSE_GAPS + k */
 
 typedef struct stats_late_dense {
     uint32_t windows; /* kept since the list was made */
-    uint32_t cells;   /* slots it has room for */
-    uint64_t us[];    /* per slot */
+    uint32_t cells;   /* cells it has room for: the gaps' and the slots' */
+    uint64_t us[];    /* per cell */
 } late_dense_t;
 
-/* l's slots, room for the first `cells` (their sums kept): NULL when out of memory. */
-static late_dense_t *dense_room(stats_late_t *l, uint32_t cells)
+/* l's cells, room for the first `cells` (their sums kept): NULL when out of memory. */
+static late_dense_t *dense_grow(stats_late_t *l, uint32_t cells);
+
+static inline late_dense_t *dense_room(stats_late_t *l, uint32_t cells)
 {
     late_dense_t *d = l->dense;
-    if (d != NULL && d->cells >= cells) {
-        return d;
-    }
+    return d != NULL && d->cells >= cells ? d : dense_grow(l, cells);
+}
+
+static late_dense_t *dense_grow(stats_late_t *l, uint32_t cells)
+{
+    late_dense_t *d = l->dense;
     uint32_t old = d != NULL ? d->cells : 0;
-    uint32_t want = cells < 8u ? 8u : cells;
+    uint32_t want = cells < 16u ? 16u : (cells + 1u) & ~1u;
     d = realloc(d, sizeof *d + want * sizeof d->us[0]);
     if (d == NULL) {
         return NULL;
@@ -191,9 +181,13 @@ void stats_late_settle(stats_t *s, stats_late_t *l)
     if (d == NULL || d->windows == 0) {
         return;
     }
-    for (uint32_t k = 0; k < d->cells; k++) {
+    /* the gaps first (cells 0 and 1), then the slots */
+    l->unknown_us = stats_sat_add(l->unknown_us, d->us[0]);
+    l->outside_us = stats_sat_add(l->outside_us, d->us[1]);
+    d->us[0] = d->us[1] = 0;
+    for (uint32_t k = DENSE_GAPS; k < d->cells; k++) {
         if (d->us[k] != 0) {
-            blame_add(l, s->late_slot_who[k], (uint8_t)k, d->us[k]);
+            blame_add(l, s->late_slot_who[k - DENSE_GAPS], (uint8_t)(k - DENSE_GAPS), d->us[k]);
             d->us[k] = 0;
         }
     }
@@ -212,11 +206,11 @@ void stats_late_settle_all(stats_t *s)
 static int dense_window(stats_t *s, stats_late_t *l, const uint8_t *restrict slot, const uint64_t *restrict hi,
     const uint64_t *restrict lo, size_t n)
 {
-    late_dense_t *d = dense_room(l, s->late_slots);
+    late_dense_t *d = dense_room(l, s->late_slots + DENSE_GAPS);
     if (d == NULL) {
         return 0;
     }
-    uint64_t *restrict us = d->us;
+    uint64_t *restrict us = d->us + DENSE_GAPS;
     if (lo != NULL) {
         for (size_t i = 0; i < n; i++) {
             us[slot[i]] += hi[i] - lo[i];
@@ -226,10 +220,31 @@ static int dense_window(stats_t *s, stats_late_t *l, const uint8_t *restrict slo
             us[slot[i]] += hi[i];
         }
     }
-    if (++d->windows == DENSE_SETTLE) {
+    if (++d->windows >= DENSE_SETTLE) {
         stats_late_settle(s, l);
     }
     return 1;
+}
+
+size_t stats_late_window_cells(stats_t *s, stats_instance_t *const *in, size_t n, size_t cells, uint64_t **out)
+{
+    if (s->late_slots > STATS_BLAME_MAX || cells > STATS_LATE_CELLS) {
+        return 0;
+    }
+    for (size_t j = 0; j < n; j++) {
+        late_dense_t *d = dense_room(&in[j]->late, (uint32_t)cells);
+        if (d == NULL) {
+            return j;
+        }
+        /* taken in while its cells hold whole windows only: before the caller adds this one */
+        if (d->windows >= DENSE_SETTLE) {
+            stats_late_settle(s, &in[j]->late);
+        }
+        d->windows++;
+        name_stale(s, in[j]);
+        out[j] = d->us;
+    }
+    return n;
 }
 
 /* The window's gaps to in's row (its name row marked to be summed again). */

@@ -74,6 +74,9 @@ static size_t window_walk(events_t *e, uint64_t turn, uint64_t from, uint64_t un
     return n;
 }
 
+static void window_observe(events_t *e, const stats_instance_t *in, const int32_t *who, const uint64_t *hi,
+    const uint64_t *lo, size_t n, uint64_t from, uint64_t until, uint64_t before);
+
 /* The window [from, until)'s time (on the turns' time line), and `before` of it that lies before
  * the time line's start: on who[i] (named culprits, 0: none) hi[i] - lo[i], or hi[i] when lo is
  * NULL; outside_us while no task ran, unknown_us unseen; to the rows of in (and its name), and to
@@ -88,9 +91,16 @@ static void window_flush(events_t *e, stats_instance_t *in, const int32_t *who, 
     } else {
         stats_late_window(s, in, who, slot, hi, n, outside_us, unknown_us);
     }
-    if (!e->obs || !e->obs->late) {
-        return;
+    if (e->obs && e->obs->late) {
+        window_observe(e, in, who, hi, lo, n, from, until, before);
     }
+}
+
+/* The window [from, until) of in (as window_flush's) told to the observer, with its culprit. */
+static void window_observe(events_t *e, const stats_instance_t *in, const int32_t *who, const uint64_t *hi,
+    const uint64_t *lo, size_t n, uint64_t from, uint64_t until, uint64_t before)
+{
+    const stats_t *s = e->stats;
     int32_t top = STATS_LATE_NONE;
     uint64_t top_us = 0;
     for (size_t i = 0; i < n; i++) {
@@ -261,12 +271,9 @@ void events_late_restart(events_t *e)
     e->ck_off = 0;
 }
 
-/* The sums taken over every turn that has ended (all but the last), a checkpoint kept at each
- * ck_every-th, and a snapshot of them at each late window's ENTER (win[0 .. n_win), in
- * time order) that the sums had not passed: snap[j] for win[j], from j = *snapped on (the
- * windows before it have none). 0 when they cannot be kept: too many culprits (ck_off), or no
- * memory. */
-static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped)
+/* The frame's culprits numbered in the running sums (the sums grown to hold them): 0 when they
+ * cannot be kept, too many culprits (ck_off) or no memory. Before ck_advance_to. */
+static int ck_cells(events_t *e)
 {
     events_scratch_t *m = &e->scratch;
     uint64_t end = e->n_turns ? e->n_turns - 1u : 0;
@@ -291,9 +298,63 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
         }
         t->cell = m->num[t->who + 3] - 1;
     }
+    return 1;
+}
+
+/* n cells of v added to acc, or taken off (modulo 2^64); n even (the arrays have room for it): two
+ * cells an instruction, four pairs a turn of the loop (a window's ends are two of these). */
+typedef uint64_t cell_pair_t __attribute__((vector_size(16)));
+
+static inline cell_pair_t pair_at(const uint64_t *p)
+{
+    cell_pair_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict acc, const uint64_t *restrict v,
+    size_t n, const int sub)
+{
+    size_t c = 0;
+    for (; c + 4u <= n; c += 4u) {
+        cell_pair_t a0 = pair_at(acc + c), a1 = pair_at(acc + c + 2u);
+        cell_pair_t b0 = pair_at(v + c), b1 = pair_at(v + c + 2u);
+        a0 = sub ? a0 - b0 : a0 + b0;
+        a1 = sub ? a1 - b1 : a1 + b1;
+        memcpy(acc + c, &a0, sizeof a0);
+        memcpy(acc + c + 2u, &a1, sizeof a1);
+    }
+    if (c < n) {
+        cell_pair_t a = pair_at(acc + c), b = pair_at(v + c);
+        a = sub ? a - b : a + b;
+        memcpy(acc + c, &a, sizeof a);
+    }
+}
+
+static inline void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+{
+    cells_op(acc, v, n, 0);
+}
+
+static inline void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+{
+    cells_op(acc, v, n, 1);
+}
+
+/* The sums taken over every turn that has ended (all but the last), a checkpoint kept at each
+ * ck_every-th, and at each late window's ENTER (win[0 .. n_win), in time order) that the sums had
+ * not passed, from j = *snapped on (the windows before it have none): a snapshot of them (cells
+ * NULL: snap[j] for win[j]), or the sums added straight to the window's cells (cells[j], n_cells
+ * of them). After ck_cells. 0 when the snapshots find no memory. */
+static int ck_advance_to(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped,
+    uint64_t *const *cells, size_t n_cells)
+{
+    events_scratch_t *m = &e->scratch;
+    uint64_t end = e->n_turns ? e->n_turns - 1u : 0;
+    events_turn_t *restrict turns = e->turns;
     size_t stride = m->ck_stride, n = e->ck_n;
     const uint64_t every = ck_every(e);
-    if ((size_t)n_win * stride > m->snap_cap) {
+    if (cells == NULL && (size_t)n_win * stride > m->snap_cap) {
         uint64_t *snap = realloc(m->snap, (size_t)n_win * stride * sizeof *snap);
         if (snap == NULL) {
             return 0;
@@ -310,7 +371,11 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
     uint64_t next_u = j < n_win ? e->enters[win[j]].turn : UINT64_MAX; /* the next window's ENTER */
     for (uint64_t k = e->ck_turn;; k++) {
         for (; next_u == k; next_u = ++j < n_win ? e->enters[win[j]].turn : UINT64_MAX) {
-            memcpy(m->snap + (size_t)j * stride, sums, n * sizeof *sums);
+            if (cells != NULL) {
+                cells_add(cells[j], sums, n_cells);
+            } else {
+                memcpy(m->snap + (size_t)j * stride, sums, ((n + 1u) & ~(size_t)1u) * sizeof *sums);
+            }
         }
         if (k >= end) {
             break;
@@ -323,6 +388,12 @@ static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t
     }
     e->ck_turn = end > e->ck_turn ? end : e->ck_turn;
     return 1;
+}
+
+/* ck_cells and ck_advance_to's snapshots: 0 when the sums cannot be kept. */
+static int ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *snapped)
+{
+    return ck_cells(e) && ck_advance_to(e, win, n_win, snapped, NULL, 0);
 }
 
 /* Each culprit's time in the turns [a, b) added to acc (subtracted when negate: the arithmetic is
@@ -440,6 +511,9 @@ static void windows_first(const events_t *e, uint64_t oldest, const uint32_t *wi
     const uint64_t *from, uint64_t *first)
 {
     const events_turn_t *turns = e->turns;
+    if (n_win == 0) {
+        return;
+    }
     if (n_win > WINDOWS_SORTED) {
         for (uint32_t j = 0; j < n_win; j++) {
             first[win[j]] = turn_at(e, oldest, e->enters[win[j]].turn, from[win[j]]);
@@ -468,6 +542,181 @@ static void windows_first(const events_t *e, uint64_t oldest, const uint32_t *wi
         }
         first[i] = k;
     }
+}
+
+/* Each culprit's time in the turns [a, b) added to acc, or taken off (ck_walk without its
+ * choice in the loop). */
+static inline void turns_op(const events_t *e, uint64_t a, uint64_t b, uint64_t *restrict acc, const int sub)
+{
+    const events_turn_t *restrict turns = e->turns;
+    uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
+    for (uint64_t k = a; k < b; k++) {
+        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+        acc[t->cell] += sub ? at - next : next - at;
+        at = next;
+    }
+}
+
+/* The running sums before turn k, once the sums are past k (after ck_advance_to): taken off acc's
+ * n cells (sub), or made acc's n cells (sub 0). From the checkpoint nearest k (or the sums
+ * themselves, at ck_turn) and the turns between it and k: either checkpoint around k is there
+ * (the one above is at most ck_turn, and k is a turn kept). */
+static inline void ck_before_op(const events_t *e, uint64_t k, uint64_t *restrict acc, size_t n, const int sub)
+{
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
+    uint64_t lo = k & ~(every - 1u), up_to = lo + every;
+    up_to = up_to < e->ck_turn ? up_to : e->ck_turn;
+    int from_lo = lo >= oldest && k - lo <= up_to - k;
+    uint64_t near = from_lo ? lo : up_to;
+    const uint64_t *at = near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
+    if (sub) {
+        cells_sub(acc, at, n);
+    } else {
+        memcpy(acc, at, n * sizeof *acc);
+    }
+    if (from_lo) {
+        turns_op(e, lo, k, acc, sub); /* the sums at lo and the turns from lo to k */
+    } else {
+        turns_op(e, k, up_to, acc, !sub); /* those at up_to less the turns from k to up_to */
+    }
+}
+
+/* The start of window i (its first turn k, [from, until) its time) taken off acc: the sums
+ * before k in r, with the part of turn k before the window, and what lies before the turns. */
+static inline void window_start_off(const events_t *e, uint64_t *restrict acc, const uint64_t *restrict r,
+    size_t n, uint64_t k, uint64_t from, uint64_t before)
+{
+    cells_sub(acc, r, n);
+    const events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
+    if (from < t->at) {
+        acc[0] += t->at - from; /* k is the oldest turn kept, and began after the window */
+    } else {
+        acc[t->cell] -= from - t->at; /* the part of turn k before the window */
+    }
+    acc[0] += before;
+}
+
+/* The frame's windows' starts taken off their cells (after ck_advance_to), in the order they
+ * begin: their first turns found as windows_first finds them, and the sums before each made from
+ * the one before, walking the turns between (or from a checkpoint, when far or behind). At most
+ * WINDOWS_SORTED windows. */
+static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
+    const uint64_t *from, const uint64_t *before, uint64_t *const *cells, size_t n)
+{
+    const events_turn_t *restrict turns = e->turns;
+    uint32_t order[WINDOWS_SORTED]; /* j, by from[win[j]] */
+    if (n_win == 0) {
+        return;
+    }
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t at = j;
+        for (; at > 0 && from[win[order[at - 1u]]] > from[win[j]]; at--) {
+            order[at] = order[at - 1u];
+        }
+        order[at] = j;
+    }
+    /* r: the sums before turn k, the stepping's turn, walked with it */
+    uint64_t *restrict r = ck_sums(e) + e->scratch.ck_stride, *restrict t_r = r + e->scratch.ck_stride;
+    uint64_t k = turn_at(e, oldest, e->enters[win[order[0]]].turn, from[win[order[0]]]);
+    ck_before_op(e, k, r, n, 0);
+    uint64_t at = turns[k & (EVENTS_TURNS - 1u)].at;
+    for (uint32_t q = 0; q < n_win; q++) {
+        uint32_t j = order[q], i = win[j];
+        uint64_t end = e->enters[i].turn;
+        if (k >= end) {
+            /* as windows_first: this one searched for, and the stepping stays */
+            uint64_t first = turn_at(e, oldest, end, from[i]);
+            ck_before_op(e, first, t_r, n, 0);
+            window_start_off(e, cells[j], t_r, n, first, from[i], before[i]);
+            continue;
+        }
+        for (;;) {
+            const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+            uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+            if (k + 1u >= end || next > from[i]) {
+                break;
+            }
+            r[t->cell] += next - at;
+            at = next;
+            k++;
+        }
+        window_start_off(e, cells[j], r, n, k, from[i], before[i]);
+    }
+}
+
+/* The frame's windows straight into their rows' cells (stats_late_window_cells), when the sums
+ * are kept, their numbering is the rows' slots' (cell c for slot c - 2, the gaps first), and
+ * nobody watches the windows one by one: each window's cells take the sums at its ENTER as the
+ * sums pass it, then lose those at its start (a checkpoint and the turns between). Returns 0
+ * (nothing done) when it cannot be done so. */
+static int windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
+    const uint64_t *from, const uint64_t *before)
+{
+    stats_t *s = e->stats;
+    if (!ck_cells(e) || e->ck_n > STATS_LATE_CELLS) {
+        return 0;
+    }
+    for (size_t c = 2; c < e->ck_n; c++) {
+        uint8_t slot = stats_late_slot(s, e->ck_who[c]);
+        e->ck_slot[c] = slot;
+        if (slot != c - 2u) {
+            return 0;
+        }
+    }
+    size_t n = (e->ck_n + 1u) & ~(size_t)1u;
+    uint64_t *cells[EVENTS_FRAME_ENTERS];
+    stats_instance_t *ins[EVENTS_FRAME_ENTERS];
+    for (uint32_t j = 0; j < n_win; j++) {
+        ins[j] = e->enters[win[j]].in;
+    }
+    if (stats_late_window_cells(s, ins, n_win, n, cells) != n_win) {
+        return 0; /* the windows given cells hold nothing yet: taken as the others are */
+    }
+    /* watched: each window's own time is wanted, for its culprit: made in a snapshot of the
+     * sums at its ENTER (vec[j]), then added to its cells; else made in its cells directly */
+    int watched = e->obs != NULL && e->obs->late != NULL;
+    uint64_t *vec_at[EVENTS_FRAME_ENTERS];
+    uint64_t *const *vec = cells;
+    uint32_t snapped = 0;
+    if (!ck_advance_to(e, win, n_win, &snapped, watched ? NULL : cells, n)) {
+        return 0; /* no memory for the snapshots (the sums have not moved) */
+    }
+    if (watched) {
+        for (uint32_t j = 0; j < n_win; j++) {
+            vec_at[j] = e->scratch.snap + (size_t)j * e->scratch.ck_stride;
+        }
+        vec = vec_at;
+    }
+    uint64_t *tmp = ck_sums(e) + e->scratch.ck_stride;
+    for (uint32_t j = 0; j < snapped; j++) {
+        /* an ENTER the sums had passed: its sums from the checkpoints (they are past it, so one
+         * near it is there) */
+        ck_before_op(e, e->enters[win[j]].turn, tmp, n, 0);
+        if (watched) {
+            memcpy(vec[j], tmp, n * sizeof *tmp);
+        } else {
+            cells_add(cells[j], tmp, n);
+        }
+    }
+    if (n_win <= WINDOWS_SORTED) {
+        windows_starts_off(e, oldest, win, n_win, from, before, vec, n);
+    } else {
+        uint64_t first[EVENTS_FRAME_ENTERS];
+        windows_first(e, oldest, win, n_win, from, first);
+        for (uint32_t j = 0; j < n_win; j++) {
+            uint32_t i = win[j];
+            ck_before_op(e, first[i], tmp, n, 0);
+            window_start_off(e, vec[j], tmp, n, first[i], from[i], before[i]);
+        }
+    }
+    for (uint32_t j = 0; watched && j < n_win; j++) {
+        events_enter_t *en = &e->enters[win[j]];
+        cells_add(cells[j], vec[j], n);
+        window_observe(e, en->in, e->ck_who + 2, vec[j] + 2, NULL, e->ck_n - 2u, from[win[j]],
+            e->turns[en->turn & (EVENTS_TURNS - 1u)].at, before[win[j]]);
+    }
+    return 1;
 }
 
 void events_late_unseen(events_t *e)
@@ -530,7 +779,11 @@ void events_late_frame(events_t *e, int ok)
     for (uint32_t i = n; i-- > 0;) {
         value[i] = 0;
         if (late != NULL) {
-            at += aioprof_varint_get(late + at, len - at, &value[i]);
+            if (at < len && late[at] < 0x80u) {
+                value[i] = late[at++]; /* most are one byte */
+            } else {
+                at += aioprof_varint_get(late + at, len - at, &value[i]);
+            }
         }
     }
     /* the frame's late windows: [from, until) before each late ENTER; the turns they span */
@@ -557,6 +810,9 @@ void events_late_frame(events_t *e, int ok)
         }
     }
     if (n_win == 0 || !blame_room(e)) {
+        return;
+    }
+    if (windows_fused(e, oldest, win, n_win, from, before)) {
         return;
     }
     windows_first(e, oldest, win, n_win, from, first);

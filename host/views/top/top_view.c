@@ -135,6 +135,9 @@ top_view_t *top_view_open(const top_view_options_t *o, int *usage)
     intrflush(stdscr, FALSE);
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
+    /* no look for keys in the middle of a refresh (a poll of the keyboard before each piece it
+     * writes): the keys are read at the next turn anyway */
+    typeahead(-1);
     set_escdelay(25); /* Esc leaves the filter at once, not after a second */
     curs_set(0);
     v->colour = o->colour && has_colors();
