@@ -31,5 +31,7 @@ static const uint16_t aioprof_py_names[] __attribute__((unused)) = {
     MP_QSTR_rec, MP_QSTR_recorder, MP_QSTR_ring, MP_QSTR_ring_bytes, MP_QSTR_scratch, MP_QSTR_sp,
     MP_QSTR_spanned, MP_QSTR_spanned_coro, MP_QSTR_spans, MP_QSTR_t0, MP_QSTR_uart, MP_QSTR_uasyncio,
     MP_QSTR_w, MP_QSTR_wake, MP_QSTR_why, MP_QSTR_wrapped, MP_QSTR_x, MP_QSTR_zone,
+    MP_QSTR__bind, MP_QSTR__mem_read, MP_QSTR__set_span_eng, MP_QSTR__shadowed, MP_QSTR__span_eng,
+    MP_QSTR_fast, MP_QSTR_mem_read, MP_QSTR_span_with, MP_QSTR_walk,
 };
 #endif
