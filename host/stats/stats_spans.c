@@ -120,7 +120,7 @@ int32_t stats_span_name_set(stats_t *s, uint32_t id, const uint8_t *name, size_t
         return -1;
     }
     char text[STATS_TEXT_MAX];
-    escape_bytes(text, sizeof text, name, len > AIOPROF_SPAN_NAME_MAX ? AIOPROF_SPAN_NAME_MAX : len, 0);
+    escape_bytes(text, sizeof text, name, len > AIOPROF_SPAN_NAME_MAX ? AIOPROF_SPAN_NAME_MAX : len, ESCAPE_NAME);
     span_id_t *slot = id == 0 ? NULL : id_slot(sp, id);
     if (slot == NULL) {
         s->span_counts.other_names++;

@@ -176,12 +176,42 @@ static void test_hostile(void **state)
     free(f.out);
 }
 
+/* A device's span named as the host's own row ("(other spans)") is shown escaped: only the host's
+ * row is in parentheses. */
+static void test_pseudo_name(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 1000, 0);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "main", NULL);
+    fb_enter(&f, 1, 0);
+    fb_span_name(&f, 1, "(other spans)");
+    fb_span_enter(&f, 1, 5);
+    fb_span_exit(&f, 25);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 30);
+    fb_close(&f);
+    pipeline_t *p = run(&f, 1);
+    const stats_t *s = pipeline_stats(p);
+    size_t n;
+    stats_span_view_t *v = stats_span_rows(s, 0, &n);
+    assert_int_equal(n, 1);
+    assert_null(span_row(v, n, s, "main", "(other spans)"));
+    const stats_span_view_t *a = span_row(v, n, s, "main", "\\x28other spans)");
+    assert_non_null(a);
+    assert_int_equal(a->f.own_us, 20);
+    free(v);
+    pipeline_free(p);
+    free(f.out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_protocol_example),
         cmocka_unit_test(test_end_and_loss),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_pseudo_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
