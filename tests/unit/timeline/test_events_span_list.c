@@ -4,9 +4,7 @@
  * list found from there on); a list before any name (a reader that joined late); and damaged
  * lists, which make their frame malformed and nothing else. Frames are built as in test_events.c
  * (events_fixture.h), the lists entry by entry. */
-#include "events_fixture.h"
-#include "events.h"
-#include "stats_spans.h"
+#include "spans_fixture.h"
 
 /* A list being built: its entries in time order, each at a place (the frame's body length then). */
 typedef struct list_entry {
@@ -67,17 +65,6 @@ static void list_end(list_t *l, fb_t *f)
         n += entry(b + n, &l->e[i], i ? l->e[i - 1].place : l->first);
     }
     fb_control(f, AIOPROF_OP_SPANS, b, n);
-}
-
-static const stats_span_view_t *span_row(const stats_span_view_t *v, size_t n, const stats_t *s, const char *task,
-    const char *span)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].task_name >= 0 && strcmp(s->names[v[i].task_name].name, task) == 0 && strcmp(v[i].span, span) == 0) {
-            return &v[i];
-        }
-    }
-    return NULL;
 }
 
 /* The protocol's example (the golden vector `spans`) as a list: sensors 420 + 47 inclusive across

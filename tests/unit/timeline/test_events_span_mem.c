@@ -3,9 +3,7 @@
  * span's inclusive figures; not to a span of a task that does not run (a task nested in the
  * slice allocates for itself), not to a span that is cut, and only what the HELLO says is measured
  * (in bytes: the unit multiplies). Frames are built as in test_events.c (events_fixture.h). */
-#include "events_fixture.h"
-#include "events.h"
-#include "stats_spans.h"
+#include "spans_fixture.h"
 
 static void fb_hello_mem(fb_t *f, uint32_t mem)
 {
@@ -24,17 +22,6 @@ static void fb_gc(fb_t *f, uint32_t dt, uint32_t duration)
     size_t n = put_varint(b, dt);
     n += put_varint(b + n, duration);
     fb_control(f, AIOPROF_OP_GC, b, n);
-}
-
-static const stats_span_view_t *span_row(const stats_span_view_t *v, size_t n, const stats_t *s, const char *task,
-    const char *span)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].task_name >= 0 && strcmp(s->names[v[i].task_name].name, task) == 0 && strcmp(v[i].span, span) == 0) {
-            return &v[i];
-        }
-    }
-    return NULL;
 }
 
 #define MEM_ALL (AIOPROF_MEM_ALLOC_EXACT | AIOPROF_MEM_GC_COUNT | AIOPROF_MEM_GC_TIME)

@@ -3,21 +3,7 @@
  * task's end, cut at a loss, and a hostile stream kept bounded (too deep, too many names, exits
  * with nothing open, span records while no task runs), every refusal counted. Frames are built
  * as in test_events.c (events_fixture.h). */
-#include "events_fixture.h"
-#include "events.h"
-#include "stats_spans.h"
-
-/* The span view row of (task name, span name), by name; NULL when there is none. */
-static const stats_span_view_t *span_row(const stats_span_view_t *v, size_t n, const stats_t *s, const char *task,
-    const char *span)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].task_name >= 0 && strcmp(s->names[v[i].task_name].name, task) == 0 && strcmp(v[i].span, span) == 0) {
-            return &v[i];
-        }
-    }
-    return NULL;
-}
+#include "spans_fixture.h"
 
 /* The golden vector's frame: sensors 420 + 47 inclusive, i2c 300 nested in it. */
 static void test_protocol_example(void **state)
