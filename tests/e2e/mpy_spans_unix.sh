@@ -9,24 +9,8 @@
 #   AIOPROF_NATIVE_DIR         the directory of an x64 _aioprof_native.mpy (native engine)
 # Skips (exit 77) without any binary, or when no engine records spans.
 set -u -o pipefail
-src=${AIOPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-top=${AIOPROF_TOP:?AIOPROF_TOP must name the aioprof-top binary}
-fw=${AIOPROF_MICROPYTHON:-}
-stock=${AIOPROF_MICROPYTHON_STOCK:-}
-if [ -z "$fw" ] && [ -z "$stock" ]; then
-    echo "mpy_spans_unix: SKIPPED: set AIOPROF_MICROPYTHON and/or AIOPROF_MICROPYTHON_STOCK (docs/micropython.md)"
-    exit 77
-fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-here="$src/tests/micropython"
-export MICROPYPATH="$src/device/micropython:$here:${AIOPROF_NATIVE_DIR:-$here}:.frozen"
-runs=()
-[ -n "$fw" ] && runs+=("firmware:$fw")
-if [ -n "$stock" ]; then
-    [ -n "${AIOPROF_NATIVE_DIR:-}" ] && runs+=("native:$stock")
-    runs+=("python:$stock")
-fi
+name=mpy_spans_unix
+source "$(dirname "$0")/mpy_engines.bash"
 status=0 ran=0
 for r in "${runs[@]}"; do
     engine=${r%%:*} mp=${r#*:}
