@@ -301,8 +301,9 @@ static int ck_cells(events_t *e)
     return 1;
 }
 
-/* n cells of v added to acc, or taken off (modulo 2^64); n even (the arrays have room for it): two
- * cells an instruction, four pairs a turn of the loop (a window's ends are two of these). */
+/* n cells of v added to acc, taken off, or copied (modulo 2^64); n even (the arrays have room for
+ * it): two cells an instruction. Up to STATS_LATE_CELLS (a fused frame's n, fixed for the frame),
+ * unrolled by the pair count: no loop to run and no branch to miss beyond the jump in. */
 typedef uint64_t cell_pair_t __attribute__((vector_size(16)));
 
 static inline cell_pair_t pair_at(const uint64_t *p)
@@ -312,33 +313,66 @@ static inline cell_pair_t pair_at(const uint64_t *p)
     return v;
 }
 
-static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict acc, const uint64_t *restrict v,
-    size_t n, const int sub)
+enum { CELLS_ADD, CELLS_SUB, CELLS_COPY };
+
+static inline __attribute__((always_inline)) void cell_pair_op(uint64_t *restrict acc, const uint64_t *restrict v,
+    size_t c, const int op)
 {
-    size_t c = 0;
-    for (; c + 4u <= n; c += 4u) {
-        cell_pair_t a0 = pair_at(acc + c), a1 = pair_at(acc + c + 2u);
-        cell_pair_t b0 = pair_at(v + c), b1 = pair_at(v + c + 2u);
-        a0 = sub ? a0 - b0 : a0 + b0;
-        a1 = sub ? a1 - b1 : a1 + b1;
-        memcpy(acc + c, &a0, sizeof a0);
-        memcpy(acc + c + 2u, &a1, sizeof a1);
+    cell_pair_t b = pair_at(v + c);
+    if (op != CELLS_COPY) {
+        cell_pair_t a = pair_at(acc + c);
+        b = op == CELLS_SUB ? a - b : a + b;
     }
-    if (c < n) {
-        cell_pair_t a = pair_at(acc + c), b = pair_at(v + c);
-        a = sub ? a - b : a + b;
-        memcpy(acc + c, &a, sizeof a);
+    memcpy(acc + c, &b, sizeof b);
+}
+
+#define CELLS_PAIR(k) cell_pair_op(acc, v, 2u * (k), op)
+_Static_assert(STATS_LATE_CELLS <= 34u, "cells_op unrolls at most 17 pairs");
+
+static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict acc, const uint64_t *restrict v,
+    size_t n, const int op)
+{
+    if (n > STATS_LATE_CELLS) {
+        for (size_t c = 0; c < n; c += 2u) {
+            cell_pair_op(acc, v, c, op);
+        }
+        return;
+    }
+    switch (n / 2u) {
+    case 17: CELLS_PAIR(16); /* fallthrough */
+    case 16: CELLS_PAIR(15); /* fallthrough */
+    case 15: CELLS_PAIR(14); /* fallthrough */
+    case 14: CELLS_PAIR(13); /* fallthrough */
+    case 13: CELLS_PAIR(12); /* fallthrough */
+    case 12: CELLS_PAIR(11); /* fallthrough */
+    case 11: CELLS_PAIR(10); /* fallthrough */
+    case 10: CELLS_PAIR(9); /* fallthrough */
+    case 9: CELLS_PAIR(8); /* fallthrough */
+    case 8: CELLS_PAIR(7); /* fallthrough */
+    case 7: CELLS_PAIR(6); /* fallthrough */
+    case 6: CELLS_PAIR(5); /* fallthrough */
+    case 5: CELLS_PAIR(4); /* fallthrough */
+    case 4: CELLS_PAIR(3); /* fallthrough */
+    case 3: CELLS_PAIR(2); /* fallthrough */
+    case 2: CELLS_PAIR(1); /* fallthrough */
+    case 1: CELLS_PAIR(0); /* fallthrough */
+    default: break;
     }
 }
 
 static inline void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
-    cells_op(acc, v, n, 0);
+    cells_op(acc, v, n, CELLS_ADD);
 }
 
 static inline void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
-    cells_op(acc, v, n, 1);
+    cells_op(acc, v, n, CELLS_SUB);
+}
+
+static inline void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+{
+    cells_op(acc, v, n, CELLS_COPY);
 }
 
 /* The sums taken over every turn that has ended (all but the last), a checkpoint kept at each
@@ -374,14 +408,14 @@ static int ck_advance_to(events_t *e, const uint32_t *win, uint32_t n_win, uint3
             if (cells != NULL) {
                 cells_add(cells[j], sums, n_cells);
             } else {
-                memcpy(m->snap + (size_t)j * stride, sums, ((n + 1u) & ~(size_t)1u) * sizeof *sums);
+                cells_copy(m->snap + (size_t)j * stride, sums, (n + 1u) & ~(size_t)1u);
             }
         }
         if (k >= end) {
             break;
         }
         if ((k & (every - 1u)) == 0) {
-            memcpy(m->ck + ck_place(e, k) * stride, sums, stride * sizeof *sums);
+            cells_copy(m->ck + ck_place(e, k) * stride, sums, stride);
         }
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
         sums[t->cell] += turns[(k + 1u) & (EVENTS_TURNS - 1u)].at - t->at;
@@ -573,7 +607,7 @@ static inline void ck_before_op(const events_t *e, uint64_t k, uint64_t *restric
     if (sub) {
         cells_sub(acc, at, n);
     } else {
-        memcpy(acc, at, n * sizeof *acc);
+        cells_copy(acc, at, n);
     }
     if (from_lo) {
         turns_op(e, lo, k, acc, sub); /* the sums at lo and the turns from lo to k */
@@ -694,7 +728,7 @@ static int windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint
          * near it is there) */
         ck_before_op(e, e->enters[win[j]].turn, tmp, n, 0);
         if (watched) {
-            memcpy(vec[j], tmp, n * sizeof *tmp);
+            cells_copy(vec[j], tmp, n);
         } else {
             cells_add(cells[j], tmp, n);
         }
