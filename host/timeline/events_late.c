@@ -287,16 +287,25 @@ static int ck_cells(events_t *e)
          * sums go on without them, and only checkpoints from here on (never older) are used */
         e->ck_turn = oldest;
     }
-    events_turn_t *restrict turns = e->turns;
     /* the new culprits numbered first: the cells of the sums stay where they are below; each
-     * turn told its culprit's cell, for the sums and the walks between checkpoints */
-    for (uint64_t k = e->ck_turn; k < end; k++) {
-        events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        if (m->num[t->who + 3] == 0 && !ck_number(e, t->who)) {
-            e->ck_off = 1;
-            return 0;
+     * turn told its culprit's cell, for the sums and the walks between checkpoints. The turns
+     * walked as the ring holds them, in at most two runs. */
+    for (uint64_t k = e->ck_turn; k < end;) {
+        events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
+        uint64_t run = EVENTS_TURNS - (k & (EVENTS_TURNS - 1u));
+        run = run < end - k ? run : end - k;
+        k += run;
+        for (events_turn_t *stop = t + run; t < stop; t++) {
+            int32_t num = m->num[t->who + 3];
+            if (num == 0) {
+                if (!ck_number(e, t->who)) {
+                    e->ck_off = 1;
+                    return 0;
+                }
+                num = m->num[t->who + 3];
+            }
+            t->cell = num - 1;
         }
-        t->cell = m->num[t->who + 3] - 1;
     }
     return 1;
 }
