@@ -2,12 +2,15 @@
  *   events_late.c        each frame's LATE values made into waiting windows, and routed: to the
  *                        rows' cells (events_late_cells.c) while every culprit has a slot there,
  *                        else through the running sums to each window's own list, else walked
- *                        over its turns; and what an observer of the windows is told
+ *                        over its turns
  *   events_late_sums.c   the running sums of each culprit's time over the turns, their
  *                        checkpoints and numbering, a window's two ends from them, and the
  *                        search for the turn a window begins in
  *   events_late_cells.c  the frame's windows straight into their instance rows' cells
- * Not for the rest of the stage: it uses events_private.h. */
+ *   events_late_observe.c  what an observer of the windows is told
+ * The calls go one way: events_late.c -> events_late_cells.c -> events_late_sums.c and
+ * events_late_observe.c (events_late.c calls those two as well). Not for the rest of the stage:
+ * it uses events_private.h. */
 #ifndef AIOPROF_EVENTS_LATE_PRIVATE_H
 #define AIOPROF_EVENTS_LATE_PRIVATE_H
 
@@ -16,7 +19,7 @@
 
 #include "events_private.h"
 
-/* ---- events_late.c ---- */
+/* ---- events_late_observe.c ---- */
 
 /* The window [from, until) of in told to the observer, with its culprit: on who[i] (named
  * culprits) hi[i] - lo[i], or hi[i] when lo is NULL; `before` of it lies before the time line. */

@@ -1,7 +1,7 @@
 /* What the files of the events stage share. The calls go one way:
  *   events.c (frames and their records, the stream's gaps and end)
  *     -> events_device.c (HELLO and DROPPED, device resets), events_late.c (waiting windows:
- *        with events_late_sums.c and events_late_cells.c, through events_late_private.h),
+ *        with events_late_sums.c, _cells.c and _observe.c, through events_late_private.h),
  *        events_text.c (device text lines)
  *     -> events_spans.c (the open spans: closed, unwound, cut where what runs is lost)
  *     -> events_line.c (the primitives: the time line's origin, the running stack, what an
