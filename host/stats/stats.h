@@ -478,7 +478,9 @@ void stats_late_window_sums(stats_t *s, stats_instance_t *in, const int32_t *who
  * STATS_LATE_CELLS, even) the caller uses; the arrays have room for them, and they are 0 where
  * the caller adds nothing. Returns the windows given arrays: fewer than n when the cells cannot
  * be kept (more slots given than STATS_BLAME_MAX, or no memory), and the others' windows go to
- * stats_late_window_sums (those given arrays hold nothing until the caller adds). */
+ * stats_late_window_sums (those given arrays hold nothing until the caller adds). Each window is
+ * of a resume the caller has just counted (stats_late_resume), which marked in[j]'s name row to
+ * be summed again. */
 #define STATS_LATE_CELLS (STATS_BLAME_MAX + 2u)
 size_t stats_late_window_cells(stats_t *s, stats_instance_t *const *in, size_t n, size_t cells, uint64_t **out);
 

@@ -240,8 +240,8 @@ size_t stats_late_window_cells(stats_t *s, stats_instance_t *const *in, size_t n
         if (d->windows >= DENSE_SETTLE) {
             stats_late_settle(s, &in[j]->late);
         }
+        /* its name row was marked to be summed again by this resume's stats_late_resume */
         d->windows++;
-        name_stale(s, in[j]);
         out[j] = d->us;
     }
     return n;

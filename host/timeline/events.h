@@ -46,10 +46,10 @@ typedef struct events_spans events_spans_t;
 typedef struct events_turn {
     uint64_t at;
     int32_t who;
-    int32_t cell; /* who's cell in the running sums (events_late.c), set when they number it */
+    int32_t cell; /* who's cell in the running sums (events_late_sums.c), set when they number it */
 } events_turn_t;
 
-/* The lateness scratch (events_late.c), allocated once and kept for the next stream: a window's
+/* The lateness scratch (events_late*.c), allocated once and kept for the next stream: a window's
  * time per culprit while it is walked, and the running sums of each culprit's time with their
  * checkpoints. */
 #define EVENTS_CK_EVERY 8u   /* turns between checkpoints of the running sums, up to 256 culprits */

@@ -1,6 +1,7 @@
 /* What the files of the events stage share. The calls go one way:
  *   events.c (frames and their records, the stream's gaps and end)
- *     -> events_device.c (HELLO and DROPPED, device resets), events_late.c (waiting windows),
+ *     -> events_device.c (HELLO and DROPPED, device resets), events_late.c (waiting windows:
+ *        with events_late_sums.c, _cells.c and _observe.c, through events_late_private.h),
  *        events_text.c (device text lines)
  *     -> events_spans.c (the open spans: closed, unwound, cut where what runs is lost)
  *     -> events_line.c (the primitives: the time line's origin, the running stack, what an
@@ -49,7 +50,7 @@ void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_ta
 void events_on_hello(events_t *e, const aioprof_hello_t *h);
 void events_on_dropped(events_t *e, uint32_t count);
 
-/* Lateness (events_late.c): a turn of the time line (who runs from `at` on, on the microsecond
+/* Lateness (events_late.c; events_late_restart in events_late_sums.c): a turn of the time line (who runs from `at` on, on the microsecond
  * line: its turn's time is `at` plus late_shift); the frame's LATE record; the frame read to its
  * end (ok: every record parsed), its ENTERs given their lateness. */
 static inline void events_turn(events_t *e, uint64_t at, int32_t who)

@@ -1,0 +1,183 @@
+/* The events stage's lateness (events_late_private.h): a frame's windows straight into their
+ * instance rows' cells, while every culprit has a slot there (stats_late_window_cells). Per
+ * window: the sums at its ENTER added as the sums pass it (events_late_sums.c), those at its start
+ * taken off, the starts in the order they begin. */
+#include <string.h>
+
+#include "events_late_private.h"
+
+/* Each culprit's time in the turns [a, b) added to acc, or taken off (ck_walk without its
+ * choice in the loop). */
+static inline void turns_op(const events_t *e, uint64_t a, uint64_t b, uint64_t *restrict acc, const int sub)
+{
+    const events_turn_t *restrict turns = e->turns;
+    uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
+    for (uint64_t k = a; k < b; k++) {
+        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+        acc[t->cell] += sub ? at - next : next - at;
+        at = next;
+    }
+}
+
+/* The running sums before turn k, once the sums are past k (after late_ck_advance_to): taken off acc's
+ * n cells (sub), or made acc's n cells (sub 0). From the checkpoint nearest k (or the sums
+ * themselves, at ck_turn) and the turns between it and k: either checkpoint around k is there
+ * (the one above is at most ck_turn, and k is a turn kept). */
+static inline void ck_before_op(const events_t *e, uint64_t k, uint64_t *restrict acc, size_t n, const int sub)
+{
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0, every = ck_every(e);
+    uint64_t lo = k & ~(every - 1u), up_to = lo + every;
+    up_to = up_to < e->ck_turn ? up_to : e->ck_turn;
+    int from_lo = lo >= oldest && k - lo <= up_to - k;
+    uint64_t near = from_lo ? lo : up_to;
+    const uint64_t *at = near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
+    if (sub) {
+        cells_sub(acc, at, n);
+    } else {
+        cells_copy(acc, at, n);
+    }
+    if (from_lo) {
+        turns_op(e, lo, k, acc, sub); /* the sums at lo and the turns from lo to k */
+    } else {
+        turns_op(e, k, up_to, acc, !sub); /* those at up_to less the turns from k to up_to */
+    }
+}
+
+/* The start of window i (its first turn k, [from, until) its time) taken off acc: the sums
+ * before k in r, with the part of turn k before the window, and what lies before the turns. */
+static inline void window_start_off(const events_t *e, uint64_t *restrict acc, const uint64_t *restrict r,
+    size_t n, uint64_t k, uint64_t from, uint64_t before)
+{
+    cells_sub(acc, r, n);
+    const events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
+    if (from < t->at) {
+        acc[0] += t->at - from; /* k is the oldest turn kept, and began after the window */
+    } else {
+        acc[t->cell] -= from - t->at; /* the part of turn k before the window */
+    }
+    acc[0] += before;
+}
+
+/* The frame's windows' starts taken off their cells (after late_ck_advance_to), in the order they
+ * begin: their first turns found as late_windows_first finds them, and the sums before each made from
+ * the one before, walking the turns between (or from a checkpoint, when far or behind). At most
+ * WINDOWS_SORTED windows. */
+static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
+    const uint64_t *from, const uint64_t *before, uint64_t *const *cells, size_t n)
+{
+    const events_turn_t *restrict turns = e->turns;
+    uint32_t order[WINDOWS_SORTED]; /* j, by from[win[j]] */
+    if (n_win == 0) {
+        return;
+    }
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t at = j;
+        for (; at > 0 && from[win[order[at - 1u]]] > from[win[j]]; at--) {
+            order[at] = order[at - 1u];
+        }
+        order[at] = j;
+    }
+    /* r: the sums before turn k, the stepping's turn, walked with it */
+    uint64_t *restrict r = ck_sums(e) + e->scratch.ck_stride, *restrict t_r = r + e->scratch.ck_stride;
+    uint64_t k = late_turn_at(e, oldest, e->enters[win[order[0]]].turn, from[win[order[0]]]);
+    ck_before_op(e, k, r, n, 0);
+    uint64_t at = turns[k & (EVENTS_TURNS - 1u)].at;
+    for (uint32_t q = 0; q < n_win; q++) {
+        uint32_t j = order[q], i = win[j];
+        uint64_t end = e->enters[i].turn;
+        if (k >= end) {
+            /* as late_windows_first: this one searched for, and the stepping stays */
+            uint64_t first = late_turn_at(e, oldest, end, from[i]);
+            ck_before_op(e, first, t_r, n, 0);
+            window_start_off(e, cells[j], t_r, n, first, from[i], before[i]);
+            continue;
+        }
+        for (;;) {
+            const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+            uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+            if (k + 1u >= end || next > from[i]) {
+                break;
+            }
+            r[t->cell] += next - at;
+            at = next;
+            k++;
+        }
+        window_start_off(e, cells[j], r, n, k, from[i], before[i]);
+    }
+}
+
+/* The frame's windows straight into their rows' cells (stats_late_window_cells), when the sums
+ * are kept, their numbering is the rows' slots' (cell c for slot c - 2, the gaps first), and
+ * nobody watches the windows one by one: each window's cells take the sums at its ENTER as the
+ * sums pass it, then lose those at its start (a checkpoint and the turns between). Returns 0
+ * (nothing done) when it cannot be done so. */
+int late_windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
+    const uint64_t *from, const uint64_t *before)
+{
+    stats_t *s = e->stats;
+    if (!late_ck_cells(e) || e->ck_n > STATS_LATE_CELLS) {
+        return 0;
+    }
+    for (size_t c = 2; c < e->ck_n; c++) {
+        uint8_t slot = stats_late_slot(s, e->ck_who[c]);
+        e->ck_slot[c] = slot;
+        if (slot != c - 2u) {
+            return 0;
+        }
+    }
+    size_t n = (e->ck_n + 1u) & ~(size_t)1u;
+    uint64_t *cells[EVENTS_FRAME_ENTERS];
+    stats_instance_t *ins[EVENTS_FRAME_ENTERS];
+    for (uint32_t j = 0; j < n_win; j++) {
+        ins[j] = e->enters[win[j]].in;
+    }
+    if (stats_late_window_cells(s, ins, n_win, n, cells) != n_win) {
+        return 0; /* the windows given cells hold nothing yet: taken as the others are */
+    }
+    /* watched: each window's own time is wanted, for its culprit: made in a snapshot of the
+     * sums at its ENTER (vec[j]), then added to its cells; else made in its cells directly */
+    int watched = e->obs != NULL && e->obs->late != NULL;
+    uint64_t *vec_at[EVENTS_FRAME_ENTERS];
+    uint64_t *const *vec = cells;
+    uint32_t snapped = 0;
+    if (!late_ck_advance_to(e, win, n_win, &snapped, watched ? NULL : cells, n)) {
+        return 0; /* no memory for the snapshots (the sums have not moved) */
+    }
+    if (watched) {
+        for (uint32_t j = 0; j < n_win; j++) {
+            vec_at[j] = e->scratch.snap + (size_t)j * e->scratch.ck_stride;
+        }
+        vec = vec_at;
+    }
+    uint64_t *tmp = ck_sums(e) + e->scratch.ck_stride;
+    for (uint32_t j = 0; j < snapped; j++) {
+        /* an ENTER the sums had passed: its sums from the checkpoints (they are past it, so one
+         * near it is there) */
+        ck_before_op(e, e->enters[win[j]].turn, tmp, n, 0);
+        if (watched) {
+            cells_copy(vec[j], tmp, n);
+        } else {
+            cells_add(cells[j], tmp, n);
+        }
+    }
+    if (n_win <= WINDOWS_SORTED) {
+        windows_starts_off(e, oldest, win, n_win, from, before, vec, n);
+    } else {
+        uint64_t first[EVENTS_FRAME_ENTERS];
+        late_windows_first(e, oldest, win, n_win, from, first);
+        for (uint32_t j = 0; j < n_win; j++) {
+            uint32_t i = win[j];
+            ck_before_op(e, first[i], tmp, n, 0);
+            window_start_off(e, vec[j], tmp, n, first[i], from[i], before[i]);
+        }
+    }
+    for (uint32_t j = 0; watched && j < n_win; j++) {
+        events_enter_t *en = &e->enters[win[j]];
+        cells_add(cells[j], vec[j], n);
+        late_window_observe(e, en->in, e->ck_who + 2, vec[j] + 2, NULL, e->ck_n - 2u, from[win[j]],
+            e->turns[en->turn & (EVENTS_TURNS - 1u)].at, before[win[j]]);
+    }
+    return 1;
+}
+
