@@ -40,14 +40,19 @@ static inline const uint16_t *native_qstr_base(void)
 #define mp_native_qstr_table (native_qstr_base())
 #endif
 
+/* What mpy_ld.py must find by name although the Makefile compiles this file with -fwhole-program
+ * (aioprof_native_unit.c): the entry point and the zero-initialised objects, which mpy_ld.py
+ * refuses when they are static ("bss variables can't be static"). */
+#define NATIVE_VISIBLE __attribute__((externally_visible))
+
 /* mpy_ld.py links memset and memcpy to the runtime table from MicroPython 1.29 on; before that a
  * module that calls them (this file and device/aioprof.c do, and so does code the compiler emits
  * for a struct copy) must bring them itself, or the link fails with "undefined symbol: memset". */
 #if MICROPY_VERSION_MAJOR == 1 && MICROPY_VERSION_MINOR < 29
-void *memset(void *s, int c, size_t n) {
+NATIVE_VISIBLE void *memset(void *s, int c, size_t n) {
     return mp_fun_table.memset_(s, c, n);
 }
-void *memcpy(void *dst, const void *src, size_t n) {
+NATIVE_VISIBLE void *memcpy(void *dst, const void *src, size_t n) {
     return mp_fun_table.memmove_(dst, src, n);
 }
 #endif
@@ -125,8 +130,8 @@ typedef struct native_coro {
     bool done;      /* the coroutine returned or raised: later throws are not run time */
 } native_coro_t;
 
-mp_obj_full_type_t native_prof_type;
-mp_obj_full_type_t native_coro_type;
+NATIVE_VISIBLE mp_obj_full_type_t native_prof_type;
+NATIVE_VISIBLE mp_obj_full_type_t native_coro_type;
 
 /* A clock of the time module: its C function, or a Python call when it is not the builtin. */
 static mp_obj_t native_call0(mp_obj_t (*fun)(void), mp_obj_t f)
@@ -350,7 +355,7 @@ static void coro_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_
     mp_printf(print, "%.*s", (int)len, text);
 }
 
-mp_map_elem_t coro_locals_table[3];
+NATIVE_VISIBLE mp_map_elem_t coro_locals_table[3];
 static MP_DEFINE_CONST_DICT(coro_locals, coro_locals_table);
 
 static native_prof_t *native_self(mp_obj_t self_in)
@@ -360,7 +365,7 @@ static native_prof_t *native_self(mp_obj_t self_in)
 
 /* wrap(coro, name): records TASK_NEW (parent: the task running now) and returns the wrapper.
  * After stop() the wrapper only forwards. */
-static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
+static mp_obj_t prof_wrap_coro(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
 {
     native_prof_t *p = native_self(self_in);
     size_t len;
@@ -380,7 +385,7 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     }
     return MP_OBJ_FROM_PTR(w);
 }
-static MP_DEFINE_CONST_FUN_OBJ_3(prof_wrap_obj, prof_wrap);
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_wrap_obj, prof_wrap_coro);
 
 /* label(wrapper, text): a task this profiler did not wrap (created before enable()) is left
  * alone, as after disable(), in every engine. */
@@ -535,7 +540,7 @@ static mp_obj_t prof_span_exit(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_span_exit_obj, prof_span_exit);
 
-mp_map_elem_t prof_locals_table[12];
+NATIVE_VISIBLE mp_map_elem_t prof_locals_table[12];
 static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
 
 /* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
@@ -593,7 +598,7 @@ static void native_method(mp_map_elem_t *elem, qstr name, const void *fun)
 }
 
 /* mpy_init is in aioprof_native_entry.c, which calls this (see there why). */
-mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args);
+NATIVE_VISIBLE mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args);
 mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args)
 {
     MP_DYNRUNTIME_INIT_ENTRY
