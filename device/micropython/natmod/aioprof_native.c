@@ -3,9 +3,11 @@
  * runtime functions (py/dynruntime.h) instead of the runtime itself:
  *   start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler
  *   Profiler.wrap(coro, name) -> Coro     .bind(coro, task)      .label(coro, text)
- *   Profiler.drain() -> int               .flush()
- *   Profiler.pending() -> int             .close([until_next])   .stop()   .set_event_cost(cost)
+ *   Profiler.drain() -> int               .flush()               .stop()   .set_event_cost(cost)
  *   Profiler.span(name) -> handle         .span_enter(handle)    .span_exit()
+ * No pending() nor close() as the C module has: aioprof.py calls neither on this engine, each
+ * method costs the board about 70 bytes of RAM, and a top-level task's end closes the hook from
+ * within (native_step).
  * aioprof.py wraps each new task's coroutine in a Coro; asyncio resumes it through Coro.send and
  * Coro.throw, each resume one slice recorded by the device library (device/aioprof.c) around it,
  * with how late it was: the Task made for the Coro is handed to it (bind), whose key says when
@@ -100,21 +102,24 @@ static mp_obj_t native_attr_maybe(mp_obj_t obj, qstr attr)
 #endif
 }
 
+/* The wrapper's own fields come before the library's state: Thumb-1 loads and stores reach 124
+ * bytes past a pointer, and the ones the slice path reads sit within that (behind aioprof_t each
+ * access took an add more). */
 typedef struct native_prof {
     mp_obj_base_t base;
-    aioprof_t prof;
-    aioprof_port_t port;
-    uint8_t *ring;
-    mp_obj_t ticks_us;
+    bool running;
+    uint32_t half_period_us;
+    uint32_t last_drain;         /* the library's tick of the last drain */
     mp_obj_t (*ticks_fun)(void); /* the C function behind ticks_us, or NULL */
-    mp_obj_t ticks_ms;
     mp_obj_t (*ms_fun)(void);    /* the C function behind ticks_ms, or NULL */
+    mp_obj_t ticks_us;
+    mp_obj_t ticks_ms;
     mp_obj_t write;
     mp_obj_t cancelled;          /* asyncio.CancelledError */
     mp_obj_t c_task;             /* asyncio's Task type when it is the C one, else NULL */
-    uint32_t half_period_us;
-    uint32_t last_drain;         /* the library's tick of the last drain */
-    bool running;
+    uint8_t *ring;
+    aioprof_t prof;
+    aioprof_port_t port;
     char platform[AIOPROF_PLATFORM_MAX + 1];
 } native_prof_t;
 
@@ -448,27 +453,6 @@ static mp_obj_t prof_flush(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_flush_obj, prof_flush);
 
-static mp_obj_t prof_pending(mp_obj_t self_in)
-{
-    native_prof_t *p = native_self(self_in);
-    return mp_obj_new_int_from_uint(p->running ? aioprof_pending(&p->prof) : 0);
-}
-static MP_DEFINE_CONST_FUN_OBJ_1(prof_pending_obj, prof_pending);
-
-/* Where the program may end (a top-level task ended): the drop count owed and a last HELLO that
- * says the hook stopped go into the ring, the frame closed; drain() sends them. The next event
- * reopens the hook (until_next, as the Python engine's: this engine always does). */
-static mp_obj_t prof_close(size_t n_args, const mp_obj_t *args)
-{
-    native_prof_t *p = native_self(args[0]);
-    (void)n_args;
-    if (p->running) {
-        aioprof_close(&p->prof);
-    }
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(prof_close_obj, 1, 2, prof_close);
-
 /* Stops recording for good and sends what is left, the last HELLO included (the first one too, if
  * nothing was recorded: the host tells "no tasks" from "no hook"), in bounded tries. Wrappers then
  * only forward. */
@@ -540,7 +524,7 @@ static mp_obj_t prof_span_exit(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_span_exit_obj, prof_span_exit);
 
-NATIVE_VISIBLE mp_map_elem_t prof_locals_table[12];
+NATIVE_VISIBLE mp_map_elem_t prof_locals_table[10];
 static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
 
 /* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
@@ -553,7 +537,7 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
         mp_raise_ValueError(MP_ERROR_TEXT("aioprof: ring must be 128..65535 bytes, period 10..60000 ms"));
     }
     native_prof_t *p = mp_obj_malloc(native_prof_t, (mp_obj_type_t *)&native_prof_type);
-    memset(&p->prof, 0, sizeof *p - offsetof(native_prof_t, prof));
+    memset(&p->running, 0, sizeof *p - offsetof(native_prof_t, running));
     p->ring = m_new(uint8_t, (size_t)ring);
     mp_obj_t time = mp_import_name(MP_QSTR_time, mp_const_none, MP_OBJ_NEW_SMALL_INT(0));
     p->ticks_us = mp_load_attr(time, MP_QSTR_ticks_us);
@@ -620,14 +604,12 @@ mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, 
     native_method(&prof_locals_table[1], MP_QSTR_label, &prof_label_obj);
     native_method(&prof_locals_table[2], MP_QSTR_drain, &prof_drain_obj);
     native_method(&prof_locals_table[3], MP_QSTR_flush, &prof_flush_obj);
-    native_method(&prof_locals_table[4], MP_QSTR_pending, &prof_pending_obj);
-    native_method(&prof_locals_table[5], MP_QSTR_close, &prof_close_obj);
-    native_method(&prof_locals_table[6], MP_QSTR_stop, &prof_stop_obj);
-    native_method(&prof_locals_table[7], MP_QSTR_set_event_cost, &prof_set_event_cost_obj);
-    native_method(&prof_locals_table[8], MP_QSTR_bind, &prof_bind_obj);
-    native_method(&prof_locals_table[9], MP_QSTR_span, &prof_span_obj);
-    native_method(&prof_locals_table[10], MP_QSTR_span_enter, &prof_span_enter_obj);
-    native_method(&prof_locals_table[11], MP_QSTR_span_exit, &prof_span_exit_obj);
+    native_method(&prof_locals_table[4], MP_QSTR_stop, &prof_stop_obj);
+    native_method(&prof_locals_table[5], MP_QSTR_set_event_cost, &prof_set_event_cost_obj);
+    native_method(&prof_locals_table[6], MP_QSTR_bind, &prof_bind_obj);
+    native_method(&prof_locals_table[7], MP_QSTR_span, &prof_span_obj);
+    native_method(&prof_locals_table[8], MP_QSTR_span_enter, &prof_span_enter_obj);
+    native_method(&prof_locals_table[9], MP_QSTR_span_exit, &prof_span_exit_obj);
     MP_OBJ_TYPE_SET_SLOT(&native_prof_type, locals_dict, (void *)&prof_locals, 0);
 
     mp_store_global(MP_QSTR_start, MP_OBJ_FROM_PTR(&native_start_obj));
