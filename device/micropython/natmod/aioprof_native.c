@@ -527,14 +527,21 @@ static MP_DEFINE_CONST_FUN_OBJ_1(prof_span_exit_obj, prof_span_exit);
 NATIVE_VISIBLE mp_map_elem_t prof_locals_table[10];
 static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
 
+/* One message for the settings start() takes and the library refuses (one string fewer in the
+ * board's RAM). */
+static void native_refuse(void)
+{
+    mp_raise_ValueError(MP_ERROR_TEXT("aioprof: ring must be 128..65535 bytes, period 10..60000 ms"));
+}
+
 /* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
  * asyncio's Task type when it is the C one (_asyncio.Task), else None. */
 static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
 {
     mp_int_t ring = mp_obj_get_int(args[1]);
     mp_int_t period_ms = mp_obj_get_int(args[2]);
-    if (ring < 128 || ring > 65535 || period_ms < 10 || period_ms > 60000) {
-        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: ring must be 128..65535 bytes, period 10..60000 ms"));
+    if (ring < 128 || ring > (mp_int_t)AIOPROF_FW_RING_MAX || period_ms < 10 || period_ms > 60000) {
+        native_refuse();
     }
     native_prof_t *p = mp_obj_malloc(native_prof_t, (mp_obj_type_t *)&native_prof_type);
     memset(&p->running, 0, sizeof *p - offsetof(native_prof_t, running));
@@ -567,7 +574,7 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
     p->port.late_unit = 1000; /* lateness in milliseconds: asyncio's keys are ticks_ms values */
     p->half_period_us = (uint32_t)period_ms * 500u;
     if (aioprof_init(&p->prof, &p->port, p->ring, (uint32_t)ring) != 0) {
-        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
+        native_refuse(); /* of what start() lets through, the library refuses only such a ring */
     }
     p->last_drain = p->prof.last;
     p->running = true;
