@@ -7,7 +7,7 @@
  * What mpy_ld.py must see from outside carries NATIVE_VISIBLE (aioprof_native.c): the entry point
  * that aioprof_native_entry.c calls, and the zero-initialised objects (mpy_ld.py refuses a static
  * one). The hook's files come first: the wrapper's MicroPython headers define macros that the
- * hook's code must not meet. */
+ * hook's code must not meet. The files are the Makefile's AIOPROF_SRC: keep the two lists alike. */
 #include "../../aioprof.c"
 #include "../../../proto/aioprof_frame_writer.c"
 #include "../../../proto/aioprof_crc16.c"
