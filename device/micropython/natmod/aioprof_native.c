@@ -605,6 +605,7 @@ mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, 
     MP_OBJ_TYPE_SET_SLOT(&native_coro_type, print, coro_print, 1);
     const qstr coro_names[] = {MP_QSTR_send, MP_QSTR_throw, MP_QSTR_close};
     static const void *const coro_funs[] = {&coro_send_obj, &coro_throw_obj, &coro_close_obj};
+    _Static_assert(MP_ARRAY_SIZE(coro_funs) == MP_ARRAY_SIZE(coro_locals_table), "one entry a method");
     native_methods(coro_locals_table, coro_names, coro_funs, MP_ARRAY_SIZE(coro_funs));
     MP_OBJ_TYPE_SET_SLOT(&native_coro_type, locals_dict, (void *)&coro_locals, 2);
 
@@ -616,6 +617,7 @@ mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, 
     static const void *const prof_funs[] = {&prof_wrap_obj, &prof_label_obj, &prof_drain_obj, &prof_flush_obj,
         &prof_stop_obj, &prof_set_event_cost_obj, &prof_bind_obj, &prof_span_obj, &prof_span_enter_obj,
         &prof_span_exit_obj};
+    _Static_assert(MP_ARRAY_SIZE(prof_funs) == MP_ARRAY_SIZE(prof_locals_table), "one entry a method");
     native_methods(prof_locals_table, prof_names, prof_funs, MP_ARRAY_SIZE(prof_funs));
     MP_OBJ_TYPE_SET_SLOT(&native_prof_type, locals_dict, (void *)&prof_locals, 0);
 
