@@ -6,11 +6,17 @@
 #include "aioprof_varint.h"
 
 /* One CRC byte for closing frames: through the 512-byte table, or (AIOPROF_SMALL=1, for code size
- * first) from the polynomial in a few more instructions. */
-#if AIOPROF_SMALL
-#define AIOPROF_FW_CRC_STEP(crc, b) aioprof_crc16_byte((uint16_t)(crc), (b))
-#else
+ * first, or AIOPROF_FW_CRC_TABLE=0, for a link that keeps every constant in RAM: a MicroPython
+ * native module) from the polynomial in a few more instructions; two bytes the same way. */
+#ifndef AIOPROF_FW_CRC_TABLE
+#define AIOPROF_FW_CRC_TABLE (!AIOPROF_SMALL)
+#endif
+#if AIOPROF_FW_CRC_TABLE
 #define AIOPROF_FW_CRC_STEP(crc, b) (((crc) << 8) ^ aioprof_crc16_table[(((crc) >> 8) ^ (b)) & 0xFFu])
+#define AIOPROF_FW_CRC_STEP2(crc, b0, b1) aioprof_crc16_step2((uint16_t)(crc), (b0), (b1))
+#else
+#define AIOPROF_FW_CRC_STEP(crc, b) aioprof_crc16_byte((uint16_t)(crc), (b))
+#define AIOPROF_FW_CRC_STEP2(crc, b0, b1) aioprof_crc16_byte(aioprof_crc16_byte((uint16_t)(crc), (b0)), (b1))
 #endif
 
 #if AIOPROF_SMALL
@@ -166,11 +172,11 @@ void aioprof_fw_close(aioprof_fw_t *w)
         fw_word_t v;
         memcpy(&v, q, sizeof v);
         if (!fw_has_zero(v)) {
-            crc = aioprof_crc16_step2((uint16_t)crc, q[0], q[1]);
-            crc = aioprof_crc16_step2((uint16_t)crc, q[2], q[3]);
+            crc = AIOPROF_FW_CRC_STEP2(crc, q[0], q[1]);
+            crc = AIOPROF_FW_CRC_STEP2(crc, q[2], q[3]);
             if (sizeof v == 8) {
-                crc = aioprof_crc16_step2((uint16_t)crc, q[4], q[5]);
-                crc = aioprof_crc16_step2((uint16_t)crc, q[6], q[7]);
+                crc = AIOPROF_FW_CRC_STEP2(crc, q[4], q[5]);
+                crc = AIOPROF_FW_CRC_STEP2(crc, q[6], q[7]);
             }
             continue;
         }

@@ -118,16 +118,33 @@ part_device() {
 }
 
 # The native module's size for armv6m (its code is loaded into the board's RAM): the .mpy named
-# by AIOPROF_NATIVE_ARMV6M, else the prebuilt one of the highest .mpy sub-version (what a current
-# firmware loads: device/micropython/mpy/armv6m/6.N/; the files' times say nothing, a checkout
-# writes them all at once).
+# by AIOPROF_NATIVE_ARMV6M; else the one this tree's sources make, built as make mpy builds the
+# newest (.mpy 6.3, MicroPython 1.23.0: build.py one) when AIOPROF_MPY_SRC names a MicroPython
+# clone with its tags and arm-none-eabi-gcc and /usr/bin/python3's pyelftools are there; else the
+# prebuilt one of the highest .mpy sub-version (what a current firmware loads:
+# device/micropython/mpy/armv6m/6.N/; the files' times say nothing, a checkout writes them all at
+# once), said to be stale when build.py check finds the sources changed since make mpy.
 device_native_size() {
-    local mpy=${AIOPROF_NATIVE_ARMV6M:-} bytes
+    local mpy=${AIOPROF_NATIVE_ARMV6M:-} bytes what="" out
+    local build_py=$src/device/micropython/mpy/build.py
+    if [ -z "$mpy" ] && [ -n "${AIOPROF_MPY_SRC:-}" ] && command -v arm-none-eabi-gcc > /dev/null &&
+        /usr/bin/python3 -c 'import elftools' 2> /dev/null; then
+        if out=$(/usr/bin/python3 "$build_py" one --mpy-src "$AIOPROF_MPY_SRC" --arch armv6m \
+            --out "$tmp/native-armv6m.mpy" 2>&1); then
+            mpy=$tmp/native-armv6m.mpy
+            what="this tree's, built with $(echo "$out" | sed -n 's/.*built with \([^)]*\)).*/\1/p')"
+        else
+            say "  native module: building it from this tree failed, the prebuilt one instead: $(echo "$out" | tail -n 1)"
+        fi
+    fi
     if [ -z "$mpy" ]; then
         local f
         while IFS= read -r f; do
             [ -s "$f" ] && mpy=$f
         done < <(printf '%s\n' "$src"/device/micropython/mpy/armv6m/*/_aioprof_native.mpy | sort -V)
+        what="prebuilt"
+        python3 "$build_py" check > /dev/null 2>&1 ||
+            what="prebuilt, from other sources than this tree's (build.py check; make mpy, or set AIOPROF_MPY_SRC)"
     fi
     if [ -z "$mpy" ] || [ ! -s "$mpy" ]; then
         skip "native module size" "no armv6m _aioprof_native.mpy (set AIOPROF_NATIVE_ARMV6M, or make mpy)"
@@ -135,6 +152,6 @@ device_native_size() {
         return
     fi
     bytes=$(stat -c %s "$mpy")
-    say "native module, armv6m: $bytes B ($mpy; goal <= 9000 B)"
+    say "native module, armv6m: $bytes B (${what:-$mpy}; goal <= 9000 B)"
     i26_row native_size "$bytes B" "$(verdict "$bytes" '<=' 9000)"
 }

@@ -15,7 +15,8 @@
 #   (device/micropython/mpy/, as the installed program finds them): the native engine.
 # Another board: board_install_rv32.sh sets BOARD_QEMU, BOARD_MACHINE, BOARD_QEMU_ARGS, BOARD_ARCH
 # and BOARD_FIRMWARE (VIRT_RV32, the rv32imc module).
-# Skips (exit 77) without a firmware or without its QEMU.
+# Skips (exit 77) without a firmware, without its QEMU, or on a firmware whose heap is too small for
+# the RAM filesystem and the import (the C-module one: about 140 KB).
 set -euo pipefail
 source "$(dirname "$0")/io_common.bash"
 source "$(dirname "$0")/board_common.bash"
@@ -76,6 +77,19 @@ listing() { # NAME: the filesystem's listing, as the board prints it
     grep '^device: listing:' "$WORK/$1.err" | sed 's/^device: //'
 }
 
+# the heap must hold the RAM filesystem (its files, about 80 KB, as bytearrays that grow by
+# doubling) and the import of aioprof beside it: a firmware with the C module (about 140 KB of
+# heap) runs out of memory on the import, the stock ones (512 KB) do not
+ramfs_kb=${BOARD_RAMFS_KB:-256}
+need=$(( (ramfs_kb + 128) * 1024 ))
+top heap --run "$src/tests/micropython/board_heap.py" --no-enable --json || fail "asking the heap's size: $(cat "$WORK/heap.err")"
+free=$(sed -n 's/^device: heap: \([0-9][0-9]*\)$/\1/p' "$WORK/heap.err")
+[ -n "$free" ] || fail "the board did not say its heap's size: $(cat "$WORK/heap.err")"
+if [ "$free" -lt "$need" ]; then
+    echo "$name: SKIPPED: the firmware $fw has $free bytes of heap free, and the test needs $need (a $ramfs_kb KB RAM filesystem and the import of aioprof): give a stock qemu-port firmware in ${BOARD_FIRMWARE_VAR:-AIOPROF_MPY_QEMU_STOCK_FIRMWARE} (docs/micropython.md, \"A stock qemu board\")"
+    exit 77
+fi
+
 # 1. no filesystem: one sentence, exit 1
 rc=0; top nofs --install || rc=$?
 [ $rc = 1 ] && grep -q "has no filesystem to install to" "$WORK/nofs.err" || fail "no filesystem: exit $rc: $(cat "$WORK/nofs.err")"
@@ -85,8 +99,8 @@ sed 's/RamFS(256 \* 1024)/RamFS(16 * 1024)/' "$src/tests/micropython/ramfs.py" >
 top small --run "$WORK/ramfs_small.py" --no-enable --json || fail "mounting the small RAM filesystem: $(cat "$WORK/small.err")"
 rc=0; top full --install || rc=$?
 [ $rc = 1 ] && grep -q "filesystem is full: 16384 bytes free" "$WORK/full.err" || fail "full: exit $rc: $(cat "$WORK/full.err")"
-# BOARD_RAMFS_KB: the RAM filesystem's size (in the heap: a board with less heap takes less)
-{ echo "vfs.umount('/')"; sed "s/RamFS(256 \* 1024)/RamFS(${BOARD_RAMFS_KB:-256} * 1024)/" "$src/tests/micropython/ramfs.py"; } > "$WORK/ramfs_big.py"
+# BOARD_RAMFS_KB (ramfs_kb): the RAM filesystem's size (in the heap: a board with less heap takes less)
+{ echo "vfs.umount('/')"; sed "s/RamFS(256 \* 1024)/RamFS($ramfs_kb * 1024)/" "$src/tests/micropython/ramfs.py"; } > "$WORK/ramfs_big.py"
 sed -i '1{h;d};/^import io, os, vfs/G' "$WORK/ramfs_big.py"
 top mount --run "$WORK/ramfs_big.py" --no-enable --no-reset --json || fail "mounting the RAM filesystem: $(cat "$WORK/mount.err")"
 before=$(listing before)

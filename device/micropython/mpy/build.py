@@ -4,6 +4,9 @@ for every arch and .mpy sub-version in PLAN and writes manifest.json beside them
 
   build.py build --mpy-src CLONE [--work DIR] [--jobs N]   (make mpy MPY_SRC=CLONE)
   build.py check [--top DIR]                               (the ctest e2e/mpy_prebuilt_manifest)
+  build.py one --mpy-src CLONE --arch ARCH --out FILE [--work DIR]
+      one arch's module of the newest .mpy sub-version, built from this tree as build does, into
+      FILE; the repository's files are left alone (make bench's native module row)
 
 build takes each release tree out of CLONE (a MicroPython git clone with its tags) with git archive,
 builds the natmod (device/micropython/natmod/Makefile) in it from scratch, and copies the .mpy
@@ -399,6 +402,21 @@ def build(clone, work, jobs, top):
     return modules
 
 
+def build_single(clone, arch, out, work, top):
+    """arch's module of the newest sub-version in PLAN, built from top's sources into out; returns
+    the release it was built with."""
+    plans = [(sub, tag) for tag, sub, arches in PLAN if arch in arches]
+    if not plans:
+        raise Failure("no module is built for arch %s (build.py knows %s)" % (arch, ", ".join(ARCHES)))
+    _sub, tag = max(plans)
+    compiler_line(arch)
+    tree, _commit = extract(os.path.abspath(clone), tag, os.path.abspath(work))
+    data, _deps = build_one(tree, tag, arch, os.path.abspath(work), top)
+    with open(out, "wb") as f:
+        f.write(data)
+    return tag
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog="build.py", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command")
@@ -409,11 +427,21 @@ def main(argv):
     b.add_argument("--jobs", type=int, default=2)
     c = sub.add_parser("check", help="check the prebuilt modules against the manifest and the sources")
     c.add_argument("--top", default=TOP, help="the repository's top directory (default: this one)")
+    o = sub.add_parser("one", help="build one arch's module from this tree into a file")
+    o.add_argument("--mpy-src", required=True, help="a MicroPython git clone with its release tags")
+    o.add_argument("--arch", required=True, choices=ARCHES)
+    o.add_argument("--out", required=True, help="the .mpy to write")
+    o.add_argument("--work", default=os.path.join(TOP, "build", "mpy"),
+                   help="where the release tree and build directory go (default build/mpy)")
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_usage(sys.stderr)
         return 2
     try:
+        if args.command == "one":
+            tag = build_single(args.mpy_src, args.arch, args.out, args.work, TOP)
+            print("%s: %d bytes (%s, built with %s)" % (args.out, os.path.getsize(args.out), args.arch, tag))
+            return 0
         if args.command == "build":
             modules = build(args.mpy_src, args.work, max(1, args.jobs), TOP)
             for m in modules:

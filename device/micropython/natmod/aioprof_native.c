@@ -3,9 +3,11 @@
  * runtime functions (py/dynruntime.h) instead of the runtime itself:
  *   start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler
  *   Profiler.wrap(coro, name) -> Coro     .bind(coro, task)      .label(coro, text)
- *   Profiler.drain() -> int               .flush()
- *   Profiler.pending() -> int             .close([until_next])   .stop()   .set_event_cost(cost)
+ *   Profiler.drain() -> int               .flush()               .stop()   .set_event_cost(cost)
  *   Profiler.span(name) -> handle         .span_enter(handle)    .span_exit()
+ * No pending() nor close() as the C module has: aioprof.py calls neither on this engine, each
+ * method costs the board about 70 bytes of RAM, and a top-level task's end closes the hook from
+ * within (native_step).
  * aioprof.py wraps each new task's coroutine in a Coro; asyncio resumes it through Coro.send and
  * Coro.throw, each resume one slice recorded by the device library (device/aioprof.c) around it,
  * with how late it was: the Task made for the Coro is handed to it (bind), whose key says when
@@ -40,14 +42,19 @@ static inline const uint16_t *native_qstr_base(void)
 #define mp_native_qstr_table (native_qstr_base())
 #endif
 
+/* What mpy_ld.py must find by name although the Makefile compiles this file with -fwhole-program
+ * (aioprof_native_unit.c): the entry point and the zero-initialised objects, which mpy_ld.py
+ * refuses when they are static ("bss variables can't be static"). */
+#define NATIVE_VISIBLE __attribute__((externally_visible))
+
 /* mpy_ld.py links memset and memcpy to the runtime table from MicroPython 1.29 on; before that a
  * module that calls them (this file and device/aioprof.c do, and so does code the compiler emits
  * for a struct copy) must bring them itself, or the link fails with "undefined symbol: memset". */
 #if MICROPY_VERSION_MAJOR == 1 && MICROPY_VERSION_MINOR < 29
-void *memset(void *s, int c, size_t n) {
+NATIVE_VISIBLE void *memset(void *s, int c, size_t n) {
     return mp_fun_table.memset_(s, c, n);
 }
-void *memcpy(void *dst, const void *src, size_t n) {
+NATIVE_VISIBLE void *memcpy(void *dst, const void *src, size_t n) {
     return mp_fun_table.memmove_(dst, src, n);
 }
 #endif
@@ -95,21 +102,24 @@ static mp_obj_t native_attr_maybe(mp_obj_t obj, qstr attr)
 #endif
 }
 
+/* The wrapper's own fields come before the library's state: Thumb-1 loads and stores reach 124
+ * bytes past a pointer, and the ones the slice path reads sit within that (behind aioprof_t each
+ * access took an add more). */
 typedef struct native_prof {
     mp_obj_base_t base;
-    aioprof_t prof;
-    aioprof_port_t port;
-    uint8_t *ring;
-    mp_obj_t ticks_us;
+    bool running;
+    uint32_t half_period_us;
+    uint32_t last_drain;         /* the library's tick of the last drain */
     mp_obj_t (*ticks_fun)(void); /* the C function behind ticks_us, or NULL */
-    mp_obj_t ticks_ms;
     mp_obj_t (*ms_fun)(void);    /* the C function behind ticks_ms, or NULL */
+    mp_obj_t ticks_us;
+    mp_obj_t ticks_ms;
     mp_obj_t write;
     mp_obj_t cancelled;          /* asyncio.CancelledError */
     mp_obj_t c_task;             /* asyncio's Task type when it is the C one, else NULL */
-    uint32_t half_period_us;
-    uint32_t last_drain;         /* the library's tick of the last drain */
-    bool running;
+    uint8_t *ring;
+    aioprof_t prof;
+    aioprof_port_t port;
     char platform[AIOPROF_PLATFORM_MAX + 1];
 } native_prof_t;
 
@@ -125,8 +135,8 @@ typedef struct native_coro {
     bool done;      /* the coroutine returned or raised: later throws are not run time */
 } native_coro_t;
 
-mp_obj_full_type_t native_prof_type;
-mp_obj_full_type_t native_coro_type;
+NATIVE_VISIBLE mp_obj_full_type_t native_prof_type;
+NATIVE_VISIBLE mp_obj_full_type_t native_coro_type;
 
 /* A clock of the time module: its C function, or a Python call when it is not the builtin. */
 static mp_obj_t native_call0(mp_obj_t (*fun)(void), mp_obj_t f)
@@ -350,7 +360,7 @@ static void coro_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_
     mp_printf(print, "%.*s", (int)len, text);
 }
 
-mp_map_elem_t coro_locals_table[3];
+NATIVE_VISIBLE mp_map_elem_t coro_locals_table[3];
 static MP_DEFINE_CONST_DICT(coro_locals, coro_locals_table);
 
 static native_prof_t *native_self(mp_obj_t self_in)
@@ -360,7 +370,7 @@ static native_prof_t *native_self(mp_obj_t self_in)
 
 /* wrap(coro, name): records TASK_NEW (parent: the task running now) and returns the wrapper.
  * After stop() the wrapper only forwards. */
-static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
+static mp_obj_t prof_wrap_coro(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
 {
     native_prof_t *p = native_self(self_in);
     size_t len;
@@ -380,7 +390,7 @@ static mp_obj_t prof_wrap(mp_obj_t self_in, mp_obj_t coro, mp_obj_t name)
     }
     return MP_OBJ_FROM_PTR(w);
 }
-static MP_DEFINE_CONST_FUN_OBJ_3(prof_wrap_obj, prof_wrap);
+static MP_DEFINE_CONST_FUN_OBJ_3(prof_wrap_obj, prof_wrap_coro);
 
 /* label(wrapper, text): a task this profiler did not wrap (created before enable()) is left
  * alone, as after disable(), in every engine. */
@@ -442,27 +452,6 @@ static mp_obj_t prof_flush(mp_obj_t self_in)
     return mp_const_none;
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_flush_obj, prof_flush);
-
-static mp_obj_t prof_pending(mp_obj_t self_in)
-{
-    native_prof_t *p = native_self(self_in);
-    return mp_obj_new_int_from_uint(p->running ? aioprof_pending(&p->prof) : 0);
-}
-static MP_DEFINE_CONST_FUN_OBJ_1(prof_pending_obj, prof_pending);
-
-/* Where the program may end (a top-level task ended): the drop count owed and a last HELLO that
- * says the hook stopped go into the ring, the frame closed; drain() sends them. The next event
- * reopens the hook (until_next, as the Python engine's: this engine always does). */
-static mp_obj_t prof_close(size_t n_args, const mp_obj_t *args)
-{
-    native_prof_t *p = native_self(args[0]);
-    (void)n_args;
-    if (p->running) {
-        aioprof_close(&p->prof);
-    }
-    return mp_const_none;
-}
-static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(prof_close_obj, 1, 2, prof_close);
 
 /* Stops recording for good and sends what is left, the last HELLO included (the first one too, if
  * nothing was recorded: the host tells "no tasks" from "no hook"), in bounded tries. Wrappers then
@@ -535,8 +524,15 @@ static mp_obj_t prof_span_exit(mp_obj_t self_in)
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(prof_span_exit_obj, prof_span_exit);
 
-mp_map_elem_t prof_locals_table[12];
+NATIVE_VISIBLE mp_map_elem_t prof_locals_table[10];
 static MP_DEFINE_CONST_DICT(prof_locals, prof_locals_table);
+
+/* One message for the settings start() takes and the library refuses (one string fewer in the
+ * board's RAM). */
+static void native_refuse(void)
+{
+    mp_raise_ValueError(MP_ERROR_TEXT("aioprof: ring must be 128..65535 bytes, period 10..60000 ms"));
+}
 
 /* start(write, ring_bytes, period_ms, platform, cancelled_error[, c_task]) -> Profiler. c_task:
  * asyncio's Task type when it is the C one (_asyncio.Task), else None. */
@@ -544,11 +540,11 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
 {
     mp_int_t ring = mp_obj_get_int(args[1]);
     mp_int_t period_ms = mp_obj_get_int(args[2]);
-    if (ring < 128 || ring > 65535 || period_ms < 10 || period_ms > 60000) {
-        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: ring must be 128..65535 bytes, period 10..60000 ms"));
+    if (ring < 128 || ring > (mp_int_t)AIOPROF_FW_RING_MAX || period_ms < 10 || period_ms > 60000) {
+        native_refuse();
     }
     native_prof_t *p = mp_obj_malloc(native_prof_t, (mp_obj_type_t *)&native_prof_type);
-    memset(&p->prof, 0, sizeof *p - offsetof(native_prof_t, prof));
+    memset(&p->running, 0, sizeof *p - offsetof(native_prof_t, running));
     p->ring = m_new(uint8_t, (size_t)ring);
     mp_obj_t time = mp_import_name(MP_QSTR_time, mp_const_none, MP_OBJ_NEW_SMALL_INT(0));
     p->ticks_us = mp_load_attr(time, MP_QSTR_ticks_us);
@@ -578,7 +574,7 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
     p->port.late_unit = 1000; /* lateness in milliseconds: asyncio's keys are ticks_ms values */
     p->half_period_us = (uint32_t)period_ms * 500u;
     if (aioprof_init(&p->prof, &p->port, p->ring, (uint32_t)ring) != 0) {
-        mp_raise_ValueError(MP_ERROR_TEXT("aioprof: the device library refused its settings"));
+        native_refuse(); /* of what start() lets through, the library refuses only such a ring */
     }
     p->last_drain = p->prof.last;
     p->running = true;
@@ -586,14 +582,18 @@ static mp_obj_t native_start(size_t n_args, const mp_obj_t *args)
 }
 static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(native_start_obj, 5, 6, native_start);
 
-static void native_method(mp_map_elem_t *elem, qstr name, const void *fun)
+/* A type's methods into its locals table: names[i] is funs[i] (one loop: each method set apart
+ * took 12 bytes of Thumb-1 code, in the board's RAM). */
+static void native_methods(mp_map_elem_t *elem, const qstr *names, const void *const *funs, size_t n)
 {
-    elem->key = MP_OBJ_NEW_QSTR(name);
-    elem->value = MP_OBJ_FROM_PTR(fun);
+    for (size_t i = 0; i < n; i++) {
+        elem[i].key = MP_OBJ_NEW_QSTR(names[i]);
+        elem[i].value = MP_OBJ_FROM_PTR(funs[i]);
+    }
 }
 
 /* mpy_init is in aioprof_native_entry.c, which calls this (see there why). */
-mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args);
+NATIVE_VISIBLE mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args);
 mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args)
 {
     MP_DYNRUNTIME_INIT_ENTRY
@@ -603,26 +603,22 @@ mp_obj_t aioprof_native_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, 
     native_coro_type.name = MP_QSTR_Coro;
     MP_OBJ_TYPE_SET_SLOT(&native_coro_type, iter, coro_iternext, 0);
     MP_OBJ_TYPE_SET_SLOT(&native_coro_type, print, coro_print, 1);
-    native_method(&coro_locals_table[0], MP_QSTR_send, &coro_send_obj);
-    native_method(&coro_locals_table[1], MP_QSTR_throw, &coro_throw_obj);
-    native_method(&coro_locals_table[2], MP_QSTR_close, &coro_close_obj);
+    const qstr coro_names[] = {MP_QSTR_send, MP_QSTR_throw, MP_QSTR_close};
+    static const void *const coro_funs[] = {&coro_send_obj, &coro_throw_obj, &coro_close_obj};
+    _Static_assert(MP_ARRAY_SIZE(coro_funs) == MP_ARRAY_SIZE(coro_locals_table), "one entry a method");
+    native_methods(coro_locals_table, coro_names, coro_funs, MP_ARRAY_SIZE(coro_funs));
     MP_OBJ_TYPE_SET_SLOT(&native_coro_type, locals_dict, (void *)&coro_locals, 2);
 
     native_prof_type.base.type = (void *)&mp_type_type;
     native_prof_type.flags = MP_TYPE_FLAG_NONE;
     native_prof_type.name = MP_QSTR_Profiler;
-    native_method(&prof_locals_table[0], MP_QSTR_wrap, &prof_wrap_obj);
-    native_method(&prof_locals_table[1], MP_QSTR_label, &prof_label_obj);
-    native_method(&prof_locals_table[2], MP_QSTR_drain, &prof_drain_obj);
-    native_method(&prof_locals_table[3], MP_QSTR_flush, &prof_flush_obj);
-    native_method(&prof_locals_table[4], MP_QSTR_pending, &prof_pending_obj);
-    native_method(&prof_locals_table[5], MP_QSTR_close, &prof_close_obj);
-    native_method(&prof_locals_table[6], MP_QSTR_stop, &prof_stop_obj);
-    native_method(&prof_locals_table[7], MP_QSTR_set_event_cost, &prof_set_event_cost_obj);
-    native_method(&prof_locals_table[8], MP_QSTR_bind, &prof_bind_obj);
-    native_method(&prof_locals_table[9], MP_QSTR_span, &prof_span_obj);
-    native_method(&prof_locals_table[10], MP_QSTR_span_enter, &prof_span_enter_obj);
-    native_method(&prof_locals_table[11], MP_QSTR_span_exit, &prof_span_exit_obj);
+    const qstr prof_names[] = {MP_QSTR_wrap, MP_QSTR_label, MP_QSTR_drain, MP_QSTR_flush, MP_QSTR_stop,
+        MP_QSTR_set_event_cost, MP_QSTR_bind, MP_QSTR_span, MP_QSTR_span_enter, MP_QSTR_span_exit};
+    static const void *const prof_funs[] = {&prof_wrap_obj, &prof_label_obj, &prof_drain_obj, &prof_flush_obj,
+        &prof_stop_obj, &prof_set_event_cost_obj, &prof_bind_obj, &prof_span_obj, &prof_span_enter_obj,
+        &prof_span_exit_obj};
+    _Static_assert(MP_ARRAY_SIZE(prof_funs) == MP_ARRAY_SIZE(prof_locals_table), "one entry a method");
+    native_methods(prof_locals_table, prof_names, prof_funs, MP_ARRAY_SIZE(prof_funs));
     MP_OBJ_TYPE_SET_SLOT(&native_prof_type, locals_dict, (void *)&prof_locals, 0);
 
     mp_store_global(MP_QSTR_start, MP_OBJ_FROM_PTR(&native_start_obj));
