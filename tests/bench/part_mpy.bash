@@ -20,6 +20,9 @@
 # native and python) and AIOPROF_NATIVE_DIR (an x64 _aioprof_native.mpy). Knobs: BENCH_MPY_TASKS
 # [20], BENCH_MPY_SWITCHES [2000] per task and round, BENCH_MPY_CG [500] switches per task of the
 # shorter callgrind run, BENCH_MPY_CPU [5000] of the shorter CPU-time run; BENCH_RUNS rounds.
+# The deterministic board (mpy_qemu_overhead): AIOPROF_MPY_QEMU_FIRMWARE, _STOCK_FIRMWARE and
+# _NATIVE; BENCH_QEMU_OVERHEAD=0 leaves it out; BENCH_QEMU_SWITCHES, _TASKS, _SHIFT, _PADS
+# (tests/bench/qemu_overhead.py).
 
 MPY_TOLERANCE=0.30 # issue 26: within 30 % for every engine
 
@@ -93,6 +96,7 @@ mpy_calibrate() {
 # (the firmwares are not named, or a run failed: the sentence says which).
 mpy_qemu_overhead() {
     local out=$tmp/qemu-overhead line e says m rel work wrel ok text="" verdicts=()
+    [ "${BENCH_QEMU_OVERHEAD:-1}" = 0 ] && { say "  (the deterministic board's figures: BENCH_QEMU_OVERHEAD=0)"; return 1; }
     if [ -z "${AIOPROF_MPY_QEMU_FIRMWARE:-}${AIOPROF_MPY_QEMU_STOCK_FIRMWARE:-}" ] || ! command -v qemu-system-arm > /dev/null; then
         say "  (the deterministic board's figures: set AIOPROF_MPY_QEMU_FIRMWARE, AIOPROF_MPY_QEMU_STOCK_FIRMWARE and"
         say "  AIOPROF_MPY_QEMU_NATIVE, with qemu-system-arm installed)"

@@ -80,7 +80,8 @@ done
 mpy_rows=(firmware native python)
 if [ -n "${AIOPROF_MICROPYTHON:-}" ] && [ -n "${AIOPROF_MICROPYTHON_STOCK:-}" ] && [ -n "${AIOPROF_NATIVE_DIR:-}" ] &&
     command -v valgrind > /dev/null; then
-    BENCH_WORK=$tmp/work BENCH_ONLY=mpy BENCH_RUNS=1 BENCH_MPY_CG=20 BENCH_MPY_SWITCHES=100 \
+    # (the deterministic board's runs take minutes: tests/bench/qemu_overhead.py is not smoke)
+    BENCH_WORK=$tmp/work BENCH_ONLY=mpy BENCH_RUNS=1 BENCH_MPY_CG=20 BENCH_MPY_SWITCHES=100 BENCH_QEMU_OVERHEAD=0 \
         bash "$src/tests/bench/run.sh" "$AIOPROF_BUILD" > "$tmp/mpy.out" 2>&1
     cat "$tmp/mpy.out"
     for e in "${mpy_rows[@]}"; do
