@@ -6,6 +6,8 @@
 # AIOPROF_MICROPYTHON_STOCK, AIOPROF_NATIVE_DIR); without them it must say what to set.
 # No figure's value is checked: how fast this machine is proves nothing (docs/building.md).
 set -uo pipefail
+# the mpy part's deterministic board (tests/bench/qemu_overhead.py) takes minutes: not smoke
+export BENCH_QEMU_OVERHEAD=0
 : "${AIOPROF_BUILD:?AIOPROF_BUILD must name the build directory}"
 : "${AIOPROF_SIM:?AIOPROF_SIM must name the aioprof-sim binary}"
 src=${AIOPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -80,8 +82,7 @@ done
 mpy_rows=(firmware native python)
 if [ -n "${AIOPROF_MICROPYTHON:-}" ] && [ -n "${AIOPROF_MICROPYTHON_STOCK:-}" ] && [ -n "${AIOPROF_NATIVE_DIR:-}" ] &&
     command -v valgrind > /dev/null; then
-    # (the deterministic board's runs take minutes: tests/bench/qemu_overhead.py is not smoke)
-    BENCH_WORK=$tmp/work BENCH_ONLY=mpy BENCH_RUNS=1 BENCH_MPY_CG=20 BENCH_MPY_SWITCHES=100 BENCH_QEMU_OVERHEAD=0 \
+    BENCH_WORK=$tmp/work BENCH_ONLY=mpy BENCH_RUNS=1 BENCH_MPY_CG=20 BENCH_MPY_SWITCHES=100 \
         bash "$src/tests/bench/run.sh" "$AIOPROF_BUILD" > "$tmp/mpy.out" 2>&1
     cat "$tmp/mpy.out"
     for e in "${mpy_rows[@]}"; do
