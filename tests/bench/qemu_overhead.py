@@ -88,13 +88,13 @@ sys.path.insert(0, "/ram")
 
 # One run, in two programs: the first mounts the files, imports aioprof and the engine's module
 # (with the hook and without, the same names are interned before the timed program) and interns
-# `pad` names more; the second is timed. Why the padding: MicroPython looks names up through a
-# cache of 128 slots chosen by the name's number (py/map.c, MICROPY_OPT_MAP_LOOKUP_CACHE), and
-# a miss in an ordered table (the builtins, a type's methods) is a linear search; so a switch's
-# cost depends on which hot names happen to share a slot, which every name interned before moves
-# (measured here: the same no-hook run from 93 to 173 us a switch after different setups, such as
-# the first program's constants in the timed one). Runs at several paddings give the spread.
-# The NUL first ends the raw REPL's text for aioprof-top; the lines go out between NULs.
+# `pad` names more; the second is timed. Why the padding: what was interned before moves a
+# switch's cost (the same no-hook run 92.8 or 123.1 us a switch at different paddings; one 80 %
+# longer after an enable() and disable() before it; the first program's constants in the timed one
+# made it 40 % slower). Likely, not traced: MicroPython looks names up through a cache of 128
+# slots chosen by the name's number (py/map.c, MICROPY_OPT_MAP_LOOKUP_CACHE), and a miss in an
+# ordered table (the builtins, a type's methods) is a linear search. Several paddings give the
+# spread.
 SETUP = """
 import sys
 sys.stdout.write("\\x00")
