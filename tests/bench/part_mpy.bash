@@ -20,6 +20,9 @@
 # native and python) and AIOPROF_NATIVE_DIR (an x64 _aioprof_native.mpy). Knobs: BENCH_MPY_TASKS
 # [20], BENCH_MPY_SWITCHES [2000] per task and round, BENCH_MPY_CG [500] switches per task of the
 # shorter callgrind run, BENCH_MPY_CPU [5000] of the shorter CPU-time run; BENCH_RUNS rounds.
+# The deterministic board (mpy_qemu_overhead): AIOPROF_MPY_QEMU_FIRMWARE, _STOCK_FIRMWARE and
+# _NATIVE; BENCH_QEMU_OVERHEAD=0 leaves it out; BENCH_QEMU_SWITCHES, _TASKS, _SHIFT, _PADS
+# (tests/bench/qemu_overhead.py).
 
 MPY_TOLERANCE=0.30 # issue 26: within 30 % for every engine
 
@@ -85,6 +88,37 @@ mpy_calibrate() {
     done
     [ -n "$says" ] || return 1
     awk -v s="$says" -v x="$bx" -v y="$by" 'BEGIN { printf "%s %.1f %s\n", s, y - x, x }'
+}
+
+# mpy_qemu_overhead: the header's overhead against what the application pays on a deterministic
+# board (tests/bench/qemu_overhead.py: MicroPython's qemu port under QEMU -icount, every figure the
+# same on a loaded host), per engine; sets issue 26's overhead row and returns 0, or returns 1
+# (the firmwares are not named, or a run failed: the sentence says which).
+mpy_qemu_overhead() {
+    local out=$tmp/qemu-overhead line e says m rel work wrel ok text="" verdicts=()
+    [ "${BENCH_QEMU_OVERHEAD:-1}" = 0 ] && { say "  (the deterministic board's figures: BENCH_QEMU_OVERHEAD=0)"; return 1; }
+    if [ -z "${AIOPROF_MPY_QEMU_FIRMWARE:-}${AIOPROF_MPY_QEMU_STOCK_FIRMWARE:-}" ] || ! command -v qemu-system-arm > /dev/null; then
+        say "  (the deterministic board's figures: set AIOPROF_MPY_QEMU_FIRMWARE, AIOPROF_MPY_QEMU_STOCK_FIRMWARE and"
+        say "  AIOPROF_MPY_QEMU_NATIVE, with qemu-system-arm installed)"
+        return 1
+    fi
+    say "MicroPython on a deterministic board (qemu mps2-an385 -icount shift=${BENCH_QEMU_SHIFT:-3}, tests/bench/qemu_overhead.py):"
+    say "what the device says per switch against the extra virtual time per switch (median over name paddings):"
+    python3 "$bench_dir/qemu_overhead.py" "$top" "$out" > "$out.txt" 2>&1
+    sed 's/^/  /' "$out.txt" | while IFS= read -r line; do say "$line"; done
+    while read -r _ e _ m _ says _ rel _ _ _ _ _ _ rest; do
+        work=$(echo "$rest" | awk '{ for (i = 1; i < NF; i++) if ($i == "work_ns") print $(i + 1) }')
+        wrel=$(echo "$rest" | awk '{ for (i = 1; i < NF; i++) if ($i == "work_error") print $(i + 1) }')
+        ok=$(awk -v r="$rel" -v t="$MPY_TOLERANCE" 'BEGIN { if (r == "" || r == "nan") print "?"; else print (r <= t && r >= -t) ? "met" : "NOT met" }')
+        [[ " $rest " == *" deterministic yes "* ]] || ok="?"
+        summary_row "MicroPython $e engine, what the device says per switch against what the app pays (qemu -icount)" \
+            "within $(awk -v t="$MPY_TOLERANCE" 'BEGIN { printf "%d", t * 100 }') %" \
+            "$says ns against $m ns ($rel)${work:+; the work of the hook $work ns ($wrel)}" "$ok"
+        text+="${text:+, }$e $rel${wrel:+ (work $wrel)}"
+        verdicts+=("$ok")
+    done < <(grep '^engine ' "$out.txt")
+    [ -n "$text" ] || { say "  (the deterministic board gave no figure: see $out.txt)"; return 1; }
+    i26_row overhead "$text (qemu -icount)" "$(mpy_all_met "${verdicts[@]}")"
 }
 
 # mpy_all_met VERDICT...: "met" when every one is, "?" when one is unknown, else "NOT met".
@@ -253,7 +287,11 @@ part_mpy() {
             overhead_verdicts+=("?")
         fi
     done
-    [ -n "$overhead_text" ] && i26_row overhead "$overhead_text" "$(mpy_all_met "${overhead_verdicts[@]}")"
+    # the deterministic board's figures, when its firmwares are named, are the row's (the CPU time
+    # above is noise-level on a loaded host: docs/usage.md "The overhead in the header")
+    if ! mpy_qemu_overhead && [ -n "$overhead_text" ]; then
+        i26_row overhead "$overhead_text (unix CPU time)" "$(mpy_all_met "${overhead_verdicts[@]}")"
+    fi
     [ -n "$fw" ] || i26_why firmware "no firmware build (AIOPROF_MICROPYTHON)"
     [ -n "$stock" ] || i26_why python "no stock build (AIOPROF_MICROPYTHON_STOCK)"
     mpy_spans "$fw" "$stock"

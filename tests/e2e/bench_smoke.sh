@@ -6,6 +6,8 @@
 # AIOPROF_MICROPYTHON_STOCK, AIOPROF_NATIVE_DIR); without them it must say what to set.
 # No figure's value is checked: how fast this machine is proves nothing (docs/building.md).
 set -uo pipefail
+# the mpy part's deterministic board (tests/bench/qemu_overhead.py) takes minutes: not smoke
+export BENCH_QEMU_OVERHEAD=0
 : "${AIOPROF_BUILD:?AIOPROF_BUILD must name the build directory}"
 : "${AIOPROF_SIM:?AIOPROF_SIM must name the aioprof-sim binary}"
 src=${AIOPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
