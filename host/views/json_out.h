@@ -29,7 +29,9 @@ static inline unsigned json_digits(uint64_t v)
     return t + 1u - ((v | 1u) < tens[t]);
 }
 
-/* v in decimal at out, two digits at a time from its end. Returns the bytes written. */
+/* v in decimal at out, two digits at a time from its end. Returns the bytes written. (Eight digits
+ * at once, by multiplies in the lanes of a word, took as many instructions for the export's numbers:
+ * most have two to four digits.) */
 static inline size_t json_u64(char *out, uint64_t v)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"

@@ -379,6 +379,8 @@ static void test_refusals(void **state)
     assert_non_null(strstr(err, "cannot create"));
 }
 
+static void check_u64(uint64_t v);
+
 /* json_string writes what cJSON writes for the same string, byte for byte, and cJSON reads it
  * back as it was: every byte value alone and among others, and random strings of every byte. */
 static void check_string(const char *s)
@@ -420,13 +422,45 @@ static void test_json_string_as_cjson(void **state)
         check_string(s);
     }
     /* and the numbers */
-    char d[JSON_U64_MAX + 1];
     uint64_t values[] = {0, 9, 10, 99, 1000000, UINT64_MAX};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-        char want[32];
-        snprintf(want, sizeof want, "%llu", (unsigned long long)values[i]);
-        d[json_u64(d, values[i])] = '\0';
-        assert_string_equal(d, want);
+        check_u64(values[i]);
+    }
+}
+
+/* json_u64 writes what printf writes, and nothing past JSON_U64_MAX bytes: each side of every
+ * power of ten, and random numbers of every length. */
+static void check_u64(uint64_t v)
+{
+    char d[JSON_U64_MAX + 16], want[32];
+    memset(d, '#', sizeof d);
+    size_t n = json_u64(d, v);
+    for (size_t i = JSON_U64_MAX; i < sizeof d; i++) {
+        assert_int_equal(d[i], '#');
+    }
+    d[n] = '\0';
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    assert_string_equal(d, want);
+}
+
+static void test_json_u64(void **state)
+{
+    (void)state;
+    uint64_t ten = 1;
+    for (int k = 0; k < 20; k++, ten *= 10u) {
+        for (uint64_t near = 0; near < 3; near++) {
+            check_u64(ten - 1u + near);
+            check_u64(ten * 7u - near);
+        }
+    }
+    check_u64(UINT64_MAX - 1u);
+    uint64_t rng = 11;
+    for (int round = 0; round < 200000; round++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        check_u64(rng >> (round % 64));
+    }
+    for (uint64_t v = 0; v < 100000; v++) {
+        check_u64(v);
     }
 }
 
@@ -486,6 +520,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test(test_json_string_as_cjson),
+        cmocka_unit_test(test_json_u64),
         cmocka_unit_test_setup_teardown(test_slice_escapes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
