@@ -87,8 +87,8 @@ struct export_trace {
     int cut_short;              /* export_trace_ended: the input was not read to its end */
     char ended_by[64];          /* ... what ended the session ("" when not said) */
     char name[EXPORT_NAME_MAX];
-    char parts_long[EXPORT_PARTS_ANY + 16u]; /* a slice's parts its track could not keep (and
-                                               json_copy16's room) */
+    uint16_t long_len[3];                   /* a slice's parts its track could not keep */
+    char parts_long[EXPORT_PARTS_ANY + 16u]; /* ... (and json_copy16's room) */
 
     export_track_t tracks[EXPORT_TRACKS];
     export_name_t names[EXPORT_NAMES];
@@ -268,16 +268,20 @@ static inline export_track_t *track_of(export_trace_t *x, const pipeline_task_t 
     return track_name(x, slot, key, version, t);
 }
 
-/* The parts of t's slices, from its slot or (too long for it) made again in x->parts_long. */
-static inline const char *track_parts(export_trace_t *x, const export_track_t *slot, const pipeline_task_t *t,
-    uint16_t len[3])
+/* The parts of t's slices and their lengths: its slot's, or (too long for it) made again in
+ * x->parts_long. */
+typedef struct parts_view {
+    const char *text;
+    const uint16_t *len;
+} parts_view_t;
+
+static inline parts_view_t track_parts(export_trace_t *x, const export_track_t *slot, const pipeline_task_t *t)
 {
-    memcpy(len, slot->parts.len, 3 * sizeof *len);
-    if (len[0] != 0) {
-        return slot->parts.text;
+    if (slot->parts.len[0] != 0) {
+        return (parts_view_t){slot->parts.text, slot->parts.len};
     }
-    slice_parts(x->parts_long, t, task_shown(x, t), len);
-    return x->parts_long;
+    slice_parts(x->parts_long, t, task_shown(x, t), x->long_len);
+    return (parts_view_t){x->parts_long, x->long_len};
 }
 
 /* ---- the observer ---- */
@@ -365,23 +369,24 @@ static inline size_t name_json(export_trace_t *x, char *out, const char *s)
 }
 _Static_assert(EXPORT_NAMES == 1u << 8, "name_json's hash takes 8 bits");
 
+#define EXPORT_HEAD_ROOM 48u /* what window_begin copies of a window's head */
+
 /* A window on t's track, up to its args, which the caller writes and closes with "}}":
  * {"name":…,"cat":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{ (docs/trace-export.md);
- * head is what comes before the start: {"name":…,"cat":…,"ph":"X","ts": (as a padded literal,
- * head_len bytes), or NULL for a span's, made here from its name. Returns where it starts (*o:
+ * head is what comes before the start: {"name":…,"cat":…,"ph":"X","ts": (head_len bytes of
+ * EXPORT_HEAD_ROOM), or NULL for a span's, made here from its name. Returns where it starts (*o:
  * where the args go), or NULL when the export stopped. */
 static inline char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *head, size_t head_len,
     const char *span_name, uint64_t start_us, uint64_t end_us, char **o)
 {
-    uint16_t len[3];
-    const char *part = track_parts(x, track_of(x, t), t, len);
+    parts_view_t part = track_parts(x, track_of(x, t), t);
     char *at = direct_begin(x, o);
     if (at == NULL) {
         return NULL;
     }
     char *p = *o;
     if (head != NULL) {
-        json_copy16(p, head, head_len);
+        memcpy(p, head, EXPORT_HEAD_ROOM);
         p += head_len;
     } else {
         p += JSON_LIT(p, "{\"name\":");
@@ -392,8 +397,9 @@ static inline char *window_begin(export_trace_t *x, const pipeline_task_t *t, co
     p += JSON_LIT(p, ",\"dur\":");
     p += json_u64(p, end_us - start_us);
     /* ,"pid":…,"tid":…,"args":{ */
-    json_copy16(p, part + len[0], len[1] - PARTS_EXIT_KEY);
-    p += len[1] - PARTS_EXIT_KEY;
+    size_t mid = part.len[1] - PARTS_EXIT_KEY;
+    json_copy16(p, part.text + part.len[0], mid);
+    p += mid;
     *o = p;
     return at;
 }
@@ -413,28 +419,28 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
 {
     export_trace_t *x = user;
     const pipeline_task_t *t = &s->task;
-    uint16_t len[3];
-    const char *part = track_parts(x, track_of(x, t), t, len);
+    parts_view_t part = track_parts(x, track_of(x, t), t);
+    size_t len0 = part.len[0], len1 = part.len[1], len2 = part.len[2];
     char *o;
     char *at = direct_begin(x, &o);
     if (at == NULL) {
         return;
     }
     /* the reservation leaves room for json_copy16 to write past each piece */
-    json_copy16(o, part, len[0]);
-    o += len[0];
+    json_copy16(o, part.text, len0);
+    o += len0;
     o += json_u64(o, s->start_us);
     o += JSON_LIT(o, ",\"dur\":");
     o += json_u64(o, s->end_us - s->start_us);
-    json_copy16(o, part + len[0], len[1]);
-    o += len[1];
+    json_copy16(o, part.text + len0, len1);
+    o += len1;
     unsigned kind = s->exit_kind < 4u ? s->exit_kind : 4u;
-    json_copy16(o, exit_json[kind].text, exit_json[kind].len);
+    memcpy(o, exit_json[kind].text, sizeof exit_json[kind].text);
     o += exit_json[kind].len;
     o += JSON_LIT(o, ",\"self_us\":");
     o += json_u64(o, s->self_us);
-    json_copy16(o, part + len[0] + len[1], len[2]);
-    o += len[2];
+    json_copy16(o, part.text + len0 + len1, len2);
+    o += len2;
     direct_end(x, at, o);
     x->slices++;
 }
@@ -477,7 +483,8 @@ static void export_on_text(void *user, uint64_t at_us, const char *line)
 static void export_on_late(void *user, const pipeline_late_t *l)
 {
 #define LATE_HEAD "{\"name\":\"waiting\",\"cat\":\"late\",\"ph\":\"X\",\"ts\":"
-    static const char head[64] = LATE_HEAD; /* padded for json_copy16 */
+    _Static_assert(sizeof LATE_HEAD <= EXPORT_HEAD_ROOM, "the head must fit EXPORT_HEAD_ROOM");
+    static const char head[EXPORT_HEAD_ROOM] = LATE_HEAD;
     export_trace_t *x = user;
     char *o;
     char *at = window_begin(x, &l->task, head, sizeof LATE_HEAD - 1, NULL, l->start_us, l->end_us, &o);

@@ -39,16 +39,24 @@ static inline size_t json_u64(char *out, uint64_t v)
                                 "8081828384858687888990919293949596979899";
     unsigned n = json_digits(v);
     char *at = out + n;
-    while (v >= 100u) {
+    while (v > UINT32_MAX) {
         unsigned two = (unsigned)(v % 100u);
         v /= 100u;
         at -= 2;
         memcpy(at, pairs + 2 * two, 2);
     }
-    if (v >= 10u) {
-        memcpy(at - 2, pairs + 2 * v, 2);
+    /* below 2^32 (71 minutes of microseconds) in 32 bits: half the instructions a step */
+    uint32_t w = (uint32_t)v;
+    while (w >= 100u) {
+        unsigned two = w % 100u;
+        w /= 100u;
+        at -= 2;
+        memcpy(at, pairs + 2 * two, 2);
+    }
+    if (w >= 10u) {
+        memcpy(at - 2, pairs + 2 * w, 2);
     } else {
-        at[-1] = (char)('0' + v);
+        at[-1] = (char)('0' + w);
     }
     return n;
 }
