@@ -83,6 +83,7 @@ struct export_trace {
     uint64_t text_lines;
     uint64_t second, in_second; /* the events-per-second counter: this second, events in it */
     uint64_t second_us;         /* ... when this second started */
+    json_near_t slice_ts, window_ts; /* the start times' high digits (windows start earlier) */
     uint32_t epochs_named;      /* process names are written for epochs below this */
     int cut_short;              /* export_trace_ended: the input was not read to its end */
     char ended_by[64];          /* ... what ended the session ("" when not said) */
@@ -393,7 +394,7 @@ static inline char *window_begin(export_trace_t *x, const pipeline_task_t *t, co
         p += name_json(x, p, span_name);
         p += JSON_LIT(p, ",\"cat\":\"span\",\"ph\":\"X\",\"ts\":");
     }
-    p += json_u64(p, start_us);
+    p += json_u64_near(&x->window_ts, p, start_us);
     p += JSON_LIT(p, ",\"dur\":");
     p += json_u64(p, end_us - start_us);
     /* ,"pid":…,"tid":…,"args":{ */
@@ -429,7 +430,7 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
     /* the reservation leaves room for json_copy16 to write past each piece */
     json_copy16(o, part.text, len0);
     o += len0;
-    o += json_u64(o, s->start_us);
+    o += json_u64_near(&x->slice_ts, o, s->start_us);
     o += JSON_LIT(o, ",\"dur\":");
     o += json_u64(o, s->end_us - s->start_us);
     json_copy16(o, part.text + len0, len1);

@@ -462,6 +462,23 @@ static void test_json_u64(void **state)
     for (uint64_t v = 0; v < 100000; v++) {
         check_u64(v);
     }
+    /* json_u64_near: what json_u64 writes, whatever came before: steps up, back, across 10^4s */
+    json_near_t near = {0};
+    uint64_t v = 0;
+    for (int round = 0; round < 200000; round++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned how = (unsigned)(rng >> 61);
+        v = how < 4 ? v + (rng >> 50) : how < 6 ? v - (v > 5000 ? (rng >> 52) : 0) : how < 7 ? rng >> (rng & 63) : UINT64_MAX - (rng >> 60);
+        char d[JSON_U64_MAX + 16], want[32];
+        memset(d, '#', sizeof d);
+        size_t n = json_u64_near(&near, d, v);
+        for (size_t i = JSON_U64_MAX; i < sizeof d; i++) {
+            assert_int_equal(d[i], '#');
+        }
+        d[n] = '\0';
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+        assert_string_equal(d, want);
+    }
 }
 
 /* A slice whose name and label hold every kind of byte JSON escapes: the file parses, and says
