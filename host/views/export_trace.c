@@ -4,10 +4,12 @@
  * is the device after its N-th reset, one thread (track) per task instance, tid = task id.
  * Gaps and losses are global instants, drawn across every track.
  *
- * A slice is the hot path (tens of millions in a long recording): it is written straight into the
- * output buffer by json_out.h, its strings escaped exactly as cJSON escapes them, with no tree and
- * no allocation (cJSON and strlen were most of an export's time). Rare events (track names, marks,
- * text lines, counters, the metadata) are cJSON objects, built and deleted one at a time. */
+ * Slices, late windows and span pieces are the hot path (tens of millions in a long recording):
+ * each is written straight into the output buffer by json_out.h, its strings escaped exactly as
+ * cJSON escapes them, with no tree and no allocation (cJSON and strlen were most of an export's
+ * time). What a track's events repeat is kept with the track, escaped once (its name, pid, tid,
+ * label), and so are the names the windows repeat (culprits, spans). Rare events (track names,
+ * marks, text lines, counters, the metadata) are cJSON objects, built and deleted one at a time. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
 #endif
