@@ -267,11 +267,6 @@ char *file_out_reserve(file_out_t *f, size_t n)
     return f->buf + f->used;
 }
 
-void file_out_commit(file_out_t *f, size_t n)
-{
-    f->used += n;
-}
-
 void file_out_append(file_out_t *f, const void *data, size_t len)
 {
     if (len > f->size) {

@@ -4,10 +4,12 @@
  * is the device after its N-th reset, one thread (track) per task instance, tid = task id.
  * Gaps and losses are global instants, drawn across every track.
  *
- * A slice is the hot path (tens of millions in a long recording): it is written straight into the
- * output buffer by json_out.h, its strings escaped exactly as cJSON escapes them, with no tree and
- * no allocation (cJSON and strlen were most of an export's time). Rare events (track names, marks,
- * text lines, counters, the metadata) are cJSON objects, built and deleted one at a time. */
+ * Slices, late windows and span pieces are the hot path (tens of millions in a long recording):
+ * each is written straight into the output buffer by json_out.h, its strings escaped exactly as
+ * cJSON escapes them, with no tree and no allocation (cJSON and strlen were most of an export's
+ * time). What a track's events repeat is kept with the track, escaped once (its name, pid, tid,
+ * label), and so are the names the windows repeat (culprits, spans). Rare events (track names,
+ * marks, text lines, counters, the metadata) are cJSON objects, built and deleted one at a time. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
 #endif
@@ -57,6 +59,20 @@ typedef struct export_track {
     export_parts_t parts;
 } export_track_t;
 
+/* A name the windows repeat (a culprit, a span's name), kept JSON-escaped by the address it came
+ * at, with its text to check it by: the observer's strings are valid during the call only, so an
+ * address may come back holding another name. Direct-mapped; longer ones are escaped each time. */
+#define EXPORT_NAMES 256u
+#define EXPORT_NAME_RAW 48u  /* the text kept, its NUL included */
+#define EXPORT_NAME_JSON 64u /* the escaped form kept, quotes included (json_copy16 reads 16s) */
+
+typedef struct export_name {
+    const char *at; /* NULL: slot empty */
+    uint32_t len;   /* of json */
+    char raw[EXPORT_NAME_RAW];
+    char json[EXPORT_NAME_JSON];
+} export_name_t;
+
 struct export_trace {
     file_out_t out;
     char *path;
@@ -68,14 +84,17 @@ struct export_trace {
     uint64_t marks;
     uint64_t text_lines;
     uint64_t second, in_second; /* the events-per-second counter: this second, events in it */
+    uint64_t second_us;         /* ... when this second started */
+    json_near_t slice_ts, window_ts; /* the start times' high digits (windows start earlier) */
     uint32_t epochs_named;      /* process names are written for epochs below this */
     int cut_short;              /* export_trace_ended: the input was not read to its end */
     char ended_by[64];          /* ... what ended the session ("" when not said) */
     char name[EXPORT_NAME_MAX];
-    char parts_long[EXPORT_PARTS_ANY + 16u]; /* a slice's parts its track could not keep (and
-                                               json_copy16's room) */
+    uint16_t long_len[3];                   /* a slice's parts its track could not keep */
+    char parts_long[EXPORT_PARTS_ANY + 16u]; /* ... (and json_copy16's room) */
 
     export_track_t tracks[EXPORT_TRACKS];
+    export_name_t names[EXPORT_NAMES];
     char buf[EXPORT_BUFFER];
 };
 
@@ -165,8 +184,19 @@ static void epoch_name(export_trace_t *x, uint32_t epoch)
     }
 }
 
+/* The name t's track shows: its own, or "task #id" (in x->name). */
+static const char *task_shown(export_trace_t *x, const pipeline_task_t *t)
+{
+    if (t->name != NULL) {
+        return t->name;
+    }
+    snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
+    return x->name;
+}
+
 /* A slice's parts that say what its task is (export_parts_t), at out; their lengths in len. The
- * keys in the order the cJSON template of earlier versions printed them. */
+ * keys in the order the cJSON template of earlier versions printed them. The middle part, less
+ * its last 7 bytes ("exit":), is what a window on the track says between its figures. */
 static size_t slice_parts(char *out, const pipeline_task_t *t, const char *shown, uint16_t len[3])
 {
     char *o = out;
@@ -190,22 +220,17 @@ static size_t slice_parts(char *out, const pipeline_task_t *t, const char *shown
     len[2] = (uint16_t)(o - tail);
     return (size_t)(o - out);
 }
+#define PARTS_EXIT_KEY 7u /* "exit": */
 
-/* Names the track of t when it is new, or when what its name says changed (a name that arrived
- * late, a label, a creator), and keeps the parts of its slices. Returns its slot. */
-static export_track_t *track_name(export_trace_t *x, const pipeline_task_t *t, const char *shown)
+/* Names the track of t in slot (track_of), new or changed, and keeps the parts of its slices. */
+static __attribute__((noinline)) export_track_t *track_name(export_trace_t *x, export_track_t *slot, uint64_t key,
+    uint32_t version, const pipeline_task_t *t)
 {
-    uint64_t key = (uint64_t)t->epoch << 32 | t->id;
-    uint32_t version = t->version | 1u;
-    export_track_t *slot = &x->tracks[(key * 0x9E3779B97F4A7C15ull) >> 52];
-    if (slot->version == version && slot->key == key) {
-        return slot;
-    }
     int fresh = slot->key != key || slot->version == 0;
     slot->key = key;
     slot->version = version;
     uint16_t len[3];
-    if (slice_parts(x->parts_long, t, shown, len) <= EXPORT_PARTS_MAX) {
+    if (slice_parts(x->parts_long, t, task_shown(x, t), len) <= EXPORT_PARTS_MAX) {
         memcpy(slot->parts.text, x->parts_long, (size_t)len[0] + len[1] + len[2]);
         memcpy(slot->parts.len, len, sizeof len);
     } else {
@@ -233,6 +258,35 @@ static export_track_t *track_name(export_trace_t *x, const pipeline_task_t *t, c
     return slot;
 }
 
+/* The slot of t's track, named first when it is new, or when what its name says changed (a name
+ * that arrived late, a label, a creator). */
+static inline export_track_t *track_of(export_trace_t *x, const pipeline_task_t *t)
+{
+    uint64_t key = (uint64_t)t->epoch << 32 | t->id;
+    uint32_t version = t->version | 1u;
+    export_track_t *slot = &x->tracks[(key * 0x9E3779B97F4A7C15ull) >> 52];
+    if (slot->version == version && slot->key == key) {
+        return slot;
+    }
+    return track_name(x, slot, key, version, t);
+}
+
+/* The parts of t's slices and their lengths: its slot's, or (too long for it) made again in
+ * x->parts_long. */
+typedef struct parts_view {
+    const char *text;
+    const uint16_t *len;
+} parts_view_t;
+
+static inline parts_view_t track_parts(export_trace_t *x, const export_track_t *slot, const pipeline_task_t *t)
+{
+    if (slot->parts.len[0] != 0) {
+        return (parts_view_t){slot->parts.text, slot->parts.len};
+    }
+    slice_parts(x->parts_long, t, task_shown(x, t), x->long_len);
+    return (parts_view_t){x->parts_long, x->long_len};
+}
+
 /* ---- the observer ---- */
 
 /* The events of the second that ended, and a zero for the quiet stretch after it, if any. */
@@ -245,38 +299,39 @@ static void counter_put(export_trace_t *x, uint64_t second, uint64_t count)
     event_put(x, e, ok);
 }
 
+static __attribute__((noinline)) void second_next(export_trace_t *x, uint64_t at_us)
+{
+    uint64_t second = at_us / 1000000u;
+    counter_put(x, x->second, x->in_second);
+    if (second > x->second + 1) {
+        counter_put(x, x->second + 1, 0);
+    }
+    x->second = second;
+    x->second_us = second * 1000000u;
+    x->in_second = 0;
+}
+
 static void export_on_event(void *user, uint64_t at_us)
 {
     export_trace_t *x = user;
-    uint64_t second = at_us / 1000000u;
-    if (second != x->second) {
-        counter_put(x, x->second, x->in_second);
-        if (second > x->second + 1) {
-            counter_put(x, x->second + 1, 0);
-        }
-        x->second = second;
-        x->in_second = 0;
+    /* at_us / 10^6 != x->second, without the division */
+    if (at_us - x->second_us >= 1000000u) {
+        second_next(x, at_us);
     }
     x->in_second++;
-}
-
-/* The name t's track shows: its own, or "task #id" (in x->name). */
-static const char *task_shown(export_trace_t *x, const pipeline_task_t *t)
-{
-    if (t->name != NULL) {
-        return t->name;
-    }
-    snprintf(x->name, sizeof x->name, "task #%lu", (unsigned long)t->id);
-    return x->name;
 }
 
 /* The start of an event written straight into the buffer: room for a whole one (what reached the
  * file ends after an event) and its separator (the opening ends with "[": the first event needs no
  * comma). Returns where it starts (*o: where its text goes), or NULL when the export stopped. */
-static char *direct_begin(export_trace_t *x, char **o)
+static inline char *direct_begin(export_trace_t *x, char **o)
 {
-    char *at = file_out_reserve(&x->out, EXPORT_EVENT_MAX);
-    if (at == NULL) {
+    file_out_t *f = &x->out;
+    char *at;
+    /* file_out_reserve's answer when the buffer holds some and has room, without the call */
+    if (f->used != 0 && f->size - f->used >= EXPORT_EVENT_MAX && !f->failed) {
+        at = f->buf + f->used;
+    } else if ((at = file_out_reserve(f, EXPORT_EVENT_MAX)) == NULL) {
         return NULL;
     }
     *o = at;
@@ -286,37 +341,68 @@ static char *direct_begin(export_trace_t *x, char **o)
     return at;
 }
 
-static void direct_end(export_trace_t *x, const char *at, const char *o)
+static inline void direct_end(export_trace_t *x, const char *at, const char *o)
 {
     file_out_commit(&x->out, (size_t)(o - at));
     x->written++;
 }
 
-/* A window on t's track, up to its args, which the caller writes and closes with "}}":
- * {"name":…,"cat":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{ (docs/trace-export.md).
- * Returns where it starts (*o: where the args go), or NULL when the export stopped. */
-static char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *name, const char *cat,
-    uint64_t start_us, uint64_t end_us, char **o)
+/* s as a JSON string at out (json_string), from the names kept when it is one of them. */
+static __attribute__((noinline)) size_t name_keep(export_name_t *n, char *out, const char *s)
 {
-    track_name(x, t, task_shown(x, t));
+    size_t len = json_string(out, s);
+    n->at = NULL;
+    if (len <= EXPORT_NAME_JSON && strlen(s) < EXPORT_NAME_RAW) {
+        n->at = s;
+        n->len = (uint32_t)len;
+        memcpy(n->raw, s, strlen(s) + 1);
+        memcpy(n->json, out, len);
+    }
+    return len;
+}
+
+static inline size_t name_json(export_trace_t *x, char *out, const char *s)
+{
+    export_name_t *n = &x->names[((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - 8)];
+    if (n->at == s && strcmp(n->raw, s) == 0) {
+        json_copy16(out, n->json, n->len);
+        return n->len;
+    }
+    return name_keep(n, out, s);
+}
+_Static_assert(EXPORT_NAMES == 1u << 8, "name_json's hash takes 8 bits");
+
+#define EXPORT_HEAD_ROOM 48u /* what window_begin copies of a window's head */
+
+/* A window on t's track, up to its args, which the caller writes and closes with "}}":
+ * {"name":…,"cat":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{ (docs/trace-export.md);
+ * head is what comes before the start: {"name":…,"cat":…,"ph":"X","ts": (head_len bytes of
+ * EXPORT_HEAD_ROOM), or NULL for a span's, made here from its name. Returns where it starts (*o:
+ * where the args go), or NULL when the export stopped. */
+static inline char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *head, size_t head_len,
+    const char *span_name, uint64_t start_us, uint64_t end_us, char **o)
+{
+    parts_view_t part = track_parts(x, track_of(x, t), t);
     char *at = direct_begin(x, o);
     if (at == NULL) {
         return NULL;
     }
     char *p = *o;
-    p += JSON_LIT(p, "{\"name\":");
-    p += json_string(p, name);
-    p += JSON_LIT(p, ",\"cat\":");
-    p += json_string(p, cat);
-    p += JSON_LIT(p, ",\"ph\":\"X\",\"ts\":");
-    p += json_u64(p, start_us);
+    if (head != NULL) {
+        memcpy(p, head, EXPORT_HEAD_ROOM);
+        p += head_len;
+    } else {
+        p += JSON_LIT(p, "{\"name\":");
+        p += name_json(x, p, span_name);
+        p += JSON_LIT(p, ",\"cat\":\"span\",\"ph\":\"X\",\"ts\":");
+    }
+    p += json_u64_near(&x->window_ts, p, start_us);
     p += JSON_LIT(p, ",\"dur\":");
     p += json_u64(p, end_us - start_us);
-    p += JSON_LIT(p, ",\"pid\":");
-    p += json_u64(p, PID_EPOCH0 + (uint64_t)t->epoch);
-    p += JSON_LIT(p, ",\"tid\":");
-    p += json_u64(p, t->id);
-    p += JSON_LIT(p, ",\"args\":{");
+    /* ,"pid":…,"tid":…,"args":{ */
+    size_t mid = part.len[1] - PARTS_EXIT_KEY;
+    json_copy16(p, part.text + part.len[0], mid);
+    p += mid;
     *o = p;
     return at;
 }
@@ -336,35 +422,28 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
 {
     export_trace_t *x = user;
     const pipeline_task_t *t = &s->task;
-    const char *shown = task_shown(x, t);
-    export_track_t *slot = track_name(x, t, shown);
-    const char *part = slot->parts.text;
-    uint16_t len[3];
-    memcpy(len, slot->parts.len, sizeof len);
-    if (len[0] == 0) {
-        slice_parts(x->parts_long, t, shown, len);
-        part = x->parts_long;
-    }
+    parts_view_t part = track_parts(x, track_of(x, t), t);
+    size_t len0 = part.len[0], len1 = part.len[1], len2 = part.len[2];
     char *o;
     char *at = direct_begin(x, &o);
     if (at == NULL) {
         return;
     }
     /* the reservation leaves room for json_copy16 to write past each piece */
-    json_copy16(o, part, len[0]);
-    o += len[0];
-    o += json_u64(o, s->start_us);
+    json_copy16(o, part.text, len0);
+    o += len0;
+    o += json_u64_near(&x->slice_ts, o, s->start_us);
     o += JSON_LIT(o, ",\"dur\":");
     o += json_u64(o, s->end_us - s->start_us);
-    json_copy16(o, part + len[0], len[1]);
-    o += len[1];
+    json_copy16(o, part.text + len0, len1);
+    o += len1;
     unsigned kind = s->exit_kind < 4u ? s->exit_kind : 4u;
-    json_copy16(o, exit_json[kind].text, exit_json[kind].len);
+    memcpy(o, exit_json[kind].text, sizeof exit_json[kind].text);
     o += exit_json[kind].len;
     o += JSON_LIT(o, ",\"self_us\":");
     o += json_u64(o, s->self_us);
-    json_copy16(o, part + len[0] + len[1], len[2]);
-    o += len[2];
+    json_copy16(o, part.text + len0 + len1, len2);
+    o += len2;
     direct_end(x, at, o);
     x->slices++;
 }
@@ -406,15 +485,18 @@ static void export_on_text(void *user, uint64_t at_us, const char *line)
  *  "args":{"blocked_by":…|null,"blocked_us":…}} (docs/trace-export.md). */
 static void export_on_late(void *user, const pipeline_late_t *l)
 {
+#define LATE_HEAD "{\"name\":\"waiting\",\"cat\":\"late\",\"ph\":\"X\",\"ts\":"
+    _Static_assert(sizeof LATE_HEAD <= EXPORT_HEAD_ROOM, "the head must fit EXPORT_HEAD_ROOM");
+    static const char head[EXPORT_HEAD_ROOM] = LATE_HEAD;
     export_trace_t *x = user;
     char *o;
-    char *at = window_begin(x, &l->task, "waiting", "late", l->start_us, l->end_us, &o);
+    char *at = window_begin(x, &l->task, head, sizeof LATE_HEAD - 1, NULL, l->start_us, l->end_us, &o);
     if (at == NULL) {
         return;
     }
     o += JSON_LIT(o, "\"blocked_by\":");
     if (l->blocked_by != NULL) {
-        o += json_string(o, l->blocked_by);
+        o += name_json(x, o, l->blocked_by);
     } else {
         o += JSON_LIT(o, "null");
     }
@@ -431,7 +513,7 @@ static void export_on_span(void *user, const pipeline_span_t *sp)
 {
     export_trace_t *x = user;
     char *o;
-    char *at = window_begin(x, &sp->task, sp->name, "span", sp->start_us, sp->end_us, &o);
+    char *at = window_begin(x, &sp->task, NULL, 0, sp->name, sp->start_us, sp->end_us, &o);
     if (at == NULL) {
         return;
     }

@@ -3,9 +3,10 @@
  *
  *   pipeline observer (slices, marks, text lines, events) -> export_trace -> FILE
  *
- * Streamed: each event is one cJSON object printed into a buffer that goes out with write(2) in
- * whole events, so memory stays flat however long the session is, and a killed session leaves a
- * file that ends after a whole event (append "]}" to complete it). A write error is reported once
+ * Streamed: each event is written into a buffer (slices and windows by hand, rare events through
+ * cJSON) that goes out with write(2) in whole events, so memory stays flat however long the
+ * session is, and a killed session leaves a file that ends after a whole event (append "]}" to
+ * complete it). A write error is reported once
  * and stops the export; the session goes on. */
 #ifndef AIOPROF_EXPORT_TRACE_H
 #define AIOPROF_EXPORT_TRACE_H

@@ -379,6 +379,8 @@ static void test_refusals(void **state)
     assert_non_null(strstr(err, "cannot create"));
 }
 
+static void check_u64(uint64_t v);
+
 /* json_string writes what cJSON writes for the same string, byte for byte, and cJSON reads it
  * back as it was: every byte value alone and among others, and random strings of every byte. */
 static void check_string(const char *s)
@@ -420,12 +422,61 @@ static void test_json_string_as_cjson(void **state)
         check_string(s);
     }
     /* and the numbers */
-    char d[JSON_U64_MAX + 1];
     uint64_t values[] = {0, 9, 10, 99, 1000000, UINT64_MAX};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-        char want[32];
-        snprintf(want, sizeof want, "%llu", (unsigned long long)values[i]);
-        d[json_u64(d, values[i])] = '\0';
+        check_u64(values[i]);
+    }
+}
+
+/* json_u64 writes what printf writes, and nothing past JSON_U64_MAX bytes: each side of every
+ * power of ten, and random numbers of every length. */
+static void check_u64(uint64_t v)
+{
+    char d[JSON_U64_MAX + 16], want[32];
+    memset(d, '#', sizeof d);
+    size_t n = json_u64(d, v);
+    for (size_t i = JSON_U64_MAX; i < sizeof d; i++) {
+        assert_int_equal(d[i], '#');
+    }
+    d[n] = '\0';
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    assert_string_equal(d, want);
+}
+
+static void test_json_u64(void **state)
+{
+    (void)state;
+    uint64_t ten = 1;
+    for (int k = 0; k < 20; k++, ten *= 10u) {
+        for (uint64_t near = 0; near < 3; near++) {
+            check_u64(ten - 1u + near);
+            check_u64(ten * 7u - near);
+        }
+    }
+    check_u64(UINT64_MAX - 1u);
+    uint64_t rng = 11;
+    for (int round = 0; round < 200000; round++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        check_u64(rng >> (round % 64));
+    }
+    for (uint64_t v = 0; v < 100000; v++) {
+        check_u64(v);
+    }
+    /* json_u64_near: what json_u64 writes, whatever came before: steps up, back, across 10^4s */
+    json_near_t near = {0};
+    uint64_t v = 0;
+    for (int round = 0; round < 200000; round++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned how = (unsigned)(rng >> 61);
+        v = how < 4 ? v + (rng >> 50) : how < 6 ? v - (v > 5000 ? (rng >> 52) : 0) : how < 7 ? rng >> (rng & 63) : UINT64_MAX - (rng >> 60);
+        char d[JSON_U64_MAX + 16], want[32];
+        memset(d, '#', sizeof d);
+        size_t n = json_u64_near(&near, d, v);
+        for (size_t i = JSON_U64_MAX; i < sizeof d; i++) {
+            assert_int_equal(d[i], '#');
+        }
+        d[n] = '\0';
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v);
         assert_string_equal(d, want);
     }
 }
@@ -478,6 +529,99 @@ static void test_slice_escapes(void **state)
     cJSON_Delete(doc);
 }
 
+/* Late windows and span pieces: their names as they were, escapes and all, on the right track,
+ * with their figures; a name the export kept (by its address) that changed there is written as it
+ * is now; names too long to keep, and a track whose parts are too long to keep, the same. */
+static const cJSON *window_n(const cJSON *doc, const char *cat, int n)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "traceEvents")) {
+        const char *c = str(e, "cat");
+        if (c && strcmp(c, cat) == 0 && n-- == 0) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static void check_window(const cJSON *e, const char *name, double ts, double dur, double pid, double tid)
+{
+    assert_non_null(e);
+    assert_string_equal(str(e, "name"), name);
+    assert_string_equal(str(e, "ph"), "X");
+    assert_true(num(e, "ts") == ts && num(e, "dur") == dur && num(e, "pid") == pid && num(e, "tid") == tid);
+}
+
+static void test_window_names(void **state)
+{
+    (void)state;
+    char err[256];
+    export_trace_t *x = export_trace_open(path, 0, NULL, "unit test", err, sizeof err);
+    assert_non_null(x);
+    const pipeline_observer_t *o = export_trace_observer();
+    static char culprit[64], span_name[64], long_culprit[STATS_TEXT_MAX], long_task[STATS_TEXT_MAX];
+    static const char odd[] = "we\"ird\\na\x01me\t";
+    memset(long_culprit, '"', sizeof long_culprit - 1);
+    memset(long_task, '\\', sizeof long_task - 1);
+    snprintf(culprit, sizeof culprit, "%s", "cul\"prit\\");
+    pipeline_late_t l = {
+        .task = {.epoch = 1, .id = 9, .name = odd, .label = "", .version = 1},
+        .start_us = 1000, .end_us = 8000, .blocked_by = culprit, .blocked_us = 4000,
+    };
+    o->late(x, &l); /* 0 */
+    l.start_us = 20000;
+    l.end_us = 20500;
+    o->late(x, &l); /* 1: the culprit kept */
+    snprintf(culprit, sizeof culprit, "%s", "other\x1f");
+    o->late(x, &l); /* 2: the same address, another name */
+    l.blocked_by = NULL;
+    o->late(x, &l); /* 3: none ran */
+    l.blocked_by = long_culprit;
+    l.task = (pipeline_task_t){.epoch = 0, .id = 4000000000u, .name = long_task, .label = long_task, .version = 3};
+    o->late(x, &l); /* 4: a long culprit, a track that keeps no parts */
+    o->late(x, &l); /* 5 */
+
+    pipeline_span_t sp = {
+        .task = {.epoch = 1, .id = 9, .name = odd, .label = "", .version = 1},
+        .name = span_name, .start_us = 123456789012ull, .end_us = 123456799012ull, .depth = 2, .last = 1,
+    };
+    snprintf(span_name, sizeof span_name, "%s", "read \"x\"");
+    o->span(x, &sp); /* 0 */
+    sp.last = 0;
+    o->span(x, &sp); /* 1: kept */
+    snprintf(span_name, sizeof span_name, "%s", "parse\n");
+    sp.task = l.task;
+    o->span(x, &sp); /* 2: changed, on the long track */
+    assert_int_equal(export_trace_close(x), 0);
+
+    cJSON *doc = load(path);
+    const char *blocked[] = {"cul\"prit\\", "cul\"prit\\", "other\x1f", NULL, long_culprit, long_culprit};
+    const double start[] = {1000, 20000, 20000, 20000, 20000, 20000}, dur[] = {7000, 500, 500, 500, 500, 500};
+    for (int n = 0; n < 6; n++) {
+        const cJSON *e = window_n(doc, "late", n);
+        check_window(e, "waiting", start[n], dur[n], n < 4 ? 3 : 2, n < 4 ? 9 : 4000000000.0);
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        if (blocked[n] != NULL) {
+            assert_string_equal(str(args, "blocked_by"), blocked[n]);
+        } else {
+            assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(args, "blocked_by")));
+        }
+        assert_true(num(args, "blocked_us") == 4000);
+    }
+    assert_null(window_n(doc, "late", 6));
+    const char *spans[] = {"read \"x\"", "read \"x\"", "parse\n"};
+    for (int n = 0; n < 3; n++) {
+        const cJSON *e = window_n(doc, "span", n);
+        check_window(e, spans[n], 123456789012.0, 10000, n < 2 ? 3 : 2, n < 2 ? 9 : 4000000000.0);
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        assert_true(num(args, "depth") == 2);
+        assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(args, "last")));
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "last")), n == 0);
+    }
+    assert_string_equal(str(track(doc, 3, 9), "name"), "we\"ird\\na\x01me\t #9");
+    cJSON_Delete(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -486,6 +630,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test(test_json_string_as_cjson),
+        cmocka_unit_test(test_json_u64),
+        cmocka_unit_test_setup_teardown(test_window_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_escapes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
