@@ -606,15 +606,37 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 }
 #endif
 
+#if AIOPROF_STOP
+static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now);
+#endif
+
 #if AIOPROF_SMALL
-/* The small build: every event through one body, the general path. */
+/* The small build: every entry point that records, but the tasks' and the drain, through one
+ * body that tests for a refused start, takes the lock and the clock, and leaves the lock. */
+#define PROF_FLUSH 5u
+#define PROF_CLOSE 6u
+#define PROF_REOPEN 7u
+
 static void prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t late)
 {
     if (PROF_OFF(p)) {
         return;
     }
     uint32_t s = prof_lock(p);
-    record(p, t, what, prof_now(p), s, late);
+    uint32_t now = prof_now(p);
+    if (what <= PROF_ENTER) {
+        record(p, t, what, now, s, late);
+        return;
+    }
+#if AIOPROF_STOP
+    if (what != PROF_FLUSH) {
+        prof_stop(p, what == PROF_CLOSE, now);
+    } else
+#endif
+    if (p->fw.open) {
+        frame_close(p);
+    }
+    prof_unlock(p, s);
 }
 
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
@@ -660,51 +682,67 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 
 void aioprof_flush(aioprof_t *p)
 {
-    if (PROF_OFF(p)) {
-        return;
-    }
+#if AIOPROF_SMALL
+    prof_event(p, NULL, PROF_FLUSH, 0);
+#else
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
         frame_close(p);
     }
     prof_unlock(p, s);
+#endif
 }
 
 #if AIOPROF_STOP
+/* aioprof_close (stop 1: unless stopped) and aioprof_reopen (0: if stopped), inside the lock. */
+static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now)
+{
+    if (((p->pending & AIOPROF_PENDING_STOPPED) != 0) == stop) {
+        return;
+    }
+#if AIOPROF_ALLOC
+    /* what was allocated since the last event goes before the HELLO after which nothing comes;
+     * what was allocated while stopped was no task's */
+    uint32_t amount = PROF_ALLOC_TAKE(p);
+    if (stop && amount && prof_room(p, now, ALLOC_MAX)) {
+        PROF_ALLOC_PUT(p, amount);
+    }
+#endif
+    /* a stop HELLO that could not go yet goes as the reopen's HELLO, which says nothing stopped */
+    p->pending = (uint8_t)((p->pending ^ AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
+    if (stop) {
+        write_final(p, now);
+    } else {
+        p->deadline = now + period_length(p);
+    }
+}
+
 void aioprof_close(aioprof_t *p)
 {
+#if AIOPROF_SMALL
+    prof_event(p, NULL, PROF_CLOSE, 0);
+#else
     if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
-    if (!(p->pending & AIOPROF_PENDING_STOPPED)) {
-#if AIOPROF_ALLOC
-        /* what was allocated since the last event, before the HELLO after which nothing comes */
-        uint32_t amount = PROF_ALLOC_TAKE(p);
-        if (amount && prof_room(p, prof_now(p), ALLOC_MAX)) {
-            PROF_ALLOC_PUT(p, amount);
-        }
-#endif
-        p->pending |= AIOPROF_PENDING_STOPPED | AIOPROF_PENDING_HELLO;
-        write_final(p, prof_now(p));
-    }
+    prof_stop(p, 1, prof_now(p));
     prof_unlock(p, s);
+#endif
 }
 
 void aioprof_reopen(aioprof_t *p)
 {
+#if AIOPROF_SMALL
+    prof_event(p, NULL, PROF_REOPEN, 0);
+#else
     if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
-    if (p->pending & AIOPROF_PENDING_STOPPED) {
-        /* a stop HELLO that could not go yet goes as this HELLO, which says nothing stopped */
-        p->pending = (uint8_t)((p->pending & ~AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
-        p->deadline = prof_now(p) + period_length(p);
-        /* what was allocated while stopped was no task's */
-        (void)PROF_ALLOC_TAKE(p);
-    }
+    prof_stop(p, 0, prof_now(p));
     prof_unlock(p, s);
+#endif
 }
 #endif
 
