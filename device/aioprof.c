@@ -129,16 +129,30 @@ static void span_list_close(aioprof_t *p);
 #define PROF_SPAN_FLUSH(p) ((void)0)
 #endif
 
-static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
+/* Opens a frame at now for a first record of up to n bytes, with its header. Returns 0 when the
+ * ring has no room for it. */
+static int frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 {
-    aioprof_fw_open(&p->fw, n, p->seq++, AIOPROF_FORMAT(p->port->tick_bits), prof_wrap(p, now),
-        p->current ? p->current->id : 0u);
+    uint8_t *h = aioprof_fw_open(&p->fw, n);
+    if (!h) {
+        return 0;
+    }
+    uint32_t base = prof_wrap(p, now);
+    h[0] = p->seq++;
+    h[1] = AIOPROF_FORMAT(p->port->tick_bits);
+    h[2] = (uint8_t)base;
+    h[3] = (uint8_t)(base >> 8);
+    h[4] = (uint8_t)(base >> 16);
+    h[5] = (uint8_t)(base >> 24);
+    aioprof_fw_advance(&p->fw,
+        (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_varint_put(h + 6, p->current ? p->current->id : 0u)));
     p->last = now;
 #if AIOPROF_SPANS
     /* the list's places count from the frame's first record, which goes here */
     p->span_len = 0;
     p->span_at = p->fw.head;
 #endif
+    return 1;
 }
 
 static void frame_close(aioprof_t *p);
@@ -154,11 +168,7 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
     if (p->fw.open) {
         frame_close(p);
     }
-    if (!aioprof_fw_fits_new(&p->fw, n)) {
-        return 0;
-    }
-    frame_open(p, now, n);
-    return 1;
+    return frame_open(p, now, n);
 }
 
 /* v as a varint at b; returns the byte after it. */
@@ -610,23 +620,36 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now);
 #endif
 
+static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s);
+
+/* Is the period over? Once the deadline is behind now: less than half the wrap past it. */
+AIOPROF_INLINE int prof_due(const aioprof_t *p, uint32_t now)
+{
+    return prof_wrap(p, now - p->deadline) <= p->mask / 2u;
+}
+
 #if AIOPROF_SMALL
-/* The small build: every entry point that records, but the tasks' and the drain, through one
- * body that tests for a refused start, takes the lock and the clock, and leaves the lock. */
+/* The small build: every entry point that records, but the tasks', through one body that tests
+ * for a refused start, takes the lock and the clock, and leaves the lock. Returns what the drain
+ * wrote (0 for the others). */
 #define PROF_FLUSH 5u
 #define PROF_CLOSE 6u
 #define PROF_REOPEN 7u
+#define PROF_DRAIN 8u
 
-static void prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t late)
+static size_t prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t late)
 {
     if (PROF_OFF(p)) {
-        return;
+        return 0;
     }
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
     if (what <= PROF_ENTER) {
         record(p, t, what, now, s, late);
-        return;
+        return 0;
+    }
+    if (what == PROF_DRAIN) {
+        return drain_locked(p, now, prof_due(p, now), s);
     }
 #if AIOPROF_STOP
     if (what != PROF_FLUSH) {
@@ -637,11 +660,12 @@ static void prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t 
         frame_close(p);
     }
     prof_unlock(p, s);
+    return 0;
 }
 
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
-    prof_event(p, t, PROF_ENTER, late);
+    (void)prof_event(p, t, PROF_ENTER, late);
 }
 #else
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
@@ -772,15 +796,12 @@ static void period_end(aioprof_t *p, uint32_t now)
     p->fw.closed = 0;
 }
 
-/* Drain's work, when there is some: a period over, or committed bytes to offer. */
-static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
+/* Drain's work, when there is some (a period over, or committed bytes to offer), inside the
+ * critical section s, which it leaves. */
+static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
 {
     const aioprof_port_t *port = p->port;
     size_t total = 0;
-    if (PROF_IDLE_PORT && (p->pending & AIOPROF_PENDING_OFF)) { /* else aioprof_drain tested it */
-        return 0;
-    }
-    uint32_t s = prof_lock(p);
     int stopped = (p->pending & PROF_STOPPED) != 0;
     if (due && !stopped) {
         period_end(p, start);
@@ -831,18 +852,22 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 
 size_t aioprof_drain(aioprof_t *p)
 {
-    if (PROF_OFF(p)) {
-        return 0;
-    }
+#if AIOPROF_SMALL
+    return prof_event(p, NULL, PROF_DRAIN, 0);
+#else
     uint32_t start = prof_now(p);
-    /* the period is over once the deadline is behind us: less than half the wrap past it */
-    int due = prof_wrap(p, start - p->deadline) <= p->mask / 2u;
+    int due = prof_due(p, start);
     /* the common call between two slices: nothing to send, no period over; a frame closed by an
      * interrupt meanwhile waits for the next call */
-    if (PROF_FAST_PATH && PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
+    if (PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
         return 0;
     }
-    return drain_slow(p, start, due);
+    /* a refused start's idle port sends every call here */
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        return 0;
+    }
+    return drain_locked(p, start, due, prof_lock(p));
+#endif
 }
 
 int aioprof_idle(const aioprof_t *p)

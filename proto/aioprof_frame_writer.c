@@ -63,26 +63,31 @@ static void fw_rebudget(aioprof_fw_t *w)
     w->budget = (uint16_t)(left > reserve ? left - reserve : 0u);
 }
 
-void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running)
+uint8_t *aioprof_fw_open(aioprof_fw_t *w, uint32_t n)
 {
-    for (uint32_t skip = aioprof_fw_skip(w, n); skip > 0; skip--) {
-        fw_raw(w, 0);
+    n += AIOPROF_FW_OPEN_COST + aioprof_fw_late_reserve(w);
+    uint32_t head = w->head;
+    /* a frame that would not fit before the ring's end starts at its start (the bytes skipped
+     * go as 0x00, empty segments) */
+    uint32_t to_end = (uint32_t)w->size - head;
+    uint32_t skip = to_end <= n ? to_end : 0u;
+    if (aioprof_fw_room(w) < skip + n + AIOPROF_FW_CLOSE_COST) {
+        return NULL;
     }
-    /* the leading delimiter ends any device text printed since the last frame */
-    fw_raw(w, 0);
-    w->frame_pos = w->head;
-    fw_raw(w, 0); /* the first code byte, known at close */
+    if (skip) {
+        memset(w->buf + head, 0, skip);
+        head = 0;
+    }
+    /* the leading delimiter ends any device text printed since the last frame; then the first
+     * code byte, known at close (both before the ring's end: to_end is more than n) */
+    w->buf[head] = 0;
+    w->buf[head + 1u] = 0;
+    w->frame_pos = (uint16_t)(head + 1u);
+    w->head = (uint16_t)(head + 2u);
     w->open = 1;
     w->late_len = 0;
     fw_rebudget(w);
-    uint8_t *h = aioprof_fw_at(w);
-    h[0] = seq;
-    h[1] = format;
-    h[2] = (uint8_t)base;
-    h[3] = (uint8_t)(base >> 8);
-    h[4] = (uint8_t)(base >> 16);
-    h[5] = (uint8_t)(base >> 24);
-    aioprof_fw_advance(w, (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_varint_put(h + 6, running)));
+    return aioprof_fw_at(w);
 }
 
 #if !AIOPROF_SMALL

@@ -116,21 +116,6 @@ AIOPROF_INLINE int aioprof_fw_late_started(const aioprof_fw_t *w)
 #endif
 }
 
-/* Ring bytes skipped to keep a new frame with a record of n bytes contiguous. */
-static inline uint32_t aioprof_fw_skip(const aioprof_fw_t *w, uint32_t n)
-{
-    uint32_t to_end = (uint32_t)w->size - w->head;
-    n += aioprof_fw_late_reserve(w);
-    return to_end < AIOPROF_FW_OPEN_COST + n + 1u ? to_end : 0u;
-}
-
-/* Can a new frame with a record of n bytes be opened? */
-static inline int aioprof_fw_fits_new(const aioprof_fw_t *w, uint32_t n)
-{
-    return aioprof_fw_room(w) >=
-        aioprof_fw_skip(w, n) + AIOPROF_FW_OPEN_COST + n + aioprof_fw_late_reserve(w) + AIOPROF_FW_CLOSE_COST;
-}
-
 /* Where the next n body bytes go: contiguous, as the budget guarantees. */
 AIOPROF_INLINE uint8_t *aioprof_fw_at(aioprof_fw_t *w)
 {
@@ -217,9 +202,11 @@ AIOPROF_INLINE void aioprof_fw_late(aioprof_fw_t *w, uint32_t late)
     w->late_len = (uint8_t)(w->late_len + 1u);
 }
 
-/* Opens a frame for a first record of up to n bytes: skipped bytes, leading 00, code byte, header.
- * The caller checked aioprof_fw_fits_new(w, n). */
-void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running);
+/* Opens a frame for a first record of up to n bytes, if the ring has room for it, the frame's
+ * closing bytes and its LATE record's head kept: the bytes skipped to keep it contiguous, the
+ * leading 00 and the code byte. Returns where its header goes (seq, format, base and the running
+ * task's varint: the caller writes them and advances over them), or NULL when there is no room. */
+uint8_t *aioprof_fw_open(aioprof_fw_t *w, uint32_t n);
 
 /* Closes the open frame: its LATE record when one of its ENTERs was late, CRC, in-place COBS, 00,
  * and moves the commit mark. Always has room: the budget kept it in reserve. */
