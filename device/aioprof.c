@@ -298,13 +298,7 @@ static int write_pending(aioprof_t *p, uint32_t now)
 static void write_final(aioprof_t *p, uint32_t now)
 {
     if (!p->fw.open && p->fw.tail == p->fw.head) {
-#if AIOPROF_LATE
-        uint8_t late_room = p->fw.late_room;
-#endif
-        aioprof_fw_init(&p->fw, p->fw.buf, p->fw.size);
-#if AIOPROF_LATE
-        p->fw.late_room = late_room;
-#endif
+        aioprof_fw_rewind(&p->fw);
     }
     write_pending(p, now);
     if (p->fw.open) {
@@ -378,7 +372,9 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     }
     p->port = port;
     p->mask >>= 32u - port->tick_bits;
-    aioprof_fw_init(&p->fw, ring, ring_size);
+    /* the frame writer's state is all 0 but its ring */
+    p->fw.buf = ring;
+    p->fw.size = (uint16_t)ring_size;
     /* every ENTER carries its lateness, in a list at the end of its frame (AIOPROF_OP_LATE) */
     p->fw.late_room = AIOPROF_LATE && port->late_unit ? AIOPROF_VARINT_MAX : 0u;
     uint32_t now = prof_now(p);

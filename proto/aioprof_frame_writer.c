@@ -27,13 +27,6 @@ void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 }
 #endif
 
-void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size)
-{
-    memset(w, 0, sizeof *w);
-    w->buf = buf;
-    w->size = (uint16_t)size;
-}
-
 static void fw_raw(aioprof_fw_t *w, uint8_t b)
 {
     w->buf[w->head] = b;

@@ -53,7 +53,7 @@ typedef struct aioprof_fw {
     uint8_t open;
     uint8_t closed;     /* set when a frame is closed; its user clears it */
     /* Lateness (AIOPROF_OP_LATE): late_room is AIOPROF_VARINT_MAX when every ENTER carries its
-     * lateness (the user sets it after aioprof_fw_init), else 0. The open frame's list is built
+     * lateness (the user sets it when it sets the writer up), else 0. The open frame's list is built
      * from the top of its space down: its late_len bytes start AIOPROF_LATE_HEAD_MAX bytes above
      * head + budget (room for the record's tag and length, which close writes at head before it
      * moves the list down to them). */
@@ -69,7 +69,15 @@ typedef struct aioprof_fw {
 #define AIOPROF_FW_OPEN_COST (2u + AIOPROF_HEADER_FIXED + AIOPROF_VARINT_MAX)
 #define AIOPROF_FW_CLOSE_COST 3u
 
-void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size);
+/* A writer is set up by zeroing it and setting buf and size (at most AIOPROF_FW_RING_MAX bytes). */
+
+/* An empty ring (no open frame, nothing committed that is not sent) starts again at its
+ * beginning: what aioprof_fw_open then needs is never more than it had at the start. */
+static inline void aioprof_fw_rewind(aioprof_fw_t *w)
+{
+    w->head = w->tail = w->commit = 0;
+    w->closed = 0;
+}
 
 /* Free ring bytes. (Out of line in the small build, as aioprof_fw_advance.) */
 #if AIOPROF_SMALL
