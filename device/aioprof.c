@@ -145,7 +145,7 @@ static int frame_open(aioprof_t *p, uint32_t now, uint32_t n)
     h[4] = (uint8_t)(base >> 16);
     h[5] = (uint8_t)(base >> 24);
     aioprof_fw_advance(&p->fw,
-        (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_varint_put(h + 6, p->current ? p->current->id : 0u)));
+        (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_fw_varint(h + 6, p->current ? p->current->id : 0u)));
     p->last = now;
 #if AIOPROF_SPANS
     /* the list's places count from the frame's first record, which goes here */
@@ -174,7 +174,11 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
 /* v as a varint at b; returns the byte after it. */
 static uint8_t *put_varint(uint8_t *b, uint32_t v)
 {
-    return b + aioprof_varint_put(b, v);
+#if AIOPROF_SMALL
+    return aioprof_fw_put(b, v, 0u, 7u);
+#else
+    return b + aioprof_fw_varint(b, v);
+#endif
 }
 
 /* t's name (op TASK_NEW or TASK_INFO), announced in this period. */
@@ -234,7 +238,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
 static void write_dropped(aioprof_t *p)
 {
     uint8_t body[AIOPROF_VARINT_MAX];
-    aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_varint_put(body, p->dropped));
+    aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_fw_varint(body, p->dropped));
     p->dropped = 0;
     p->pending &= (uint8_t)~AIOPROF_PENDING_DROPPED;
 }
@@ -898,8 +902,8 @@ void aioprof_gc(aioprof_t *p, uint32_t duration)
         /* after the frame's last event (or its base: prof_room may have opened the frame at now);
          * the events' own time line does not move, as with spans */
         uint8_t body[2u * AIOPROF_VARINT_MAX];
-        uint32_t n = (uint32_t)aioprof_varint_put(body, prof_wrap(p, now - p->last));
-        n += (uint32_t)aioprof_varint_put(body + n, duration);
+        uint32_t n = (uint32_t)aioprof_fw_varint(body, prof_wrap(p, now - p->last));
+        n += (uint32_t)aioprof_fw_varint(body + n, duration);
         aioprof_fw_control(&p->fw, AIOPROF_OP_GC, body, n);
     }
     prof_unlock(p, s);

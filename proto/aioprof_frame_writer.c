@@ -25,6 +25,24 @@ void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
     w->head = (uint16_t)(w->head + n);
     w->budget = (uint16_t)(w->budget - n);
 }
+
+uint8_t *aioprof_fw_put(uint8_t *out, uint32_t v, unsigned first, unsigned bits)
+{
+    for (;;) {
+        uint32_t rest = v >> bits;
+        unsigned b = first | (v & ((1u << bits) - 1u));
+        if (rest != 0) {
+            b |= 1u << bits;
+        }
+        *out++ = (uint8_t)b;
+        if (rest == 0) {
+            return out;
+        }
+        v = rest;
+        first = 0;
+        bits = 7;
+    }
+}
 #endif
 
 static void fw_raw(aioprof_fw_t *w, uint8_t b)
@@ -213,7 +231,7 @@ void aioprof_fw_control_head(aioprof_fw_t *w, unsigned op, size_t len)
 {
     uint8_t head[1 + AIOPROF_VARINT_MAX];
     head[0] = (uint8_t)(AIOPROF_TAG_CONTROL | (op & 0x0Fu));
-    aioprof_fw_write(w, head, (uint32_t)(1 + aioprof_varint_put(head + 1, (uint32_t)len)));
+    aioprof_fw_write(w, head, (uint32_t)(1 + aioprof_fw_varint(head + 1, (uint32_t)len)));
 }
 
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)

@@ -145,12 +145,29 @@ AIOPROF_INLINE void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 /* n body bytes into the open frame. */
 void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n);
 
+#if AIOPROF_SMALL
+/* The small build's one encoder, for every varint and every event tag: v's low `bits` bits in a
+ * first byte that holds `first` above them (and the continuation bit just above them when more
+ * follows), the rest as a varint. first 0 and bits 7: v as a varint. Returns the byte after it. */
+uint8_t *aioprof_fw_put(uint8_t *out, uint32_t v, unsigned first, unsigned bits);
+#endif
+
+/* v as a varint at out; returns the bytes written. */
+AIOPROF_INLINE size_t aioprof_fw_varint(uint8_t *out, uint32_t v)
+{
+#if AIOPROF_SMALL
+    return (size_t)(aioprof_fw_put(out, v, 0u, 7u) - out);
+#else
+    return aioprof_varint_put(out, v);
+#endif
+}
+
 /* A varint of v at rec[n]. Returns n past it. (aioprof_varint_put, inlined on the event path.) */
 AIOPROF_INLINE uint32_t aioprof_fw_encode_varint(uint8_t *rec, uint32_t n, uint32_t v)
 {
 #if AIOPROF_SMALL
     /* one copy of the loop for the whole hook */
-    return n + (uint32_t)aioprof_varint_put(rec + n, v);
+    return (uint32_t)(aioprof_fw_put(rec + n, v, 0u, 7u) - rec);
 #else
     while (v >= 0x80u) {
         rec[n++] = (uint8_t)(v | 0x80u);
@@ -165,6 +182,9 @@ AIOPROF_INLINE uint32_t aioprof_fw_encode_varint(uint8_t *rec, uint32_t n, uint3
  * any) as a varint; the continuation bit sits just above them. Returns the bytes used. */
 AIOPROF_INLINE uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsigned bits, uint32_t dt)
 {
+#if AIOPROF_SMALL
+    return (uint32_t)(aioprof_fw_put(rec, dt, tag, bits) - rec);
+#else
     uint32_t rest = dt >> bits;
     rec[0] = (uint8_t)(tag | (dt & ((1u << bits) - 1u)));
     if (rest == 0) {
@@ -172,6 +192,7 @@ AIOPROF_INLINE uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsig
     }
     rec[0] |= (uint8_t)(1u << bits);
     return aioprof_fw_encode_varint(rec, 1, rest);
+#endif
 }
 
 /* Encodes an ENTER record into rec (room for 11 bytes). */
