@@ -201,8 +201,9 @@ void aioprof_fw_close(aioprof_fw_t *w)
     }
     /* the CRC may wrap around the ring's end */
     unsigned code = (unsigned)(end - code_at);
-    /* its two bytes, low first: a marker bit above them ends the loop (not unrolled at -Os) */
-    for (uint32_t v = (crc & 0xFFFFu) | 0x10000u; v != 1u; v >>= 8) {
+    /* its two bytes, low first, then the closing 00, which sets the last code byte as a zero in
+     * the body does: a marker bit above the three ends the loop (not unrolled at -Os) */
+    for (uint32_t v = (crc & 0xFFFFu) | 0x1000000u; v != 1u; v >>= 8) {
         uint8_t b = (uint8_t)v;
         if (b == 0) {
             *code_at = (uint8_t)code;
@@ -213,8 +214,6 @@ void aioprof_fw_close(aioprof_fw_t *w)
         }
         fw_raw(w, b);
     }
-    *code_at = (uint8_t)code;
-    fw_raw(w, 0);
     w->commit = w->head;
     w->open = 0;
     w->closed = 1;
