@@ -185,20 +185,16 @@ static uint8_t *put_varint(uint8_t *b, uint32_t v)
 static void write_task(aioprof_t *p, unsigned op, aioprof_task_t *t)
 {
     t->announced = p->period;
-    uint8_t head[3u * AIOPROF_VARINT_MAX];
-    uint8_t *b = put_varint(put_varint(head, t->id), t->parent);
+    uint8_t body[TASK_BODY_MAX];
+    uint8_t *b = put_varint(put_varint(body, t->id), t->parent);
     *b++ = t->name_len;
-    uint32_t n = (uint32_t)(b - head);
+    memcpy(b, t->name, t->name_len);
+    b += t->name_len;
 #if AIOPROF_LABELS
-    aioprof_fw_control_head(&p->fw, op, n + t->name_len + t->label_len);
-#else
-    aioprof_fw_control_head(&p->fw, op, n + t->name_len);
+    memcpy(b, t->label, t->label_len);
+    b += t->label_len;
 #endif
-    aioprof_fw_write(&p->fw, head, n);
-    aioprof_fw_write(&p->fw, (const uint8_t *)t->name, t->name_len);
-#if AIOPROF_LABELS
-    aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
-#endif
+    aioprof_fw_control(&p->fw, op, body, (size_t)(b - body));
 }
 
 static uint32_t period_length(const aioprof_t *p);

@@ -235,8 +235,11 @@ void aioprof_fw_control_head(aioprof_fw_t *w, unsigned op, size_t len)
 
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)
 {
-    aioprof_fw_control_head(w, op, len);
-    aioprof_fw_write(w, body, (uint32_t)len);
+    uint8_t *o = aioprof_fw_at(w);
+    o[0] = (uint8_t)(AIOPROF_TAG_CONTROL | (op & 0x0Fu));
+    uint32_t n = aioprof_fw_encode_varint(o, 1, (uint32_t)len);
+    memcpy(o + n, body, len);
+    aioprof_fw_advance(w, n + (uint32_t)len);
 }
 
 size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span)
