@@ -414,6 +414,45 @@ static uint8_t prof_cut(const char *s, size_t len, size_t max)
     return (uint8_t)n;
 }
 
+#if AIOPROF_LABELS
+/* aioprof_task_created (op TASK_NEW: s is the name) and aioprof_task_label (TASK_INFO: the label),
+ * one body. */
+static void prof_name(aioprof_t *p, aioprof_task_t *t, const char *s, size_t len, unsigned op)
+{
+    if (p->pending & PROF_QUIET) {
+        return;
+    }
+    uint32_t lk = prof_lock(p);
+    /* a new task's label is none: its length 0 (a valid pointer, for the copy of no bytes) */
+    t->label = s;
+    uint8_t *cut = &t->label_len;
+    if (op == AIOPROF_OP_TASK_NEW) {
+        if (++p->next_id == 0) {
+            p->next_id = 1;
+        }
+        t->id = p->next_id;
+        t->parent = p->current ? p->current->id : 0u;
+        t->outer = NULL;
+        t->name = s;
+        t->name_len = 0;
+        t->label_len = 0;
+        cut = &t->name_len;
+    }
+    /* the label takes what the name leaves */
+    *cut = prof_cut(s, len, AIOPROF_NAME_MAX - t->name_len);
+    announce(p, t, op, lk);
+}
+
+void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
+{
+    prof_name(p, t, name, name_len, AIOPROF_OP_TASK_NEW);
+}
+
+void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
+{
+    prof_name(p, t, label, label_len, AIOPROF_OP_TASK_INFO);
+}
+#else
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
     if (p->pending & PROF_QUIET) {
@@ -428,25 +467,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->outer = NULL;
     t->name = name;
     t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
-#if AIOPROF_LABELS
-    t->label = name; /* none: its length is 0 (a valid pointer, for the copy of no bytes) */
-    t->label_len = 0;
-#endif
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
-}
-
-#if AIOPROF_LABELS
-void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
-{
-    if (p->pending & PROF_QUIET) {
-        return;
-    }
-    uint32_t s = prof_lock(p);
-    size_t room = AIOPROF_NAME_MAX - t->name_len;
-    t->label = label;
-    t->label_len = prof_cut(label, label_len, room);
-    /* sent now: a task may never run again after it was labelled */
-    announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
 #endif
 
@@ -868,8 +889,9 @@ size_t aioprof_drain(aioprof_t *p)
 
 int aioprof_idle(const aioprof_t *p)
 {
+    /* nothing committed waits when the commit mark is the tail */
     return (p->pending & AIOPROF_PENDING_OFF) ||
-        (!p->fw.open && (p->pending & (uint8_t)~AIOPROF_PENDING_STOPPED) == 0 && aioprof_pending(p) == 0);
+        (!p->fw.open && (p->pending & (uint8_t)~AIOPROF_PENDING_STOPPED) == 0 && p->fw.commit == p->fw.tail);
 }
 
 size_t aioprof_pending(const aioprof_t *p)
