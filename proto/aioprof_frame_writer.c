@@ -45,12 +45,6 @@ uint8_t *aioprof_fw_put(uint8_t *out, uint32_t v, unsigned first, unsigned bits)
 }
 #endif
 
-static void fw_raw(aioprof_fw_t *w, uint8_t b)
-{
-    w->buf[w->head] = b;
-    w->head = (uint16_t)(w->head + 1u == w->size ? 0u : w->head + 1u);
-}
-
 /* The open frame may take what the ring has left after the closing reserve, up to its length
  * and without passing the ring's end (and the head of its LATE record kept back). Once its
  * lateness list has begun, the list stays where it is: the budget no longer grows. */
@@ -143,23 +137,21 @@ static void fw_late_record(aioprof_fw_t *w)
 {
     uint8_t *list = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
     uint32_t len = w->late_len;
-    uint32_t late = 0;
-    for (uint32_t i = 0; i < len; i++) {
-        late |= list[i];
-    }
-    w->late_len = 0;
-    if (late == 0) {
-        return;
-    }
     uint8_t *at = aioprof_fw_at(w);
     at[0] = (uint8_t)(AIOPROF_TAG_CONTROL | AIOPROF_OP_LATE);
     uint32_t head = aioprof_fw_encode_varint(at, 1, len);
-    /* down, front first: the list lies above where it goes (no memmove: device code uses no libc
-     * beyond memcpy and memset) */
+    /* down, front first: the list lies above where it goes, its head's bytes below the list's
+     * first (no memmove: device code uses no libc beyond memcpy and memset); the record stays
+     * only if a value was not 0 */
+    uint32_t late = 0;
     for (uint32_t i = 0; i < len; i++) {
+        late |= list[i];
         at[head + i] = list[i];
     }
-    w->head = (uint16_t)(w->head + head + len);
+    w->late_len = 0;
+    if (late != 0) {
+        w->head = (uint16_t)(w->head + head + len);
+    }
 }
 #endif
 
@@ -203,18 +195,20 @@ void aioprof_fw_close(aioprof_fw_t *w)
     unsigned code = (unsigned)(end - code_at);
     /* its two bytes, low first, then the closing 00, which sets the last code byte as a zero in
      * the body does: a marker bit above the three ends the loop (not unrolled at -Os) */
+    uint32_t head = w->head;
     for (uint32_t v = (crc & 0xFFFFu) | 0x1000000u; v != 1u; v >>= 8) {
         uint8_t b = (uint8_t)v;
         if (b == 0) {
             *code_at = (uint8_t)code;
-            code_at = buf + w->head;
+            code_at = buf + head;
             code = 1;
         } else {
             code++;
         }
-        fw_raw(w, b);
+        buf[head] = b;
+        head = head + 1u == w->size ? 0u : head + 1u;
     }
-    w->commit = w->head;
+    w->head = w->commit = (uint16_t)head;
     w->open = 0;
     w->closed = 1;
     w->budget = 0;
