@@ -48,7 +48,7 @@ uint8_t *aioprof_fw_put(uint8_t *out, uint32_t v, unsigned first, unsigned bits)
 /* The open frame may take what the ring has left after the closing reserve, up to its length
  * and without passing the ring's end (and the head of its LATE record kept back). Once its
  * lateness list has begun, the list stays where it is: the budget no longer grows. */
-static void fw_rebudget(aioprof_fw_t *w)
+void aioprof_fw_rebudget(aioprof_fw_t *w)
 {
     if (aioprof_fw_late_started(w)) {
         return;
@@ -91,7 +91,7 @@ uint8_t *aioprof_fw_open(aioprof_fw_t *w, uint32_t n)
     w->head = (uint16_t)(head + 2u);
     w->open = 1;
     w->late_len = 0;
-    fw_rebudget(w);
+    aioprof_fw_rebudget(w);
     return aioprof_fw_at(w);
 }
 
@@ -236,17 +236,3 @@ void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_
     aioprof_fw_advance(w, n + (uint32_t)len);
 }
 
-size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span)
-{
-    *span = w->buf + w->tail;
-    return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail);
-}
-
-void aioprof_fw_consume(aioprof_fw_t *w, size_t n)
-{
-    uint32_t t = w->tail + (uint32_t)n;
-    w->tail = (uint16_t)(t >= w->size ? t - w->size : t);
-    if (w->open) {
-        fw_rebudget(w);
-    }
-}

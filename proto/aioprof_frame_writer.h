@@ -249,9 +249,23 @@ void aioprof_fw_control_head(aioprof_fw_t *w, unsigned op, size_t len);
 
 /* The committed bytes waiting to be sent that lie in one piece from the tail (the rest, if the
  * ring wraps, comes once these are consumed): *span and the count, 0 when nothing waits. */
-size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span);
+static inline size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span)
+{
+    *span = w->buf + w->tail;
+    return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail);
+}
+
+/* The open frame's budget from the room the ring has now (aioprof_fw_consume's). */
+void aioprof_fw_rebudget(aioprof_fw_t *w);
 
 /* Marks n committed bytes as sent; the open frame's budget grows with the room. */
-void aioprof_fw_consume(aioprof_fw_t *w, size_t n);
+static inline void aioprof_fw_consume(aioprof_fw_t *w, size_t n)
+{
+    uint32_t t = w->tail + (uint32_t)n;
+    w->tail = (uint16_t)(t >= w->size ? t - w->size : t);
+    if (w->open) {
+        aioprof_fw_rebudget(w);
+    }
+}
 
 #endif
