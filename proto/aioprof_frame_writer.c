@@ -119,6 +119,7 @@ AIOPROF_INLINE uint32_t fw_close_byte(uint32_t crc, uint8_t *q, uint8_t **code_a
 }
 
 #if AIOPROF_LATE
+#if !AIOPROF_SMALL
 void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late)
 {
     uint8_t *top = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
@@ -130,6 +131,7 @@ void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late)
     w->budget = (uint16_t)(w->budget - n);
     w->late_len = (uint8_t)(w->late_len + n);
 }
+#endif
 
 /* The LATE record at head, its list moved down to just after the record's head; none when every
  * ENTER of the frame was on time (a varint of 0 is one zero byte, any other has a non-zero byte). */

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "aioprof_varint.h"
 #include "aioprof_wire.h"
@@ -222,13 +223,22 @@ void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late);
  * ENTER's record, in the order of the ENTERs. */
 AIOPROF_INLINE void aioprof_fw_late(aioprof_fw_t *w, uint32_t late)
 {
-    if (AIOPROF_SMALL || late >= 0x80u) { /* for size, every value takes the general way */
+#if AIOPROF_SMALL
+    /* for size, every value the one way, at its one caller: encoded, then copied below the list */
+    uint8_t v[AIOPROF_VARINT_MAX];
+    uint32_t n = (uint32_t)(aioprof_fw_put(v, late, 0u, 7u) - v);
+    w->budget = (uint16_t)(w->budget - n);
+    w->late_len = (uint8_t)(w->late_len + n);
+    memcpy(w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX, v, n);
+#else
+    if (late >= 0x80u) {
         aioprof_fw_late_long(w, late);
         return;
     }
     w->buf[w->head + w->budget + AIOPROF_LATE_HEAD_MAX - 1u] = (uint8_t)late;
     w->budget = (uint16_t)(w->budget - 1u);
     w->late_len = (uint8_t)(w->late_len + 1u);
+#endif
 }
 
 /* Opens a frame for a first record of up to n bytes, if the ring has room for it, the frame's
