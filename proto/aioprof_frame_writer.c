@@ -46,13 +46,10 @@ uint8_t *aioprof_fw_put(uint8_t *out, uint32_t v, unsigned first, unsigned bits)
 #endif
 
 /* The open frame may take what the ring has left after the closing reserve, up to its length
- * and without passing the ring's end (and the head of its LATE record kept back). Once its
- * lateness list has begun, the list stays where it is: the budget no longer grows. */
+ * and without passing the ring's end (and the head of its LATE record kept back). Its callers
+ * leave the budget alone once the frame's lateness list has begun: the list stays where it is. */
 void aioprof_fw_rebudget(aioprof_fw_t *w)
 {
-    if (aioprof_fw_late_started(w)) {
-        return;
-    }
     uint32_t room = aioprof_fw_room(w);
     uint32_t body = w->head - w->frame_pos - 1u;
     uint32_t left = AIOPROF_FW_BODY_MAX - 2u - body;

@@ -265,15 +265,18 @@ static inline size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **s
     return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail);
 }
 
-/* The open frame's budget from the room the ring has now (aioprof_fw_consume's). */
+/* The open frame's budget from the room the ring has now: what it may take after the closing
+ * reserve, up to its length and without passing the ring's end (and the head of its LATE record
+ * kept back). Not once its lateness list has begun: the list stays where it is. */
 void aioprof_fw_rebudget(aioprof_fw_t *w);
 
-/* Marks n committed bytes as sent; the open frame's budget grows with the room. */
+/* Marks n committed bytes as sent; the open frame's budget grows with the room, until its
+ * lateness list has begun. */
 static inline void aioprof_fw_consume(aioprof_fw_t *w, size_t n)
 {
     uint32_t t = w->tail + (uint32_t)n;
     w->tail = (uint16_t)(t >= w->size ? t - w->size : t);
-    if (w->open) {
+    if (w->open && !aioprof_fw_late_started(w)) {
         aioprof_fw_rebudget(w);
     }
 }
