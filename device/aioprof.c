@@ -61,6 +61,12 @@
 #else
 #define PROF_SHARED
 #endif
+/* Inlined as it comes (on the event path), out of line in the small build. */
+#if AIOPROF_SMALL
+#define PROF_HELPER static PROF_SHARED
+#else
+#define PROF_HELPER AIOPROF_INLINE
+#endif
 
 /* A port may bind its clock and critical section at compile time (see aioprof.h): calls the
  * compiler can inline, in place of calls through the port structure. */
@@ -553,8 +559,9 @@ AIOPROF_INLINE void prof_alloc_put(aioprof_t *p, uint32_t amount)
 #define PROF_ALLOC_PUT(p, amount) ((void)(amount))
 #endif
 
-/* The running task: t from an ENTER on, the task it interrupted again after its EXIT. */
-AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
+/* The running task: t from an ENTER on, the task it interrupted again after its EXIT. (Out of
+ * line in the small build: its two calls share one copy.) */
+PROF_HELPER void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
 {
     if (what == PROF_ENTER) {
         t->outer = p->current;
