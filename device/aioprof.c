@@ -252,7 +252,8 @@ static void write_dropped(aioprof_t *p)
 static void frame_close(aioprof_t *p)
 {
     PROF_SPAN_FLUSH(p);
-    if ((p->pending & AIOPROF_PENDING_DROPPED) && aioprof_fw_fits(&p->fw, DROPPED_MAX)) {
+    /* (a frame is open here: every caller tests it) */
+    if ((p->pending & AIOPROF_PENDING_DROPPED) && p->fw.budget >= DROPPED_MAX) {
         write_dropped(p);
     }
 #if AIOPROF_SPANS
@@ -661,7 +662,7 @@ AIOPROF_INLINE int prof_due(const aioprof_t *p, uint32_t now)
 #define PROF_REOPEN 7u
 #define PROF_DRAIN 8u
 
-static size_t prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t late)
+static size_t prof_event(aioprof_t *p, aioprof_task_t *t, uint32_t late, unsigned what)
 {
     if (PROF_OFF(p)) {
         return 0;
@@ -689,7 +690,7 @@ static size_t prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_
 
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
-    (void)prof_event(p, t, PROF_ENTER, late);
+    (void)prof_event(p, t, late, PROF_ENTER);
 }
 #else
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
@@ -712,7 +713,8 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
 #if AIOPROF_SMALL
-    prof_event(p, t, kind & 3u, 0);
+    /* late: any value (an EXIT has none), the one in its register */
+    (void)prof_event(p, t, kind, kind & 3u);
 #else
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
@@ -731,7 +733,7 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 void aioprof_flush(aioprof_t *p)
 {
 #if AIOPROF_SMALL
-    prof_event(p, NULL, PROF_FLUSH, 0);
+    (void)prof_event(p, NULL, 0, PROF_FLUSH);
 #else
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
@@ -768,7 +770,7 @@ static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now)
 void aioprof_close(aioprof_t *p)
 {
 #if AIOPROF_SMALL
-    prof_event(p, NULL, PROF_CLOSE, 0);
+    (void)prof_event(p, NULL, 0, PROF_CLOSE);
 #else
     if (p->pending & AIOPROF_PENDING_OFF) {
         return;
@@ -782,7 +784,7 @@ void aioprof_close(aioprof_t *p)
 void aioprof_reopen(aioprof_t *p)
 {
 #if AIOPROF_SMALL
-    prof_event(p, NULL, PROF_REOPEN, 0);
+    (void)prof_event(p, NULL, 0, PROF_REOPEN);
 #else
     if (p->pending & AIOPROF_PENDING_OFF) {
         return;
@@ -877,7 +879,7 @@ static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
 size_t aioprof_drain(aioprof_t *p)
 {
 #if AIOPROF_SMALL
-    return prof_event(p, NULL, PROF_DRAIN, 0);
+    return prof_event(p, NULL, 0, PROF_DRAIN);
 #else
     uint32_t start = prof_now(p);
     int due = prof_due(p, start);
@@ -896,9 +898,10 @@ size_t aioprof_drain(aioprof_t *p)
 
 int aioprof_idle(const aioprof_t *p)
 {
-    /* nothing committed waits when the commit mark is the tail */
-    return (p->pending & AIOPROF_PENDING_OFF) ||
-        (!p->fw.open && (p->pending & (uint8_t)~AIOPROF_PENDING_STOPPED) == 0 && p->fw.commit == p->fw.tail);
+    /* nothing committed waits when the commit mark is the tail; a refused start leaves the ring
+     * empty and closed, and nothing but PENDING_OFF pending */
+    return !p->fw.open && (p->pending & (uint8_t)~(AIOPROF_PENDING_STOPPED | AIOPROF_PENDING_OFF)) == 0 &&
+        p->fw.commit == p->fw.tail;
 }
 
 size_t aioprof_pending(const aioprof_t *p)
