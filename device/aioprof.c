@@ -861,12 +861,12 @@ static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
             break;
         }
     }
-    if (stopped && total) {
-        /* what did not fit when the hook stopped, now that the port took bytes: the next drain
-         * sends it */
-        write_final(p, start);
-    }
     if (total) {
+        if (stopped) {
+            /* what did not fit when the hook stopped, now that the port took bytes: the next
+             * drain sends it */
+            write_final(p, start);
+        }
         /* a clock that stepped back meanwhile (a difference in the upper half of the range, as the
          * host reads steps back) spent no time here, not most of a wrap */
         uint32_t spent = prof_wrap(p, prof_now(p) - start);
