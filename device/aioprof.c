@@ -824,7 +824,7 @@ static void period_end(aioprof_t *p, uint32_t now)
 
 /* Drain's work, when there is some (a period over, or committed bytes to offer), inside the
  * critical section s, which it leaves. */
-static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
+static PROF_COLD size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
 {
     const aioprof_port_t *port = p->port;
     size_t total = 0;
