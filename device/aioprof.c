@@ -824,7 +824,7 @@ static void period_end(aioprof_t *p, uint32_t now)
 
 /* Drain's work, when there is some (a period over, or committed bytes to offer), inside the
  * critical section s, which it leaves. */
-static PROF_COLD size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
+static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
 {
     const aioprof_port_t *port = p->port;
     size_t total = 0;
@@ -876,6 +876,18 @@ static PROF_COLD size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint
     return total;
 }
 
+#if !AIOPROF_SMALL
+/* Out of line, so that the drain's common call keeps a small frame. */
+static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
+{
+    /* a refused start's idle port sends every call here */
+    if (p->pending & AIOPROF_PENDING_OFF) {
+        return 0;
+    }
+    return drain_locked(p, start, due, prof_lock(p));
+}
+#endif
+
 size_t aioprof_drain(aioprof_t *p)
 {
 #if AIOPROF_SMALL
@@ -888,11 +900,7 @@ size_t aioprof_drain(aioprof_t *p)
     if (PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
         return 0;
     }
-    /* a refused start's idle port sends every call here */
-    if (p->pending & AIOPROF_PENDING_OFF) {
-        return 0;
-    }
-    return drain_locked(p, start, due, prof_lock(p));
+    return drain_slow(p, start, due);
 #endif
 }
 
