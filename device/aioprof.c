@@ -61,6 +61,12 @@
 #else
 #define PROF_SHARED
 #endif
+/* Inlined as it comes (on the event path), out of line in the small build. */
+#if AIOPROF_SMALL
+#define PROF_HELPER static PROF_SHARED
+#else
+#define PROF_HELPER AIOPROF_INLINE
+#endif
 
 /* A port may bind its clock and critical section at compile time (see aioprof.h): calls the
  * compiler can inline, in place of calls through the port structure. */
@@ -129,16 +135,30 @@ static void span_list_close(aioprof_t *p);
 #define PROF_SPAN_FLUSH(p) ((void)0)
 #endif
 
-static void frame_open(aioprof_t *p, uint32_t now, uint32_t n)
+/* Opens a frame at now for a first record of up to n bytes, with its header. Returns 0 when the
+ * ring has no room for it. */
+static int frame_open(aioprof_t *p, uint32_t now, uint32_t n)
 {
-    aioprof_fw_open(&p->fw, n, p->seq++, AIOPROF_FORMAT(p->port->tick_bits), prof_wrap(p, now),
-        p->current ? p->current->id : 0u);
+    uint8_t *h = aioprof_fw_open(&p->fw, n);
+    if (!h) {
+        return 0;
+    }
+    uint32_t base = prof_wrap(p, now);
+    h[0] = p->seq++;
+    h[1] = AIOPROF_FORMAT(p->port->tick_bits);
+    h[2] = (uint8_t)base;
+    h[3] = (uint8_t)(base >> 8);
+    h[4] = (uint8_t)(base >> 16);
+    h[5] = (uint8_t)(base >> 24);
+    aioprof_fw_advance(&p->fw,
+        (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_fw_varint(h + 6, p->current ? p->current->id : 0u)));
     p->last = now;
 #if AIOPROF_SPANS
     /* the list's places count from the frame's first record, which goes here */
     p->span_len = 0;
     p->span_at = p->fw.head;
 #endif
+    return 1;
 }
 
 static void frame_close(aioprof_t *p);
@@ -154,37 +174,33 @@ static int frame_room(aioprof_t *p, uint32_t now, uint32_t n)
     if (p->fw.open) {
         frame_close(p);
     }
-    if (!aioprof_fw_fits_new(&p->fw, n)) {
-        return 0;
-    }
-    frame_open(p, now, n);
-    return 1;
+    return frame_open(p, now, n);
 }
 
 /* v as a varint at b; returns the byte after it. */
 static uint8_t *put_varint(uint8_t *b, uint32_t v)
 {
-    return b + aioprof_varint_put(b, v);
+#if AIOPROF_SMALL
+    return aioprof_fw_put(b, v, 0u, 7u);
+#else
+    return b + aioprof_fw_varint(b, v);
+#endif
 }
 
 /* t's name (op TASK_NEW or TASK_INFO), announced in this period. */
 static void write_task(aioprof_t *p, unsigned op, aioprof_task_t *t)
 {
     t->announced = p->period;
-    uint8_t head[3u * AIOPROF_VARINT_MAX];
-    uint8_t *b = put_varint(put_varint(head, t->id), t->parent);
+    uint8_t body[TASK_BODY_MAX];
+    uint8_t *b = put_varint(put_varint(body, t->id), t->parent);
     *b++ = t->name_len;
-    uint32_t n = (uint32_t)(b - head);
+    memcpy(b, t->name, t->name_len);
+    b += t->name_len;
 #if AIOPROF_LABELS
-    aioprof_fw_control_head(&p->fw, op, n + t->name_len + t->label_len);
-#else
-    aioprof_fw_control_head(&p->fw, op, n + t->name_len);
+    memcpy(b, t->label, t->label_len);
+    b += t->label_len;
 #endif
-    aioprof_fw_write(&p->fw, head, n);
-    aioprof_fw_write(&p->fw, (const uint8_t *)t->name, t->name_len);
-#if AIOPROF_LABELS
-    aioprof_fw_write(&p->fw, (const uint8_t *)t->label, t->label_len);
-#endif
+    aioprof_fw_control(&p->fw, op, body, (size_t)(b - body));
 }
 
 static uint32_t period_length(const aioprof_t *p);
@@ -224,7 +240,7 @@ static void write_hello(aioprof_t *p, unsigned flags)
 static void write_dropped(aioprof_t *p)
 {
     uint8_t body[AIOPROF_VARINT_MAX];
-    aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_varint_put(body, p->dropped));
+    aioprof_fw_control(&p->fw, AIOPROF_OP_DROPPED, body, aioprof_fw_varint(body, p->dropped));
     p->dropped = 0;
     p->pending &= (uint8_t)~AIOPROF_PENDING_DROPPED;
 }
@@ -236,7 +252,8 @@ static void write_dropped(aioprof_t *p)
 static void frame_close(aioprof_t *p)
 {
     PROF_SPAN_FLUSH(p);
-    if ((p->pending & AIOPROF_PENDING_DROPPED) && aioprof_fw_fits(&p->fw, DROPPED_MAX)) {
+    /* (a frame is open here: every caller tests it) */
+    if ((p->pending & AIOPROF_PENDING_DROPPED) && p->fw.budget >= DROPPED_MAX) {
         write_dropped(p);
     }
 #if AIOPROF_SPANS
@@ -288,13 +305,7 @@ static int write_pending(aioprof_t *p, uint32_t now)
 static void write_final(aioprof_t *p, uint32_t now)
 {
     if (!p->fw.open && p->fw.tail == p->fw.head) {
-#if AIOPROF_LATE
-        uint8_t late_room = p->fw.late_room;
-#endif
-        aioprof_fw_init(&p->fw, p->fw.buf, p->fw.size);
-#if AIOPROF_LATE
-        p->fw.late_room = late_room;
-#endif
+        aioprof_fw_rewind(&p->fw);
     }
     write_pending(p, now);
     if (p->fw.open) {
@@ -368,7 +379,9 @@ int aioprof_init(aioprof_t *p, const aioprof_port_t *port, uint8_t *ring, uint32
     }
     p->port = port;
     p->mask >>= 32u - port->tick_bits;
-    aioprof_fw_init(&p->fw, ring, ring_size);
+    /* the frame writer's state is all 0 but its ring */
+    p->fw.buf = ring;
+    p->fw.size = (uint16_t)ring_size;
     /* every ENTER carries its lateness, in a list at the end of its frame (AIOPROF_OP_LATE) */
     p->fw.late_room = AIOPROF_LATE && port->late_unit ? AIOPROF_VARINT_MAX : 0u;
     uint32_t now = prof_now(p);
@@ -408,6 +421,45 @@ static uint8_t prof_cut(const char *s, size_t len, size_t max)
     return (uint8_t)n;
 }
 
+#if AIOPROF_LABELS
+/* aioprof_task_created (op TASK_NEW: s is the name) and aioprof_task_label (TASK_INFO: the label),
+ * one body. */
+static void prof_name(aioprof_t *p, aioprof_task_t *t, const char *s, size_t len, unsigned op)
+{
+    if (p->pending & PROF_QUIET) {
+        return;
+    }
+    uint32_t lk = prof_lock(p);
+    /* a new task's label is none: its length 0 (a valid pointer, for the copy of no bytes) */
+    t->label = s;
+    uint8_t *cut = &t->label_len;
+    if (op == AIOPROF_OP_TASK_NEW) {
+        if (++p->next_id == 0) {
+            p->next_id = 1;
+        }
+        t->id = p->next_id;
+        t->parent = p->current ? p->current->id : 0u;
+        t->outer = NULL;
+        t->name = s;
+        t->name_len = 0;
+        t->label_len = 0;
+        cut = &t->name_len;
+    }
+    /* the label takes what the name leaves */
+    *cut = prof_cut(s, len, AIOPROF_NAME_MAX - t->name_len);
+    announce(p, t, op, lk);
+}
+
+void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
+{
+    prof_name(p, t, name, name_len, AIOPROF_OP_TASK_NEW);
+}
+
+void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
+{
+    prof_name(p, t, label, label_len, AIOPROF_OP_TASK_INFO);
+}
+#else
 void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, size_t name_len)
 {
     if (p->pending & PROF_QUIET) {
@@ -422,25 +474,7 @@ void aioprof_task_created(aioprof_t *p, aioprof_task_t *t, const char *name, siz
     t->outer = NULL;
     t->name = name;
     t->name_len = prof_cut(name, name_len, AIOPROF_NAME_MAX);
-#if AIOPROF_LABELS
-    t->label = name; /* none: its length is 0 (a valid pointer, for the copy of no bytes) */
-    t->label_len = 0;
-#endif
     announce(p, t, AIOPROF_OP_TASK_NEW, s);
-}
-
-#if AIOPROF_LABELS
-void aioprof_task_label(aioprof_t *p, aioprof_task_t *t, const char *label, size_t label_len)
-{
-    if (p->pending & PROF_QUIET) {
-        return;
-    }
-    uint32_t s = prof_lock(p);
-    size_t room = AIOPROF_NAME_MAX - t->name_len;
-    t->label = label;
-    t->label_len = prof_cut(label, label_len, room);
-    /* sent now: a task may never run again after it was labelled */
-    announce(p, t, AIOPROF_OP_TASK_INFO, s);
 }
 #endif
 
@@ -526,8 +560,9 @@ AIOPROF_INLINE void prof_alloc_put(aioprof_t *p, uint32_t amount)
 #define PROF_ALLOC_PUT(p, amount) ((void)(amount))
 #endif
 
-/* The running task: t from an ENTER on, the task it interrupted again after its EXIT. */
-AIOPROF_INLINE void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
+/* The running task: t from an ENTER on, the task it interrupted again after its EXIT. (Out of
+ * line in the small build: its two calls share one copy.) */
+PROF_HELPER void prof_switch(aioprof_t *p, aioprof_task_t *t, unsigned what)
 {
     if (what == PROF_ENTER) {
         t->outer = p->current;
@@ -606,20 +641,56 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 }
 #endif
 
+#if AIOPROF_STOP
+static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now);
+#endif
+
+static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s);
+
+/* Is the period over? Once the deadline is behind now: less than half the wrap past it. */
+AIOPROF_INLINE int prof_due(const aioprof_t *p, uint32_t now)
+{
+    return prof_wrap(p, now - p->deadline) <= p->mask / 2u;
+}
+
 #if AIOPROF_SMALL
-/* The small build: every event through one body, the general path. */
-static void prof_event(aioprof_t *p, aioprof_task_t *t, unsigned what, uint32_t late)
+/* The small build: every entry point that records, but the tasks', through one body that tests
+ * for a refused start, takes the lock and the clock, and leaves the lock. Returns what the drain
+ * wrote (0 for the others). */
+#define PROF_FLUSH 5u
+#define PROF_CLOSE 6u
+#define PROF_REOPEN 7u
+#define PROF_DRAIN 8u
+
+static size_t prof_event(aioprof_t *p, aioprof_task_t *t, uint32_t late, unsigned what)
 {
     if (PROF_OFF(p)) {
-        return;
+        return 0;
     }
     uint32_t s = prof_lock(p);
-    record(p, t, what, prof_now(p), s, late);
+    uint32_t now = prof_now(p);
+    if (what <= PROF_ENTER) {
+        record(p, t, what, now, s, late);
+        return 0;
+    }
+    if (what == PROF_DRAIN) {
+        return drain_locked(p, now, prof_due(p, now), s);
+    }
+#if AIOPROF_STOP
+    if (what != PROF_FLUSH) {
+        prof_stop(p, what == PROF_CLOSE, now);
+    } else
+#endif
+    if (p->fw.open) {
+        frame_close(p);
+    }
+    prof_unlock(p, s);
+    return 0;
 }
 
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 {
-    prof_event(p, t, PROF_ENTER, late);
+    (void)prof_event(p, t, late, PROF_ENTER);
 }
 #else
 void aioprof_enter_late(aioprof_t *p, aioprof_task_t *t, uint32_t late)
@@ -642,7 +713,8 @@ void aioprof_enter(aioprof_t *p, aioprof_task_t *t)
 void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 {
 #if AIOPROF_SMALL
-    prof_event(p, t, kind & 3u, 0);
+    /* late: any value (an EXIT has none), the one in its register */
+    (void)prof_event(p, t, kind, kind & 3u);
 #else
     uint32_t s = prof_lock(p);
     uint32_t now = prof_now(p);
@@ -660,51 +732,67 @@ void aioprof_exit(aioprof_t *p, aioprof_task_t *t, unsigned kind)
 
 void aioprof_flush(aioprof_t *p)
 {
-    if (PROF_OFF(p)) {
-        return;
-    }
+#if AIOPROF_SMALL
+    (void)prof_event(p, NULL, 0, PROF_FLUSH);
+#else
     uint32_t s = prof_lock(p);
     if (p->fw.open) {
         frame_close(p);
     }
     prof_unlock(p, s);
+#endif
 }
 
 #if AIOPROF_STOP
+/* aioprof_close (stop 1: unless stopped) and aioprof_reopen (0: if stopped), inside the lock. */
+static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now)
+{
+    if (((p->pending & AIOPROF_PENDING_STOPPED) != 0) == stop) {
+        return;
+    }
+#if AIOPROF_ALLOC
+    /* what was allocated since the last event goes before the HELLO after which nothing comes;
+     * what was allocated while stopped was no task's */
+    uint32_t amount = PROF_ALLOC_TAKE(p);
+    if (stop && amount && prof_room(p, now, ALLOC_MAX)) {
+        PROF_ALLOC_PUT(p, amount);
+    }
+#endif
+    /* a stop HELLO that could not go yet goes as the reopen's HELLO, which says nothing stopped */
+    p->pending = (uint8_t)((p->pending ^ AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
+    if (stop) {
+        write_final(p, now);
+    } else {
+        p->deadline = now + period_length(p);
+    }
+}
+
 void aioprof_close(aioprof_t *p)
 {
+#if AIOPROF_SMALL
+    (void)prof_event(p, NULL, 0, PROF_CLOSE);
+#else
     if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
-    if (!(p->pending & AIOPROF_PENDING_STOPPED)) {
-#if AIOPROF_ALLOC
-        /* what was allocated since the last event, before the HELLO after which nothing comes */
-        uint32_t amount = PROF_ALLOC_TAKE(p);
-        if (amount && prof_room(p, prof_now(p), ALLOC_MAX)) {
-            PROF_ALLOC_PUT(p, amount);
-        }
-#endif
-        p->pending |= AIOPROF_PENDING_STOPPED | AIOPROF_PENDING_HELLO;
-        write_final(p, prof_now(p));
-    }
+    prof_stop(p, 1, prof_now(p));
     prof_unlock(p, s);
+#endif
 }
 
 void aioprof_reopen(aioprof_t *p)
 {
+#if AIOPROF_SMALL
+    (void)prof_event(p, NULL, 0, PROF_REOPEN);
+#else
     if (p->pending & AIOPROF_PENDING_OFF) {
         return;
     }
     uint32_t s = prof_lock(p);
-    if (p->pending & AIOPROF_PENDING_STOPPED) {
-        /* a stop HELLO that could not go yet goes as this HELLO, which says nothing stopped */
-        p->pending = (uint8_t)((p->pending & ~AIOPROF_PENDING_STOPPED) | AIOPROF_PENDING_HELLO);
-        p->deadline = prof_now(p) + period_length(p);
-        /* what was allocated while stopped was no task's */
-        (void)PROF_ALLOC_TAKE(p);
-    }
+    prof_stop(p, 0, prof_now(p));
     prof_unlock(p, s);
+#endif
 }
 #endif
 
@@ -734,15 +822,12 @@ static void period_end(aioprof_t *p, uint32_t now)
     p->fw.closed = 0;
 }
 
-/* Drain's work, when there is some: a period over, or committed bytes to offer. */
-static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
+/* Drain's work, when there is some (a period over, or committed bytes to offer), inside the
+ * critical section s, which it leaves. */
+static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s)
 {
     const aioprof_port_t *port = p->port;
     size_t total = 0;
-    if (PROF_IDLE_PORT && (p->pending & AIOPROF_PENDING_OFF)) { /* else aioprof_drain tested it */
-        return 0;
-    }
-    uint32_t s = prof_lock(p);
     int stopped = (p->pending & PROF_STOPPED) != 0;
     if (due && !stopped) {
         period_end(p, start);
@@ -776,12 +861,12 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
             break;
         }
     }
-    if (stopped && total) {
-        /* what did not fit when the hook stopped, now that the port took bytes: the next drain
-         * sends it */
-        write_final(p, start);
-    }
     if (total) {
+        if (stopped) {
+            /* what did not fit when the hook stopped, now that the port took bytes: the next
+             * drain sends it */
+            write_final(p, start);
+        }
         /* a clock that stepped back meanwhile (a difference in the upper half of the range, as the
          * host reads steps back) spent no time here, not most of a wrap */
         uint32_t spent = prof_wrap(p, prof_now(p) - start);
@@ -791,26 +876,40 @@ static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
     return total;
 }
 
-size_t aioprof_drain(aioprof_t *p)
+#if !AIOPROF_SMALL
+/* Out of line, so that the drain's common call keeps a small frame. */
+static PROF_COLD size_t drain_slow(aioprof_t *p, uint32_t start, int due)
 {
-    if (PROF_OFF(p)) {
+    /* a refused start's idle port sends every call here */
+    if (p->pending & AIOPROF_PENDING_OFF) {
         return 0;
     }
+    return drain_locked(p, start, due, prof_lock(p));
+}
+#endif
+
+size_t aioprof_drain(aioprof_t *p)
+{
+#if AIOPROF_SMALL
+    return prof_event(p, NULL, 0, PROF_DRAIN);
+#else
     uint32_t start = prof_now(p);
-    /* the period is over once the deadline is behind us: less than half the wrap past it */
-    int due = prof_wrap(p, start - p->deadline) <= p->mask / 2u;
+    int due = prof_due(p, start);
     /* the common call between two slices: nothing to send, no period over; a frame closed by an
      * interrupt meanwhile waits for the next call */
-    if (PROF_FAST_PATH && PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
+    if (PROF_LIKELY(!due && p->fw.commit == p->fw.tail)) {
         return 0;
     }
     return drain_slow(p, start, due);
+#endif
 }
 
 int aioprof_idle(const aioprof_t *p)
 {
-    return (p->pending & AIOPROF_PENDING_OFF) ||
-        (!p->fw.open && (p->pending & (uint8_t)~AIOPROF_PENDING_STOPPED) == 0 && aioprof_pending(p) == 0);
+    /* nothing committed waits when the commit mark is the tail; a refused start leaves the ring
+     * empty and closed, and nothing but PENDING_OFF pending */
+    return !p->fw.open && (p->pending & (uint8_t)~(AIOPROF_PENDING_STOPPED | AIOPROF_PENDING_OFF)) == 0 &&
+        p->fw.commit == p->fw.tail;
 }
 
 size_t aioprof_pending(const aioprof_t *p)
@@ -839,8 +938,8 @@ void aioprof_gc(aioprof_t *p, uint32_t duration)
         /* after the frame's last event (or its base: prof_room may have opened the frame at now);
          * the events' own time line does not move, as with spans */
         uint8_t body[2u * AIOPROF_VARINT_MAX];
-        uint32_t n = (uint32_t)aioprof_varint_put(body, prof_wrap(p, now - p->last));
-        n += (uint32_t)aioprof_varint_put(body + n, duration);
+        uint32_t n = (uint32_t)aioprof_fw_varint(body, prof_wrap(p, now - p->last));
+        n += (uint32_t)aioprof_fw_varint(body + n, duration);
         aioprof_fw_control(&p->fw, AIOPROF_OP_GC, body, n);
     }
     prof_unlock(p, s);

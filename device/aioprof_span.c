@@ -54,16 +54,16 @@ static uint32_t span_entry(aioprof_t *p, uint8_t *e, unsigned kind, uint32_t dt,
         first |= step << AIOPROF_SPAN_STEP_SHIFT;
     } else {
         first |= 7u << AIOPROF_SPAN_STEP_SHIFT;
-        n += (uint32_t)aioprof_varint_put(e + n, step);
+        n += (uint32_t)aioprof_fw_varint(e + n, step);
     }
-    n += (uint32_t)aioprof_varint_put(e + n, dt);
+    n += (uint32_t)aioprof_fw_varint(e + n, dt);
     if (kind == AIOPROF_SPAN_ENTRY_PAIR) {
-        n += (uint32_t)aioprof_varint_put(e + n, dur);
+        n += (uint32_t)aioprof_fw_varint(e + n, dur);
     }
     if (id != 0u && id <= AIOPROF_SPAN_ID_INLINE_MAX) {
         first |= id;
     } else if (id != 0u) {
-        n += (uint32_t)aioprof_varint_put(e + n, id);
+        n += (uint32_t)aioprof_fw_varint(e + n, id);
     }
     e[0] = (uint8_t)first;
     return n;
@@ -242,7 +242,7 @@ static PROF_COLD void span_slow(aioprof_t *p, aioprof_span_t *sp, uint32_t s, ui
     PROF_ALLOC_PUT(p, amount);
     if (name_it) {
         uint8_t id[AIOPROF_VARINT_MAX];
-        uint32_t n = (uint32_t)aioprof_varint_put(id, sp->id);
+        uint32_t n = (uint32_t)aioprof_fw_varint(id, sp->id);
         aioprof_fw_control_head(&p->fw, AIOPROF_OP_SPAN_NAME, n + sp->name_len);
         aioprof_fw_write(&p->fw, id, n);
         aioprof_fw_write(&p->fw, (const uint8_t *)sp->name, sp->name_len);

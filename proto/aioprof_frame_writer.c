@@ -31,29 +31,31 @@ void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
     w->head = (uint16_t)(w->head + n);
     w->budget = (uint16_t)(w->budget - n);
 }
+
+uint8_t *aioprof_fw_put(uint8_t *out, uint32_t v, unsigned first, unsigned bits)
+{
+    for (;;) {
+        uint32_t rest = v >> bits;
+        unsigned b = first | (v & ((1u << bits) - 1u));
+        if (rest != 0) {
+            b |= 1u << bits;
+        }
+        *out++ = (uint8_t)b;
+        if (rest == 0) {
+            return out;
+        }
+        v = rest;
+        first = 0;
+        bits = 7;
+    }
+}
 #endif
 
-void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size)
-{
-    memset(w, 0, sizeof *w);
-    w->buf = buf;
-    w->size = (uint16_t)size;
-}
-
-static void fw_raw(aioprof_fw_t *w, uint8_t b)
-{
-    w->buf[w->head] = b;
-    w->head = (uint16_t)(w->head + 1u == w->size ? 0u : w->head + 1u);
-}
-
 /* The open frame may take what the ring has left after the closing reserve, up to its length
- * and without passing the ring's end (and the head of its LATE record kept back). Once its
- * lateness list has begun, the list stays where it is: the budget no longer grows. */
-static void fw_rebudget(aioprof_fw_t *w)
+ * and without passing the ring's end (and the head of its LATE record kept back). Its callers
+ * leave the budget alone once the frame's lateness list has begun: the list stays where it is. */
+void aioprof_fw_rebudget(aioprof_fw_t *w)
 {
-    if (aioprof_fw_late_started(w)) {
-        return;
-    }
     uint32_t room = aioprof_fw_room(w);
     uint32_t body = w->head - w->frame_pos - 1u;
     uint32_t left = AIOPROF_FW_BODY_MAX - 2u - body;
@@ -69,26 +71,31 @@ static void fw_rebudget(aioprof_fw_t *w)
     w->budget = (uint16_t)(left > reserve ? left - reserve : 0u);
 }
 
-void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running)
+uint8_t *aioprof_fw_open(aioprof_fw_t *w, uint32_t n)
 {
-    for (uint32_t skip = aioprof_fw_skip(w, n); skip > 0; skip--) {
-        fw_raw(w, 0);
+    n += AIOPROF_FW_OPEN_COST + aioprof_fw_late_reserve(w);
+    uint32_t head = w->head;
+    /* a frame that would not fit before the ring's end starts at its start (the bytes skipped
+     * go as 0x00, empty segments) */
+    uint32_t to_end = (uint32_t)w->size - head;
+    uint32_t skip = to_end <= n ? to_end : 0u;
+    if (aioprof_fw_room(w) < skip + n + AIOPROF_FW_CLOSE_COST) {
+        return NULL;
     }
-    /* the leading delimiter ends any device text printed since the last frame */
-    fw_raw(w, 0);
-    w->frame_pos = w->head;
-    fw_raw(w, 0); /* the first code byte, known at close */
+    if (skip) {
+        memset(w->buf + head, 0, skip);
+        head = 0;
+    }
+    /* the leading delimiter ends any device text printed since the last frame; then the first
+     * code byte, known at close (both before the ring's end: to_end is more than n) */
+    w->buf[head] = 0;
+    w->buf[head + 1u] = 0;
+    w->frame_pos = (uint16_t)(head + 1u);
+    w->head = (uint16_t)(head + 2u);
     w->open = 1;
     w->late_len = 0;
-    fw_rebudget(w);
-    uint8_t *h = aioprof_fw_at(w);
-    h[0] = seq;
-    h[1] = format;
-    h[2] = (uint8_t)base;
-    h[3] = (uint8_t)(base >> 8);
-    h[4] = (uint8_t)(base >> 16);
-    h[5] = (uint8_t)(base >> 24);
-    aioprof_fw_advance(w, (uint32_t)(AIOPROF_HEADER_FIXED + aioprof_varint_put(h + 6, running)));
+    aioprof_fw_rebudget(w);
+    return aioprof_fw_at(w);
 }
 
 #if !AIOPROF_SMALL
@@ -115,6 +122,7 @@ AIOPROF_INLINE uint32_t fw_close_byte(uint32_t crc, uint8_t *q, uint8_t **code_a
 }
 
 #if AIOPROF_LATE
+#if !AIOPROF_SMALL
 void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late)
 {
     uint8_t *top = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
@@ -126,6 +134,7 @@ void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late)
     w->budget = (uint16_t)(w->budget - n);
     w->late_len = (uint8_t)(w->late_len + n);
 }
+#endif
 
 /* The LATE record at head, its list moved down to just after the record's head; none when every
  * ENTER of the frame was on time (a varint of 0 is one zero byte, any other has a non-zero byte). */
@@ -133,23 +142,21 @@ static void fw_late_record(aioprof_fw_t *w)
 {
     uint8_t *list = w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX;
     uint32_t len = w->late_len;
-    uint32_t late = 0;
-    for (uint32_t i = 0; i < len; i++) {
-        late |= list[i];
-    }
-    w->late_len = 0;
-    if (late == 0) {
-        return;
-    }
     uint8_t *at = aioprof_fw_at(w);
     at[0] = (uint8_t)(AIOPROF_TAG_CONTROL | AIOPROF_OP_LATE);
     uint32_t head = aioprof_fw_encode_varint(at, 1, len);
-    /* down, front first: the list lies above where it goes (no memmove: device code uses no libc
-     * beyond memcpy and memset) */
+    /* down, front first: the list lies above where it goes, its head's bytes below the list's
+     * first (no memmove: device code uses no libc beyond memcpy and memset); the record stays
+     * only if a value was not 0 */
+    uint32_t late = 0;
     for (uint32_t i = 0; i < len; i++) {
+        late |= list[i];
         at[head + i] = list[i];
     }
-    w->head = (uint16_t)(w->head + head + len);
+    w->late_len = 0;
+    if (late != 0) {
+        w->head = (uint16_t)(w->head + head + len);
+    }
 }
 #endif
 
@@ -191,21 +198,22 @@ void aioprof_fw_close(aioprof_fw_t *w)
     }
     /* the CRC may wrap around the ring's end */
     unsigned code = (unsigned)(end - code_at);
-    /* its two bytes, low first: a marker bit above them ends the loop (not unrolled at -Os) */
-    for (uint32_t v = (crc & 0xFFFFu) | 0x10000u; v != 1u; v >>= 8) {
+    /* its two bytes, low first, then the closing 00, which sets the last code byte as a zero in
+     * the body does: a marker bit above the three ends the loop (not unrolled at -Os) */
+    uint32_t head = w->head;
+    for (uint32_t v = (crc & 0xFFFFu) | 0x1000000u; v != 1u; v >>= 8) {
         uint8_t b = (uint8_t)v;
         if (b == 0) {
             *code_at = (uint8_t)code;
-            code_at = buf + w->head;
+            code_at = buf + head;
             code = 1;
         } else {
             code++;
         }
-        fw_raw(w, b);
+        buf[head] = b;
+        head = head + 1u == w->size ? 0u : head + 1u;
     }
-    *code_at = (uint8_t)code;
-    fw_raw(w, 0);
-    w->commit = w->head;
+    w->head = w->commit = (uint16_t)head;
     w->open = 0;
     w->closed = 1;
     w->budget = 0;
@@ -221,26 +229,15 @@ void aioprof_fw_control_head(aioprof_fw_t *w, unsigned op, size_t len)
 {
     uint8_t head[1 + AIOPROF_VARINT_MAX];
     head[0] = (uint8_t)(AIOPROF_TAG_CONTROL | (op & 0x0Fu));
-    aioprof_fw_write(w, head, (uint32_t)(1 + aioprof_varint_put(head + 1, (uint32_t)len)));
+    aioprof_fw_write(w, head, (uint32_t)(1 + aioprof_fw_varint(head + 1, (uint32_t)len)));
 }
 
 void aioprof_fw_control(aioprof_fw_t *w, unsigned op, const uint8_t *body, size_t len)
 {
-    aioprof_fw_control_head(w, op, len);
-    aioprof_fw_write(w, body, (uint32_t)len);
+    uint8_t *o = aioprof_fw_at(w);
+    o[0] = (uint8_t)(AIOPROF_TAG_CONTROL | (op & 0x0Fu));
+    uint32_t n = aioprof_fw_encode_varint(o, 1, (uint32_t)len);
+    memcpy(o + n, body, len);
+    aioprof_fw_advance(w, n + (uint32_t)len);
 }
 
-size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span)
-{
-    *span = w->buf + w->tail;
-    return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail);
-}
-
-void aioprof_fw_consume(aioprof_fw_t *w, size_t n)
-{
-    uint32_t t = w->tail + (uint32_t)n;
-    w->tail = (uint16_t)(t >= w->size ? t - w->size : t);
-    if (w->open) {
-        fw_rebudget(w);
-    }
-}

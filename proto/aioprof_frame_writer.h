@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "aioprof_varint.h"
 #include "aioprof_wire.h"
@@ -53,7 +54,7 @@ typedef struct aioprof_fw {
     uint8_t open;
     uint8_t closed;     /* set when a frame is closed; its user clears it */
     /* Lateness (AIOPROF_OP_LATE): late_room is AIOPROF_VARINT_MAX when every ENTER carries its
-     * lateness (the user sets it after aioprof_fw_init), else 0. The open frame's list is built
+     * lateness (the user sets it when it sets the writer up), else 0. The open frame's list is built
      * from the top of its space down: its late_len bytes start AIOPROF_LATE_HEAD_MAX bytes above
      * head + budget (room for the record's tag and length, which close writes at head before it
      * moves the list down to them). */
@@ -69,7 +70,15 @@ typedef struct aioprof_fw {
 #define AIOPROF_FW_OPEN_COST (2u + AIOPROF_HEADER_FIXED + AIOPROF_VARINT_MAX)
 #define AIOPROF_FW_CLOSE_COST 3u
 
-void aioprof_fw_init(aioprof_fw_t *w, uint8_t *buf, uint32_t size);
+/* A writer is set up by zeroing it and setting buf and size (at most AIOPROF_FW_RING_MAX bytes). */
+
+/* An empty ring (no open frame, nothing committed that is not sent) starts again at its
+ * beginning: what aioprof_fw_open then needs is never more than it had at the start. */
+static inline void aioprof_fw_rewind(aioprof_fw_t *w)
+{
+    w->head = w->tail = w->commit = 0;
+    w->closed = 0;
+}
 
 /* Free ring bytes. (Out of line in the small build, as aioprof_fw_advance.) */
 #if AIOPROF_SMALL
@@ -116,21 +125,6 @@ AIOPROF_INLINE int aioprof_fw_late_started(const aioprof_fw_t *w)
 #endif
 }
 
-/* Ring bytes skipped to keep a new frame with a record of n bytes contiguous. */
-static inline uint32_t aioprof_fw_skip(const aioprof_fw_t *w, uint32_t n)
-{
-    uint32_t to_end = (uint32_t)w->size - w->head;
-    n += aioprof_fw_late_reserve(w);
-    return to_end < AIOPROF_FW_OPEN_COST + n + 1u ? to_end : 0u;
-}
-
-/* Can a new frame with a record of n bytes be opened? */
-static inline int aioprof_fw_fits_new(const aioprof_fw_t *w, uint32_t n)
-{
-    return aioprof_fw_room(w) >=
-        aioprof_fw_skip(w, n) + AIOPROF_FW_OPEN_COST + n + aioprof_fw_late_reserve(w) + AIOPROF_FW_CLOSE_COST;
-}
-
 /* Where the next n body bytes go: contiguous, as the budget guarantees. */
 AIOPROF_INLINE uint8_t *aioprof_fw_at(aioprof_fw_t *w)
 {
@@ -152,12 +146,29 @@ AIOPROF_INLINE void aioprof_fw_advance(aioprof_fw_t *w, uint32_t n)
 /* n body bytes into the open frame. */
 void aioprof_fw_write(aioprof_fw_t *w, const uint8_t *bytes, uint32_t n);
 
+#if AIOPROF_SMALL
+/* The small build's one encoder, for every varint and every event tag: v's low `bits` bits in a
+ * first byte that holds `first` above them (and the continuation bit just above them when more
+ * follows), the rest as a varint. first 0 and bits 7: v as a varint. Returns the byte after it. */
+uint8_t *aioprof_fw_put(uint8_t *out, uint32_t v, unsigned first, unsigned bits);
+#endif
+
+/* v as a varint at out; returns the bytes written. */
+AIOPROF_INLINE size_t aioprof_fw_varint(uint8_t *out, uint32_t v)
+{
+#if AIOPROF_SMALL
+    return (size_t)(aioprof_fw_put(out, v, 0u, 7u) - out);
+#else
+    return aioprof_varint_put(out, v);
+#endif
+}
+
 /* A varint of v at rec[n]. Returns n past it. (aioprof_varint_put, inlined on the event path.) */
 AIOPROF_INLINE uint32_t aioprof_fw_encode_varint(uint8_t *rec, uint32_t n, uint32_t v)
 {
 #if AIOPROF_SMALL
     /* one copy of the loop for the whole hook */
-    return n + (uint32_t)aioprof_varint_put(rec + n, v);
+    return (uint32_t)(aioprof_fw_put(rec + n, v, 0u, 7u) - rec);
 #else
     while (v >= 0x80u) {
         rec[n++] = (uint8_t)(v | 0x80u);
@@ -172,6 +183,9 @@ AIOPROF_INLINE uint32_t aioprof_fw_encode_varint(uint8_t *rec, uint32_t n, uint3
  * any) as a varint; the continuation bit sits just above them. Returns the bytes used. */
 AIOPROF_INLINE uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsigned bits, uint32_t dt)
 {
+#if AIOPROF_SMALL
+    return (uint32_t)(aioprof_fw_put(rec, dt, tag, bits) - rec);
+#else
     uint32_t rest = dt >> bits;
     rec[0] = (uint8_t)(tag | (dt & ((1u << bits) - 1u)));
     if (rest == 0) {
@@ -179,6 +193,7 @@ AIOPROF_INLINE uint32_t aioprof_fw_encode_event(uint8_t *rec, uint8_t tag, unsig
     }
     rec[0] |= (uint8_t)(1u << bits);
     return aioprof_fw_encode_varint(rec, 1, rest);
+#endif
 }
 
 /* Encodes an ENTER record into rec (room for 11 bytes). */
@@ -208,18 +223,29 @@ void aioprof_fw_late_long(aioprof_fw_t *w, uint32_t late);
  * ENTER's record, in the order of the ENTERs. */
 AIOPROF_INLINE void aioprof_fw_late(aioprof_fw_t *w, uint32_t late)
 {
-    if (AIOPROF_SMALL || late >= 0x80u) { /* for size, every value takes the general way */
+#if AIOPROF_SMALL
+    /* for size, every value the one way, at its one caller: encoded, then copied below the list */
+    uint8_t v[AIOPROF_VARINT_MAX];
+    uint32_t n = (uint32_t)(aioprof_fw_put(v, late, 0u, 7u) - v);
+    w->budget = (uint16_t)(w->budget - n);
+    w->late_len = (uint8_t)(w->late_len + n);
+    memcpy(w->buf + w->head + w->budget + AIOPROF_LATE_HEAD_MAX, v, n);
+#else
+    if (late >= 0x80u) {
         aioprof_fw_late_long(w, late);
         return;
     }
     w->buf[w->head + w->budget + AIOPROF_LATE_HEAD_MAX - 1u] = (uint8_t)late;
     w->budget = (uint16_t)(w->budget - 1u);
     w->late_len = (uint8_t)(w->late_len + 1u);
+#endif
 }
 
-/* Opens a frame for a first record of up to n bytes: skipped bytes, leading 00, code byte, header.
- * The caller checked aioprof_fw_fits_new(w, n). */
-void aioprof_fw_open(aioprof_fw_t *w, uint32_t n, uint8_t seq, uint8_t format, uint32_t base, uint32_t running);
+/* Opens a frame for a first record of up to n bytes, if the ring has room for it, the frame's
+ * closing bytes and its LATE record's head kept: the bytes skipped to keep it contiguous, the
+ * leading 00 and the code byte. Returns where its header goes (seq, format, base and the running
+ * task's varint: the caller writes them and advances over them), or NULL when there is no room. */
+uint8_t *aioprof_fw_open(aioprof_fw_t *w, uint32_t n);
 
 /* Closes the open frame: its LATE record when one of its ENTERs was late, CRC, in-place COBS, 00,
  * and moves the commit mark. Always has room: the budget kept it in reserve. */
@@ -233,9 +259,26 @@ void aioprof_fw_control_head(aioprof_fw_t *w, unsigned op, size_t len);
 
 /* The committed bytes waiting to be sent that lie in one piece from the tail (the rest, if the
  * ring wraps, comes once these are consumed): *span and the count, 0 when nothing waits. */
-size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span);
+static inline size_t aioprof_fw_pending(const aioprof_fw_t *w, const uint8_t **span)
+{
+    *span = w->buf + w->tail;
+    return w->commit >= w->tail ? (size_t)(w->commit - w->tail) : (size_t)(w->size - w->tail);
+}
 
-/* Marks n committed bytes as sent; the open frame's budget grows with the room. */
-void aioprof_fw_consume(aioprof_fw_t *w, size_t n);
+/* The open frame's budget from the room the ring has now: what it may take after the closing
+ * reserve, up to its length and without passing the ring's end (and the head of its LATE record
+ * kept back). Not once its lateness list has begun: the list stays where it is. */
+void aioprof_fw_rebudget(aioprof_fw_t *w);
+
+/* Marks n committed bytes as sent; the open frame's budget grows with the room, until its
+ * lateness list has begun. */
+static inline void aioprof_fw_consume(aioprof_fw_t *w, size_t n)
+{
+    uint32_t t = w->tail + (uint32_t)n;
+    w->tail = (uint16_t)(t >= w->size ? t - w->size : t);
+    if (w->open && !aioprof_fw_late_started(w)) {
+        aioprof_fw_rebudget(w);
+    }
+}
 
 #endif
