@@ -274,7 +274,7 @@ static inline __attribute__((always_inline)) const uint8_t *events_pairs(stats_t
         t += enter_dt + yield_dt;
         in->run_us += yield_dt;
         stats_figures_add(&in->f, yield_dt, slow_us);
-        stats_hist_add(&in->slices, yield_dt);
+        stats_hist_add_small(&in->slices, yield_dt); /* below 2^12 */
         stats_dirty(s, in);
     }
     *pos = t;
