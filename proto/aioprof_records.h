@@ -102,38 +102,39 @@ AIOPROF_REC_INLINE const uint8_t *aioprof_rec_event(const uint8_t *p, const uint
  * ENTER whose dt has at most one continuation byte and whose id is in the tag or one byte, then an
  * EXIT_YIELD whose dt has at most one. Read from one 8-byte word without a branch on which parts are
  * there (the id's place in an ENTER comes in no order a predictor learns). Needs 8 bytes before end
- * (it may look past the pair, never past end). Returns the pair's length (2 to 5) with its dts and
- * id, or 0: something else, a longer varint, a damaged record, or less than 8 bytes left; the
- * caller then reads the records one by one (aioprof_rec_event). */
-AIOPROF_REC_INLINE unsigned aioprof_rec_pair(const uint8_t *p, const uint8_t *end, uint32_t *enter_dt, uint32_t *id,
+ * (it may look past the pair, never past end). Returns the byte after the pair (2 to 5 bytes on),
+ * its dts and id set, or NULL: something else, a longer varint, a damaged record, or less than 8
+ * bytes left; the caller then reads the records one by one (aioprof_rec_event). */
+AIOPROF_REC_INLINE const uint8_t *aioprof_rec_pair(const uint8_t *p, const uint8_t *end, uint32_t *enter_dt, uint32_t *id,
     uint32_t *yield_dt)
 {
     if (end - p < 8 || !AIOPROF_TAG_IS_ENTER(p[0])) {
-        return 0;
+        return NULL;
     }
     uint32_t tag = p[0];
     const uint8_t *q = p + 1;
     uint32_t dt = tag & ((1u << AIOPROF_ENTER_DT_BITS) - 1u);
     if (tag & (1u << AIOPROF_ENTER_DT_BITS)) {
         if (q[0] & 0x80u) {
-            return 0;
+            return NULL;
         }
         dt |= (uint32_t)q[0] << AIOPROF_ENTER_DT_BITS;
         q++;
     }
+    /* the id: in the tag (1 to 15), or the byte after (in_tag 0: below is all ones), which must
+     * be 1 to 127 */
     uint32_t in_tag = (tag >> AIOPROF_ENTER_ID_SHIFT) & 0x0Fu;
-    uint32_t after = in_tag == 0;
-    uint32_t id_byte = q[0];
-    uint32_t who = in_tag | (id_byte & (0u - after));
-    q += after;
+    uint32_t below = in_tag - 1u;
+    uint32_t who = in_tag | (q[0] & (below >> 8));
+    q += below >> 31;
     uint32_t yield = q[0];
-    if ((who == 0) | (after & (id_byte >> 7)) | (yield >= AIOPROF_TAG_EXIT_RETURN)) {
-        return 0;
+    if (who - 1u >= 0x7Fu || yield >= AIOPROF_TAG_EXIT_RETURN) {
+        return NULL;
     }
     uint32_t ydt = yield & ((1u << AIOPROF_YIELD_DT_BITS) - 1u);
     if (yield & (1u << AIOPROF_YIELD_DT_BITS)) {
         if (q[1] & 0x80u) {
-            return 0;
+            return NULL;
         }
         ydt |= (uint32_t)q[1] << AIOPROF_YIELD_DT_BITS;
         q++;
@@ -141,7 +142,7 @@ AIOPROF_REC_INLINE unsigned aioprof_rec_pair(const uint8_t *p, const uint8_t *en
     *enter_dt = dt;
     *id = who;
     *yield_dt = ydt;
-    return (unsigned)(q + 1 - p);
+    return q + 1;
 }
 
 #endif

@@ -251,25 +251,33 @@ static void on_control(events_t *e, const aioprof_record_t *r)
  * do with them, less the stack (the task's slice opens and closes in the pair) and the time
  * line's clamp (the caller checks that time is not standing still after a step back, and that a
  * pair's dts, at most 2^12, are below half the tick range). Returns where it stopped. */
-static inline __attribute__((always_inline)) const uint8_t *events_pairs(stats_t *s, const uint8_t *p,
-    const uint8_t *end, uint64_t *pos, uint64_t *outside, uint32_t *events)
+typedef struct pairs_run {
+    uint64_t pos;     /* the time line, in ticks */
+    uint64_t outside; /* microseconds outside any task, added */
+    uint32_t events;  /* records read, added */
+} pairs_run_t;
+
+/* Out of the events loop's function: its own registers for the hottest loop of a replay. */
+static __attribute__((noinline)) const uint8_t *events_pairs(stats_t *s, const uint8_t *p, const uint8_t *end,
+    pairs_run_t *run)
 {
     const uint64_t epoch = (uint64_t)s->epoch << 32, slow_us = s->slow_us;
-    uint64_t t = *pos, out = *outside;
+    stats_instance_t *const *recent = s->recent;
+    uint64_t t = run->pos, out = run->outside;
     uint32_t n = 0;
     for (;;) {
         uint32_t enter_dt, id, yield_dt;
-        unsigned len = aioprof_rec_pair(p, end, &enter_dt, &id, &yield_dt);
-        if (len == 0) {
+        const uint8_t *next = aioprof_rec_pair(p, end, &enter_dt, &id, &yield_dt);
+        if (next == NULL) {
             break;
         }
         uint64_t key = epoch | id;
-        stats_instance_t *in = s->recent[key % STATS_RECENT];
+        stats_instance_t *in = recent[key % STATS_RECENT];
         if (in->key != key) {
             break; /* the row is looked up (and may be made) by the events loop */
         }
-        p += len;
-        n += 2;
+        p = next;
+        n++;
         out += enter_dt;
         t += enter_dt + yield_dt;
         in->run_us += yield_dt;
@@ -277,9 +285,9 @@ static inline __attribute__((always_inline)) const uint8_t *events_pairs(stats_t
         stats_hist_add_small(&in->slices, yield_dt); /* below 2^12 */
         stats_dirty(s, in);
     }
-    *pos = t;
-    *outside = out;
-    *events += n;
+    run->pos = t;
+    run->outside = out;
+    run->events += 2u * n;
     return p;
 }
 
@@ -318,7 +326,11 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     const int pairs = !observed && mhz && !late && half > (1u << 12);
     while (p < end) {
         if (pairs && depth == 0 && known_bottom && pos == last && now == base + last) {
-            p = events_pairs(s, p, end, &pos, &outside, &events);
+            pairs_run_t run = {pos, outside, events};
+            p = events_pairs(s, p, end, &run);
+            pos = run.pos;
+            outside = run.outside;
+            events = run.events;
             last = pos;
             now = base + pos;
             if (p >= end) {
