@@ -100,15 +100,16 @@ AIOPROF_REC_INLINE const uint8_t *aioprof_rec_event(const uint8_t *p, const uint
 
 /* A resume and its yield, the commonest stretch of a stream (a task's slice that awaits again): an
  * ENTER whose dt has at most one continuation byte and whose id is in the tag or one byte, then an
- * EXIT_YIELD whose dt has at most one. Read from one 8-byte word without a branch on which parts are
- * there (the id's place in an ENTER comes in no order a predictor learns). Needs 8 bytes before end
- * (it may look past the pair, never past end). Returns the byte after the pair (2 to 5 bytes on),
- * its dts and id set, or NULL: something else, a longer varint, a damaged record, or less than 8
- * bytes left; the caller then reads the records one by one (aioprof_rec_event). */
+ * EXIT_YIELD whose dt has at most one: 2 to 5 bytes, read without a branch on where the id is (its
+ * place comes in no order a predictor learns). Needs AIOPROF_REC_PAIR_MAX bytes before end (it
+ * reads no byte past the pair's longest form). Returns the byte after the pair, its dts and id
+ * set, or NULL: something else, a longer varint, a damaged record, or fewer bytes left; the caller
+ * then reads the records one by one (aioprof_rec_event). */
+#define AIOPROF_REC_PAIR_MAX 5
 AIOPROF_REC_INLINE const uint8_t *aioprof_rec_pair(const uint8_t *p, const uint8_t *end, uint32_t *enter_dt, uint32_t *id,
     uint32_t *yield_dt)
 {
-    if (end - p < 8 || !AIOPROF_TAG_IS_ENTER(p[0])) {
+    if (end - p < AIOPROF_REC_PAIR_MAX || !AIOPROF_TAG_IS_ENTER(p[0])) {
         return NULL;
     }
     uint32_t tag = p[0];
