@@ -98,4 +98,52 @@ AIOPROF_REC_INLINE const uint8_t *aioprof_rec_event(const uint8_t *p, const uint
     return bad ? NULL : p;
 }
 
+/* A resume and its yield, the commonest stretch of a stream (a task's slice that awaits again): an
+ * ENTER whose dt has at most one continuation byte and whose id is in the tag or one byte, then an
+ * EXIT_YIELD whose dt has at most one: 2 to 5 bytes, read without a branch on where the id is (its
+ * place comes in no order a predictor learns). Needs AIOPROF_REC_PAIR_MAX bytes before end (it
+ * reads no byte past the pair's longest form). Returns the byte after the pair, its dts and id
+ * set, or NULL: something else, a longer varint, a damaged record, or fewer bytes left; the caller
+ * then reads the records one by one (aioprof_rec_event). */
+#define AIOPROF_REC_PAIR_MAX 5
+AIOPROF_REC_INLINE const uint8_t *aioprof_rec_pair(const uint8_t *p, const uint8_t *end, uint32_t *enter_dt, uint32_t *id,
+    uint32_t *yield_dt)
+{
+    if (end - p < AIOPROF_REC_PAIR_MAX || !AIOPROF_TAG_IS_ENTER(p[0])) {
+        return NULL;
+    }
+    uint32_t tag = p[0];
+    const uint8_t *q = p + 1;
+    uint32_t dt = tag & ((1u << AIOPROF_ENTER_DT_BITS) - 1u);
+    if (tag & (1u << AIOPROF_ENTER_DT_BITS)) {
+        if (q[0] & 0x80u) {
+            return NULL;
+        }
+        dt |= (uint32_t)q[0] << AIOPROF_ENTER_DT_BITS;
+        q++;
+    }
+    /* the id: in the tag (1 to 15), or the byte after (in_tag 0: below is all ones), which must
+     * be 1 to 127 */
+    uint32_t in_tag = (tag >> AIOPROF_ENTER_ID_SHIFT) & 0x0Fu;
+    uint32_t below = in_tag - 1u;
+    uint32_t who = in_tag | (q[0] & (below >> 8));
+    q += below >> 31;
+    uint32_t yield = q[0];
+    if (who - 1u >= 0x7Fu || yield >= AIOPROF_TAG_EXIT_RETURN) {
+        return NULL;
+    }
+    uint32_t ydt = yield & ((1u << AIOPROF_YIELD_DT_BITS) - 1u);
+    if (yield & (1u << AIOPROF_YIELD_DT_BITS)) {
+        if (q[1] & 0x80u) {
+            return NULL;
+        }
+        ydt |= (uint32_t)q[1] << AIOPROF_YIELD_DT_BITS;
+        q++;
+    }
+    *enter_dt = dt;
+    *id = who;
+    *yield_dt = ydt;
+    return q + 1;
+}
+
 #endif

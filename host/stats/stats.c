@@ -72,6 +72,7 @@ static void stats_start(stats_t *s)
 int stats_init(stats_t *s, size_t instance_cap, uint64_t slow_us)
 {
     memset(s, 0, sizeof *s);
+    stats_hist_small_fill();
     if (instance_cap == 0) {
         instance_cap = STATS_INSTANCE_CAP_DEFAULT;
     }

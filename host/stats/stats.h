@@ -91,6 +91,25 @@ static inline void stats_hist_add(stats_hist_t *h, uint64_t v)
     }
 }
 
+/* The buckets of values below STATS_HIST_SMALL, looked up: a slice's bucket on the replay's hot
+ * path without the clz and shifts (stats_init fills the table, once; stats_hist_bucket is its
+ * truth). */
+#define STATS_HIST_SMALL 4096u
+extern uint8_t stats_hist_small[STATS_HIST_SMALL];
+void stats_hist_small_fill(void);
+
+/* stats_hist_add for v below STATS_HIST_SMALL, once stats_init has run. */
+static inline void stats_hist_add_small(stats_hist_t *h, uint32_t v)
+{
+    unsigned b = stats_hist_small[v];
+    unsigned at = b - h->lo;
+    if (at < h->len) {
+        h->counts[at]++;
+    } else {
+        stats_hist_grow_add(h, b);
+    }
+}
+
 /* The percentiles the views show: p50, p95, p99. */
 #define STATS_PCTS 3u
 extern const double stats_pcts[STATS_PCTS];

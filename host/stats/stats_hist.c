@@ -7,6 +7,18 @@
 
 const double stats_pcts[STATS_PCTS] = {0.50, 0.95, 0.99};
 
+uint8_t stats_hist_small[STATS_HIST_SMALL];
+
+void stats_hist_small_fill(void)
+{
+    if (stats_hist_small[STATS_HIST_SMALL - 1u] != 0) {
+        return; /* filled: its last bucket is far from 0 */
+    }
+    for (unsigned v = 0; v < STATS_HIST_SMALL; v++) {
+        stats_hist_small[v] = (uint8_t)stats_hist_bucket(v);
+    }
+}
+
 /* The range allocated made to hold buckets [from, to). 0 when out of memory. */
 static int hist_cover(stats_hist_t *h, unsigned from, unsigned to)
 {

@@ -245,6 +245,52 @@ static void on_control(events_t *e, const aioprof_record_t *r)
     }
 }
 
+/* Resumes and their yields from p on, while the stream is nothing else (aioprof_rec_pair): no
+ * task runs before each, time runs on, and the task's row is in the lookup cache. Each is a
+ * slice of its yield's dt; the resume's dt passed outside any task. What the events loop would
+ * do with them, less the stack (the task's slice opens and closes in the pair) and the time
+ * line's clamp (the caller checks that time is not standing still after a step back, and that a
+ * pair's dts, at most 2^12, are below half the tick range). Returns where it stopped. */
+typedef struct pairs_run {
+    uint64_t pos;     /* the time line, in ticks */
+    uint64_t outside; /* microseconds outside any task, added */
+    uint32_t events;  /* records read, added */
+} pairs_run_t;
+
+/* Out of the events loop's function: its own registers for the hottest loop of a replay. */
+static __attribute__((noinline)) const uint8_t *events_pairs(stats_t *s, const uint8_t *p, const uint8_t *end,
+    pairs_run_t *run)
+{
+    const uint64_t epoch = (uint64_t)s->epoch << 32, slow_us = s->slow_us;
+    stats_instance_t *const *recent = s->recent;
+    uint64_t t = run->pos, out = run->outside;
+    uint32_t n = 0;
+    for (;;) {
+        uint32_t enter_dt, id, yield_dt;
+        const uint8_t *next = aioprof_rec_pair(p, end, &enter_dt, &id, &yield_dt);
+        if (next == NULL) {
+            break;
+        }
+        uint64_t key = epoch | id;
+        stats_instance_t *in = recent[key % STATS_RECENT];
+        if (in->key != key) {
+            break; /* the row is looked up (and may be made) by the events loop */
+        }
+        p = next;
+        n++;
+        out += enter_dt;
+        t += enter_dt + yield_dt;
+        in->run_us += yield_dt;
+        stats_figures_add(&in->f, yield_dt, slow_us);
+        stats_hist_add_small(&in->slices, yield_dt); /* below 2^12 */
+        stats_dirty(s, in);
+    }
+    run->pos = t;
+    run->outside = out;
+    run->events += 2u * n;
+    return p;
+}
+
 /* Where the events loop stands: what it takes in and gives back. */
 typedef struct run {
     const uint8_t *p;
@@ -275,7 +321,22 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     const uint64_t shift = e->late_shift; /* the turns' time line: set at a frame's start only */
     uint64_t turns = e->n_turns;
     uint32_t enters = e->n_enters;
+    /* the resumes and yields of a report: in pairs, where time runs on (pos is not behind last)
+     * at the microsecond the loop keeps (now is the time of last) */
+    const int pairs = !observed && mhz && !late && half > (1u << 12);
     while (p < end) {
+        if (pairs && depth == 0 && known_bottom && pos == last && now == base + last) {
+            pairs_run_t run = {pos, outside, events};
+            p = events_pairs(s, p, end, &run);
+            pos = run.pos;
+            outside = run.outside;
+            events = run.events;
+            last = pos;
+            now = base + pos;
+            if (p >= end) {
+                break;
+            }
+        }
         tag = *p;
         if (!AIOPROF_TAG_IS_ENTER(tag) && AIOPROF_TAG_IS_CONTROL(tag)) {
             break;

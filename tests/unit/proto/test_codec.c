@@ -10,7 +10,9 @@
 
 #include "aioprof_cobs.h"
 #include "aioprof_crc16.h"
+#include "aioprof_records.h"
 #include "aioprof_varint.h"
+#include "aioprof_wire.h"
 
 static void check_cobs(const uint8_t *in, size_t len, const uint8_t *want, size_t want_len)
 {
@@ -177,18 +179,94 @@ static void crc_table_matches_bytewise(void **state)
         assert_int_equal(aioprof_crc16_step2((uint16_t)c, b0, b1),
             aioprof_crc16_byte(aioprof_crc16_byte((uint16_t)c, b0), b1));
     }
-    uint8_t buf[256];
+    /* every length to past a body's largest, from the usual register and from others (the fast
+     * one folds 16 bytes at a time past 32, where the processor has the instructions) */
+    uint8_t buf[AIOPROF_BODY_MAX + 40];
     srand(3);
-    for (int round = 0; round < 200; round++) {
-        size_t len = (size_t)rand() % sizeof buf;
-        uint16_t a = AIOPROF_CRC16_INIT;
+    for (int round = 0; round < 2000; round++) {
+        size_t len = round < (int)sizeof buf ? (size_t)round : (size_t)rand() % sizeof buf;
+        uint16_t from = round % 3 ? AIOPROF_CRC16_INIT : (uint16_t)rand();
+        uint16_t a = from;
         for (size_t i = 0; i < len; i++) {
             buf[i] = (uint8_t)rand();
             a = aioprof_crc16_byte(a, buf[i]);
         }
-        assert_int_equal(aioprof_crc16(AIOPROF_CRC16_INIT, buf, len), a);
-        assert_int_equal(aioprof_crc16_fast(AIOPROF_CRC16_INIT, buf, len), a);
+        assert_int_equal(aioprof_crc16(from, buf, len), a);
+        assert_int_equal(aioprof_crc16_fast(from, buf, len), a);
     }
+}
+
+/* aioprof_rec_pair on the 8 bytes at w (a pair is at most 5) against the records read one by one (aioprof_rec_event):
+ * it takes exactly the ENTERs whose dt and id fit their one-byte forms followed by such an
+ * EXIT_YIELD, with the same dts and id, and nothing else. Returns whether it took the pair. */
+static int check_pair(const uint8_t *w)
+{
+    uint32_t edt = 0, id = 0, ydt = 0, dt, rid = 0;
+    const uint8_t *after = aioprof_rec_pair(w, w + 8, &edt, &id, &ydt);
+    unsigned len = after ? (unsigned)(after - w) : 0u;
+    unsigned tag = w[0];
+    const uint8_t *enter_end = AIOPROF_TAG_IS_ENTER(tag) ? aioprof_rec_event(w + 1, w + 8, tag, &dt, &rid) : NULL;
+    unsigned short_enter = 1u + ((tag >> AIOPROF_ENTER_DT_BITS) & 1u) + (((tag >> AIOPROF_ENTER_ID_SHIFT) & 0x0Fu) == 0);
+    if (enter_end == NULL || (unsigned)(enter_end - w) != short_enter || *enter_end >= AIOPROF_TAG_EXIT_RETURN) {
+        assert_int_equal(len, 0);
+        return 0;
+    }
+    unsigned ytag = *enter_end;
+    uint32_t rydt, unused = 0;
+    const uint8_t *exit_end = aioprof_rec_event(enter_end + 1, w + 8, ytag, &rydt, &unused);
+    if (exit_end == NULL || (unsigned)(exit_end - enter_end) != 1u + ((ytag >> AIOPROF_YIELD_DT_BITS) & 1u)) {
+        assert_int_equal(len, 0);
+        return 0;
+    }
+    assert_int_equal(len, (unsigned)(exit_end - w));
+    assert_int_equal(edt, dt);
+    assert_int_equal(id, rid);
+    assert_int_equal(ydt, rydt);
+    /* the same from a copy that ends right after its longest form (a sanitizer build sees any
+     * read past it); fewer bytes: never */
+    uint8_t *just = malloc(AIOPROF_REC_PAIR_MAX);
+    assert_non_null(just);
+    memcpy(just, w, AIOPROF_REC_PAIR_MAX);
+    uint32_t edt5 = 0, id5 = 0, ydt5 = 0;
+    assert_ptr_equal(aioprof_rec_pair(just, just + AIOPROF_REC_PAIR_MAX, &edt5, &id5, &ydt5), just + len);
+    assert_true(edt5 == edt && id5 == id && ydt5 == ydt);
+    assert_null(aioprof_rec_pair(just, just + AIOPROF_REC_PAIR_MAX - 1, &edt5, &id5, &ydt5));
+    free(just);
+    return 1;
+}
+
+static void pair_matches_records(void **state)
+{
+    (void)state;
+    /* the bytes where each part of a pair may fall, at the edges of what it takes */
+    static const uint8_t edges[] = {0x00, 0x01, 0x05, 0x1F, 0x20, 0x21, 0x3F, 0x40, 0x5A, 0x70, 0x7F, 0x80, 0x81, 0xC5,
+        0xFF};
+    enum { N = sizeof edges };
+    uint8_t w[8];
+    long taken = 0, tried = 0;
+    for (unsigned tag = 0; tag < 256; tag++) {
+        for (unsigned a = 0; a < N * N * N * N; a++) {
+            w[0] = (uint8_t)tag;
+            w[1] = edges[a % N];
+            w[2] = edges[a / N % N];
+            w[3] = edges[a / N / N % N];
+            w[4] = edges[a / N / N / N];
+            w[5] = w[6] = w[7] = 0x80; /* what follows the pair does not matter */
+            taken += check_pair(w);
+            tried++;
+        }
+    }
+    srand(11);
+    for (int i = 0; i < 1000000; i++) {
+        for (int k = 0; k < 8; k++) {
+            w[k] = (uint8_t)(rand() & (rand() & 1 ? 0x7F : 0xFF));
+        }
+        w[0] |= 0x80u;
+        taken += check_pair(w);
+        tried++;
+    }
+    /* both sides of the check were met often */
+    assert_true(taken > tried / 20 && taken < tried - tried / 20);
 }
 
 int main(void)
@@ -203,6 +281,7 @@ int main(void)
         cmocka_unit_test(varint_rejects_overlong),
         cmocka_unit_test(crc_check_value),
         cmocka_unit_test(crc_table_matches_bytewise),
+        cmocka_unit_test(pair_matches_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
