@@ -460,6 +460,7 @@ static int main_run(session_t *s)
     if (o->duration_s > 0)
         s->deadline_us = monotonic_us() + (uint64_t)(o->duration_s * 1e6);
     s->turn_due = 1;
+    int flowing = 0; /* a live read just returned bytes: the next one does not wait */
 
     while (!main_stop) {
         uint64_t host_us = s->last_us, now = monotonic_us();
@@ -479,7 +480,12 @@ static int main_run(session_t *s)
             continue;
         }
         size_t want = s->replay != NULL ? replay_read_size(s->replay, sizeof buf) : sizeof buf;
-        long n = source_read(s->src, buf, want, run_read_timeout_ms(&s->run, READ_TIMEOUT_MS), &host_us);
+        /* while bytes flow, a read that finds none means the queue is drained: the bytes then
+         * gather (below) instead of the loop waking for the next few */
+        int timeout_ms = flowing ? 0 : run_read_timeout_ms(&s->run, READ_TIMEOUT_MS);
+        long n = source_read(s->src, buf, want, timeout_ms, &host_us);
+        int drained = flowing && n == SOURCE_TIMEOUT;
+        flowing = n > 0 && !s->src->is_file && !run_handshaking(&s->run);
         /* before the bytes: an interval that ended is written without them */
         int device_time = main_lines_device_time(s);
         if (!device_time && main_lines_tick(s, host_us))
@@ -495,6 +501,8 @@ static int main_run(session_t *s)
                 main_wait(s, MAIN_GATHER_MS);
         } else if (n == SOURCE_TIMEOUT) {
             s->turn_due = 1;
+            if (drained)
+                main_wait(s, MAIN_GATHER_MS);
         } else if (n == SOURCE_EOF) {
             if (s->view == NULL) {
                 s->ended = 1;

@@ -149,5 +149,9 @@ int source_pty_open(const char *path, int baud, int write, char *err, size_t err
 /* Waits up to timeout_ms (0: not at all) and reads: n > 0, SOURCE_TIMEOUT, SOURCE_GONE or
  * SOURCE_ERROR. */
 long source_pty_read(int fd, uint8_t *buf, size_t len, int timeout_ms);
+/* Reads what is queued, without a poll before: n > 0, SOURCE_TIMEOUT when nothing is (a raw tty's
+ * read answers 0 then, as after a hang-up: the poll that follows a timeout tells them apart),
+ * SOURCE_GONE or SOURCE_ERROR. */
+long source_pty_read_queued(int fd, uint8_t *buf, size_t len);
 
 #endif

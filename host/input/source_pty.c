@@ -82,3 +82,16 @@ long source_pty_read(int fd, uint8_t *buf, size_t len, int timeout_ms)
         return SOURCE_GONE;
     return SOURCE_ERROR;
 }
+
+long source_pty_read_queued(int fd, uint8_t *buf, size_t len)
+{
+    ssize_t n = read(fd, buf, len);
+    if (n > 0)
+        return (long)n;
+    /* VMIN 0 and VTIME 0: a read of an empty buffer returns 0 at once, before O_NONBLOCK's EAGAIN */
+    if (n == 0 || errno == EAGAIN || errno == EINTR)
+        return SOURCE_TIMEOUT;
+    if (errno == EIO || errno == ENXIO || errno == ENODEV)
+        return SOURCE_GONE;
+    return SOURCE_ERROR;
+}

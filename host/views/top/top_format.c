@@ -363,6 +363,23 @@ int top_format_fit(char *out, size_t size, const char *s, int width, const char 
     size_t len = strlen(s);
     size_t i = 0;
     while (i < len) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7F) {
+            /* printable ASCII, most of what is drawn: one column, nothing to decode */
+            if (w + 1 > width || o + 1 + mark_len + 1 > size) {
+                memcpy(out + o_fit, cut_mark, mark_len);
+                out[o_fit + mark_len] = '\0';
+                return w_fit + 1;
+            }
+            out[o++] = (char)c;
+            w++;
+            i++;
+            if (w <= width - 1) {
+                o_fit = o;
+                w_fit = w;
+            }
+            continue;
+        }
         wchar_t wc;
         size_t n = mbrtowc(&wc, s + i, len - i, &st);
         int cw;

@@ -41,6 +41,45 @@ const char *top_sep(const top_view_t *v)
     return v->unicode ? " \xC2\xB7 " : " | ";
 }
 
+/* A cell's width in printable ASCII (most of what is drawn: figures, names, labels) goes straight
+ * into the window's cells, text and attribute together (addchnstr): addstr decodes each byte as
+ * a multibyte character, half of a refresh's cost. Returns 0 when the text is not all ASCII, or
+ * longer than the room (the caller then draws it with addstr). */
+#define TOP_PUT_MAX 512
+
+static int top_put_ascii(int y, int x, const char *text, int pad_before, int pad_after, attr_t attr)
+{
+    chtype cells[TOP_PUT_MAX];
+    int n = 0;
+    if (pad_before < 0 || pad_after < 0 || pad_before + pad_after >= TOP_PUT_MAX) {
+        return 0;
+    }
+    for (; n < pad_before; n++) {
+        cells[n] = ' ' | attr;
+    }
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7F || n + pad_after >= TOP_PUT_MAX) {
+            return 0;
+        }
+        cells[n++] = *p | attr;
+    }
+    for (int i = 0; i < pad_after; i++) {
+        cells[n++] = ' ' | attr;
+    }
+    mvaddchnstr(y, x, cells, n);
+    return 1;
+}
+
+/* n spaces at the cursor, a few calls for a wide pad rather than one addch each */
+static void top_draw_spaces(int n)
+{
+    static const char spaces[] = "                                                                ";
+    const int most = (int)sizeof spaces - 1;
+    for (; n > 0; n -= most) {
+        addnstr(spaces, n < most ? n : most);
+    }
+}
+
 /* Draws s in [x, x + width) of line y, cut to fit, right-aligned or left-aligned and padded with
  * spaces in the same attribute. Returns x + width. */
 int top_draw_cell(const top_view_t *v, int y, int x, int width, const char *s, int right, attr_t attr)
@@ -53,18 +92,17 @@ int top_draw_cell(const top_view_t *v, int y, int x, int width, const char *s, i
         width = v->width - x;
     }
     int w = top_format_fit(buf, sizeof buf, s, width, top_cut_mark(v));
+    if (top_put_ascii(y, x, buf, right ? width - w : 0, right ? 0 : width - w, attr)) {
+        return x + width;
+    }
     attrset(attr);
     move(y, x);
     if (right) {
-        for (int i = w; i < width; i++) {
-            addch(' ');
-        }
+        top_draw_spaces(width - w);
     }
     addstr(buf);
     if (!right) {
-        for (int i = w; i < width; i++) {
-            addch(' ');
-        }
+        top_draw_spaces(width - w);
     }
     attrset(A_NORMAL);
     return x + width;
@@ -78,6 +116,9 @@ int top_draw_seg(const top_view_t *v, int y, int x, const char *s, attr_t attr)
         return x;
     }
     int w = top_format_fit(buf, sizeof buf, s, v->width - x, top_cut_mark(v));
+    if (top_put_ascii(y, x, buf, 0, 0, attr)) {
+        return x + w;
+    }
     attrset(attr);
     mvaddstr(y, x, buf);
     attrset(A_NORMAL);

@@ -129,6 +129,13 @@ top_view_t *top_view_open(const top_view_options_t *o, int *usage)
         atexit(top_view_atexit);
         top_atexit_registered = 1;
     }
+    /* ncurses 6.4 writes its output out at each cursor move of a refresh (twenty write(2)s for a
+     * refresh of the table, each a wake-up of the terminal) while the screen is in the state newterm
+     * left it in; a screen left once and come back to writes each refresh in one go. So it is left
+     * and come back to here, before anything is drawn and before the modes are set (endwin turns
+     * the keypad off). */
+    endwin();
+    doupdate();
     cbreak(); /* Ctrl-C stays a signal: main's handler ends the loop, top_view_close restores */
     noecho();
     nonl();
