@@ -642,7 +642,7 @@ AIOPROF_INLINE void prof_enter(aioprof_t *p, aioprof_task_t *t, uint32_t late)
 #endif
 
 #if AIOPROF_STOP
-static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now);
+static void prof_stop_set(aioprof_t *p, unsigned stop, uint32_t now);
 #endif
 
 static size_t drain_locked(aioprof_t *p, uint32_t start, int due, uint32_t s);
@@ -678,7 +678,7 @@ static size_t prof_event(aioprof_t *p, aioprof_task_t *t, uint32_t late, unsigne
     }
 #if AIOPROF_STOP
     if (what != PROF_FLUSH) {
-        prof_stop(p, what == PROF_CLOSE, now);
+        prof_stop_set(p, what == PROF_CLOSE, now);
     } else
 #endif
     if (p->fw.open) {
@@ -745,7 +745,7 @@ void aioprof_flush(aioprof_t *p)
 
 #if AIOPROF_STOP
 /* aioprof_close (stop 1: unless stopped) and aioprof_reopen (0: if stopped), inside the lock. */
-static void prof_stop(aioprof_t *p, unsigned stop, uint32_t now)
+static void prof_stop_set(aioprof_t *p, unsigned stop, uint32_t now)
 {
     if (((p->pending & AIOPROF_PENDING_STOPPED) != 0) == stop) {
         return;
@@ -776,7 +776,7 @@ void aioprof_close(aioprof_t *p)
         return;
     }
     uint32_t s = prof_lock(p);
-    prof_stop(p, 1, prof_now(p));
+    prof_stop_set(p, 1, prof_now(p));
     prof_unlock(p, s);
 #endif
 }
@@ -790,7 +790,7 @@ void aioprof_reopen(aioprof_t *p)
         return;
     }
     uint32_t s = prof_lock(p);
-    prof_stop(p, 0, prof_now(p));
+    prof_stop_set(p, 0, prof_now(p));
     prof_unlock(p, s);
 #endif
 }
