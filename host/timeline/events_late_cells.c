@@ -6,20 +6,6 @@
 
 #include "events_late_private.h"
 
-/* Each culprit's time in the turns [a, b) added to acc, or taken off (ck_walk without its
- * choice in the loop). */
-static inline void turns_op(const events_t *e, uint64_t a, uint64_t b, uint64_t *restrict acc, const int sub)
-{
-    const events_turn_t *restrict turns = e->turns;
-    uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
-    for (uint64_t k = a; k < b; k++) {
-        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
-        acc[t->cell] += sub ? at - next : next - at;
-        at = next;
-    }
-}
-
 /* The running sums before turn k, once the sums are past k (after late_ck_advance_to): taken off acc's
  * n cells (sub), or made acc's n cells (sub 0). From the checkpoint nearest k (or the sums
  * themselves, at ck_turn) and the turns between it and k: either checkpoint around k is there
@@ -38,9 +24,9 @@ static inline void ck_before_op(const events_t *e, uint64_t k, uint64_t *restric
         cells_copy(acc, at, n);
     }
     if (from_lo) {
-        turns_op(e, lo, k, acc, sub); /* the sums at lo and the turns from lo to k */
+        late_turns_walk(e, lo, k, sub, acc); /* the sums at lo and the turns from lo to k */
     } else {
-        turns_op(e, k, up_to, acc, !sub); /* those at up_to less the turns from k to up_to */
+        late_turns_walk(e, k, up_to, !sub, acc); /* those at up_to less the turns from k to up_to */
     }
 }
 

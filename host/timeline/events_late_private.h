@@ -165,4 +165,19 @@ static inline void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v
 int late_windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
     const uint64_t *from, const uint64_t *before);
 
+/* Each culprit's time in the turns [a, b) added to acc, or taken off when negate (the arithmetic
+ * is modulo 2^64, and a window's cells end non-negative): the walk both the cells (events_late_cells.c)
+ * and the checkpoints (events_late_sums.c) take over the frame's turns. */
+static inline void late_turns_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint64_t *restrict acc)
+{
+    const events_turn_t *restrict turns = e->turns;
+    uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
+    for (uint64_t k = a; k < b; k++) {
+        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
+        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+        acc[t->cell] += negate ? at - next : next - at;
+        at = next;
+    }
+}
+
 #endif

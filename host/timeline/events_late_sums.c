@@ -175,20 +175,6 @@ int late_ck_advance(events_t *e, const uint32_t *win, uint32_t n_win, uint32_t *
     return late_ck_cells(e) && late_ck_advance_to(e, win, n_win, snapped, NULL, 0);
 }
 
-/* Each culprit's time in the turns [a, b) added to acc (subtracted when negate: the arithmetic is
- * modulo 2^64, and a window's cells end non-negative). */
-static void ck_walk(const events_t *e, uint64_t a, uint64_t b, int negate, uint64_t *restrict acc)
-{
-    const events_turn_t *restrict turns = e->turns;
-    uint64_t at = turns[a & (EVENTS_TURNS - 1u)].at;
-    for (uint64_t k = a; k < b; k++) {
-        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
-        acc[t->cell] += negate ? at - next : next - at;
-        at = next;
-    }
-}
-
 /* Each culprit's time in the turns before k (k at most ck_turn), in sums: the nearest checkpoint
  * (or the sums themselves, at ck_turn) and the turns between it and k. 0 when none near k can be
  * used (k within ck_every turns of the oldest turn kept, and the sums far ahead). */
@@ -209,9 +195,9 @@ static int ck_at(const events_t *e, uint64_t k, uint64_t *restrict sums)
         : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
     memcpy(sums, at, e->ck_n * sizeof *sums);
     if (up) {
-        ck_walk(e, lo, k, 0, sums);
+        late_turns_walk(e, lo, k, 0, sums);
     } else {
-        ck_walk(e, k, hi, 1, sums);
+        late_turns_walk(e, k, hi, 1, sums);
     }
     return 1;
 }
@@ -233,9 +219,9 @@ static int ck_at_into(const events_t *e, uint64_t k, uint64_t *restrict hi, cons
     uint64_t near = up ? lo : up_to;
     *at = near == e->ck_turn ? ck_sums(e) : e->scratch.ck + ck_place(e, near) * e->scratch.ck_stride;
     if (up) {
-        ck_walk(e, lo, k, 1, hi); /* the sums before k are *at and these turns: taken off hi */
+        late_turns_walk(e, lo, k, 1, hi); /* the sums before k are *at and these turns: taken off hi */
     } else {
-        ck_walk(e, k, up_to, 0, hi); /* *at less these turns: added to hi */
+        late_turns_walk(e, k, up_to, 0, hi); /* *at less these turns: added to hi */
     }
     return 1;
 }
@@ -253,7 +239,7 @@ int late_ck_ends(const events_t *e, uint64_t u, uint64_t *snap_u, uint64_t s, ui
     uint64_t *fix = hi_buf; /* where the part of turn s before the window is taken off */
     if (u - s <= ck_every(e)) {
         memset(hi_buf, 0, n * sizeof *hi_buf);
-        ck_walk(e, s, u, 0, hi_buf);
+        late_turns_walk(e, s, u, 0, hi_buf);
         *hi = hi_buf;
         *lo = NULL;
     } else {
