@@ -42,44 +42,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 PY_FILES = ("aioprof.py", "aioprof_fallback.py", "aioprof_frames.py", "aioprof_wrapper.py")
 DEADLINE_S = 300  # per boot; a run takes a few seconds
+sys.path.insert(0, os.path.join(REPO, "tests", "micropython"))
+import qemu_session  # noqa: E402 (its file system in RAM)
+
 TIMER_HZ = 25000000  # the MPS2's CMSDK timers count the 25 MHz peripheral clock
 
 # Mounts a read-only file system in RAM with the given files, first on sys.path.
-RAMFS = """
-import io, vfs
-class _RamFile(io.IOBase):
-    def __init__(self, data):
-        self.data = data
-        self.off = 0
-    def readinto(self, buf):
-        n = min(len(buf), len(self.data) - self.off)
-        buf[:n] = self.data[self.off:self.off + n]
-        self.off += n
-        return n
-    def read(self, n=-1):
-        if n < 0:
-            n = len(self.data) - self.off
-        b = bytes(self.data[self.off:self.off + n])
-        self.off += len(b)
-        return b
-    def ioctl(self, req, arg):
-        return 0
-class _RamFS:
-    def __init__(self, files):
-        self.files = files
-    def mount(self, readonly, mkfs):
-        pass
-    def umount(self):
-        pass
-    def stat(self, path):
-        path = path.lstrip("/")
-        if path == "":
-            return (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        if path in self.files:
-            return (0x8000, 0, 0, 0, 0, 0, len(self.files[path]), 0, 0, 0)
-        raise OSError(2)
-    def open(self, path, mode):
-        return _RamFile(self.files[path.lstrip("/")])
+RAMFS = qemu_session.RAMFS_CLASSES + """\
 _b = __import__("binascii").a2b_base64
 vfs.mount(_RamFS({%s}), "/ram")
 del _b

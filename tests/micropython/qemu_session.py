@@ -56,8 +56,9 @@ def source(name):
         return f.read()
 
 
-# Mounts a read-only file system in RAM holding the given files, for the native module's .mpy.
-RAMFS = """
+# A read-only file system in RAM (its classes; tests/bench/qemu_overhead.py mounts its own files
+# with them).
+RAMFS_CLASSES = """
 import io, vfs
 class _RamFile(io.IOBase):
     def __init__(self, data):
@@ -68,6 +69,12 @@ class _RamFile(io.IOBase):
         buf[:n] = self.data[self.off:self.off + n]
         self.off += n
         return n
+    def read(self, n=-1):
+        if n < 0:
+            n = len(self.data) - self.off
+        b = bytes(self.data[self.off:self.off + n])
+        self.off += len(b)
+        return b
     def ioctl(self, req, arg):
         return 0
 class _RamFS:
@@ -86,6 +93,9 @@ class _RamFS:
         raise OSError(2)
     def open(self, path, mode):
         return _RamFile(self.files[path.lstrip("/")])
+"""
+# Mounts a read-only file system in RAM holding the given files, for the native module's .mpy.
+RAMFS = RAMFS_CLASSES + """\
 vfs.mount(_RamFS({"_aioprof_native.mpy": memoryview(__import__("binascii").a2b_base64(%r))}), "/ram")
 sys.path.insert(0, "/ram")
 """
