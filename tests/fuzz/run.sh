@@ -118,6 +118,8 @@ for t in "${targets[@]}"; do
     else
         echo "fuzz: $t: FAILED (log: $build/fuzz-$t.log; input saved in $build/fuzz-artifacts/)" >&2
         grep -E 'ERROR|SUMMARY|check failed|Test unit written' "$build/fuzz-$t.log" | head -20 >&2 || true
+        # where it happened: the stack's frames in our own code (not the fuzzer's or libc's)
+        grep -E '^ +#[0-9]+ .* in [A-Za-z_].* '"$src"'/' "$build/fuzz-$t.log" | head -12 >&2 || true
         status=1
     fi
 done
