@@ -21,8 +21,10 @@
 #define BAUD_BURST_BYTES 256u
 #define BIT_US_PER_BYTE (10u * 1000000u)
 /* The end of a pty run waits for the reader to take what is queued, and gives up once the queue
- * has not moved for this long (nobody reads any more). */
+ * has not moved for LINGER_US (nobody reads any more), or for LINGER_FIRST_US while it has not
+ * moved at all (a reader that is still starting: a loaded machine, a person typing its command). */
 #define LINGER_US 2000000u
+#define LINGER_FIRST_US 10000000u
 #define LINGER_EMPTY_CHECKS 5
 
 /* Raw mode by hand (cfmakeraw is not POSIX): no echo, no line editing, no CR/LF mapping, 8 bits.
@@ -135,8 +137,8 @@ static void pty_linger(const sim_output_t *o)
 {
     uint64_t moved = sim_wall_us();
     int empty_checks = 0;
-    int last = -1;
-    while (empty_checks < LINGER_EMPTY_CHECKS && sim_wall_us() - moved < LINGER_US) {
+    int last = -1, changes = 0;
+    while (empty_checks < LINGER_EMPTY_CHECKS && sim_wall_us() - moved < (changes > 1 ? LINGER_US : LINGER_FIRST_US)) {
         struct timespec step = {0, 20000000};
         struct pollfd pfd = {.fd = o->pty_slave, .events = POLLIN};
         int queued = 0;
@@ -145,6 +147,7 @@ static void pty_linger(const sim_output_t *o)
         if (queued != last) {
             last = queued;
             moved = sim_wall_us();
+            changes++; /* the first is the queue as the run left it */
         }
         empty_checks = queued == 0 && !(pfd.revents & POLLIN) ? empty_checks + 1 : 0;
         nanosleep(&step, NULL);

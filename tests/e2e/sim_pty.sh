@@ -18,13 +18,26 @@ trap cleanup EXIT
 
 # read_pty LINK OUT [CHUNK PAUSE_S]: waits for the path in LINK, then reads that pty into OUT until
 # the simulator (sim_pid) closes it; CHUNK bytes at a time with a pause after each (a slow reader).
+# The reader is under way before the path appears (python's start can take seconds on a loaded
+# machine), and opens the pty as soon as it does.
 read_pty() {
-    local i
-    for ((i = 0; i < 600; i++)); do [ -s "$1" ] && break; sleep 0.05; done
-    [ -s "$1" ] || { echo "no pty path in $1"; cat "$tmp/err"; exit 1; }
-    timeout 120 python3 - "$(cat "$1")" "$2" "${3:-4096}" "${4:-0}" "$sim_pid" <<'PY'
+    timeout 120 python3 - "$1" "$2" "${3:-4096}" "${4:-0}" "$sim_pid" <<'PY' || { cat "$tmp/err"; exit 1; }
 import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NOCTTY)
+for _ in range(6000):
+    try:
+        path = open(sys.argv[1]).read().strip()
+    except OSError:
+        path = ""
+    if path:
+        break
+    time.sleep(0.01)
+else:
+    sys.exit("no pty path in %s after 60 s" % sys.argv[1])
+sys.argv[1] = path
+try:
+    fd = os.open(path, os.O_RDONLY | os.O_NOCTTY)
+except OSError as e:
+    sys.exit("the reader could not open %s: %s" % (path, e.strerror))
 # A pty is opened by its number, and a number is given again once its pty closed: go on only if the
 # simulator still holds it (then it is the simulator's), never read another program's terminal.
 fds = "/proc/%s/fd" % sys.argv[5]
@@ -92,7 +105,7 @@ PY
 
 # a slow reader, 500 bytes every 0.3 s: the simulator (virtual clock: done at once) keeps the pty
 # open until the reader has taken the last byte, although that takes longer than the 2 s it waits
-# for a reader that took nothing
+# once a reader stops taking
 "$AIOPROF_SIM" -w seed --duration 40 --pty --pty-link "$tmp/slowlink" --truth "$tmp/slow.json" 2> "$tmp/err" &
 sim_pid=$!
 read_pty "$tmp/slowlink" "$tmp/slow.bin" 500 0.3
