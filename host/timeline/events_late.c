@@ -249,6 +249,7 @@ void events_free(events_t *e)
     free(m->num);
     free(m->ck);
     free(m->snap);
+    free(m->turn_snap);
     memset(m, 0, sizeof *m);
     e->ck_n = 0;
 }
