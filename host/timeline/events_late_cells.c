@@ -115,13 +115,25 @@ static uint64_t turn_snaps_advance(events_t *e)
     const uint64_t end = e->n_turns - 1u, every = ck_every(e), ck_turn = e->ck_turn;
     const size_t stride = m->ck_stride;
     uint64_t *restrict sums = ck_sums(e);
+    uint64_t at = turns[ck_turn & (EVENTS_TURNS - 1u)].at;
+    uint64_t *restrict time_turn = m->time_turn;
+    uint64_t step = m->time_next; /* the next step to be given its turn */
     if (m->turn_snap_end != ck_turn) {
         m->turn_snap_lo = ck_turn; /* the sums moved on without them, or began again */
+        step = (at + (1u << EVENTS_TIME_STEP_LOG2) - 1u) >> EVENTS_TIME_STEP_LOG2;
+        m->time_lo = step;
     }
-    uint64_t at = turns[ck_turn & (EVENTS_TURNS - 1u)].at;
     for (uint64_t k = ck_turn; k < end; k++) {
         const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
         uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+        /* the steps that begin in turn k (at <= step's time < next) */
+        uint64_t upto = (next + (1u << EVENTS_TIME_STEP_LOG2) - 1u) >> EVENTS_TIME_STEP_LOG2;
+        if (upto - step > EVENTS_TIME_STEPS_TURN) {
+            step = m->time_lo = upto; /* a long turn: the steps start again after it */
+        }
+        for (; step < upto; step++) {
+            time_turn[step & (EVENTS_TIME_STEPS - 1u)] = k;
+        }
         cells_copy(turn_snap(e, k), sums, EVENTS_SNAP_CELLS);
         if ((k & (every - 1u)) == 0) {
             cells_copy(m->ck + ck_place(e, k) * stride, sums, EVENTS_SNAP_CELLS); /* the cells past are 0 */
@@ -132,8 +144,34 @@ static uint64_t turn_snaps_advance(events_t *e)
     cells_copy(turn_snap(e, end), sums, EVENTS_SNAP_CELLS);
     e->ck_turn = end;
     m->turn_snap_end = end;
+    m->time_next = step;
+    if (step - m->time_lo > EVENTS_TIME_STEPS) {
+        m->time_lo = step - EVENTS_TIME_STEPS;
+    }
     uint64_t lo = end + 1u >= EVENTS_TURN_SNAPS ? end + 1u - EVENTS_TURN_SNAPS : 0;
     return lo > m->turn_snap_lo ? lo : m->turn_snap_lo;
+}
+
+/* The first turn of the window [from, ...) whose ENTER is turn u: late_turn_at(e, oldest, u, from),
+ * from the turn at from's step and the few turns after it, while from's step is kept. */
+static inline uint64_t first_turn(const events_t *e, uint64_t oldest, uint64_t u, uint64_t from)
+{
+    const events_scratch_t *m = &e->scratch;
+    const events_turn_t *turns = e->turns;
+    uint64_t step = from >> EVENTS_TIME_STEP_LOG2;
+    if (step >= m->time_lo && step < m->time_next) {
+        uint64_t k = m->time_turn[step & (EVENTS_TIME_STEPS - 1u)];
+        if (k >= oldest && k < u) {
+            for (unsigned walked = 0; walked < 8u; walked++) {
+                if (k + 1u >= u || turns[(k + 1u) & (EVENTS_TURNS - 1u)].at > from) {
+                    return k;
+                }
+                k++;
+            }
+            return late_turn_at(e, k, u, from);
+        }
+    }
+    return late_turn_at(e, oldest, u, from);
 }
 
 /* The frame's windows into their cells from the sums kept before each turn (unwatched, at most
@@ -146,21 +184,21 @@ static int windows_snapped(events_t *e, uint64_t oldest, const uint32_t *win, ui
     if (e->n_turns == 0 || e->ck_turn > e->n_turns - 1u) {
         return 0;
     }
-    if (m->turn_snap == NULL) {
+    if (m->turn_snap == NULL || m->time_turn == NULL) {
+        free(m->turn_snap);
         m->turn_snap = malloc((size_t)EVENTS_TURN_SNAPS * EVENTS_SNAP_CELLS * sizeof *m->turn_snap);
-        if (m->turn_snap == NULL) {
+        m->time_turn = m->time_turn ? m->time_turn : malloc(EVENTS_TIME_STEPS * sizeof *m->time_turn);
+        if (m->turn_snap == NULL || m->time_turn == NULL) {
             return 0;
         }
         m->turn_snap_end = UINT64_MAX;
     }
     uint64_t kept = turn_snaps_advance(e);
-    uint64_t first[EVENTS_FRAME_ENTERS];
-    late_windows_first(e, oldest, win, n_win, from, first);
     const events_turn_t *turns = e->turns;
     for (uint32_t j = 0; j < n_win; j++) {
         uint32_t i = win[j];
         uint64_t *restrict acc = cells[j];
-        uint64_t u = e->enters[i].turn, k = first[i];
+        uint64_t u = e->enters[i].turn, k = first_turn(e, oldest, u, from[i]);
         if (k >= kept && u >= kept) {
             cells_add_diff(acc, turn_snap(e, u), turn_snap(e, k), EVENTS_SNAP_CELLS);
         } else {

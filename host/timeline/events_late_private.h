@@ -155,23 +155,23 @@ static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict ac
 }
 
 /* acc + (v - w): a window's time from the sums at its two ends, added to its cells */
-static inline void cells_add_diff(uint64_t *restrict acc, const uint64_t *restrict v, const uint64_t *restrict w,
+static inline __attribute__((always_inline)) void cells_add_diff(uint64_t *restrict acc, const uint64_t *restrict v, const uint64_t *restrict w,
     size_t n)
 {
     cells_op_diff(acc, v, w, n, CELLS_DIFF);
 }
 
-static inline void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline __attribute__((always_inline)) void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_ADD);
 }
 
-static inline void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline __attribute__((always_inline)) void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_SUB);
 }
 
-static inline void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline __attribute__((always_inline)) void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_COPY);
 }
