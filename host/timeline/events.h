@@ -56,11 +56,6 @@ typedef struct events_turn {
 #define EVENTS_CK_FLAT 256u  /* past this many cells per checkpoint, the checkpoints thin out (as
                                 many fewer as the cells are more): their memory stays 16 MB */
 #define EVENTS_CK_MAX (STATS_NAME_CAP + 8u) /* culprits the sums number: every name row there may be */
-#define EVENTS_TURN_SNAPS 1024u /* turns whose sums are kept whole, while they have few culprits */
-#define EVENTS_SNAP_CELLS 16u   /* that few: the gaps and 14 names */
-#define EVENTS_TIME_STEP_LOG2 7u /* and the turn at each 128 us of them, for the windows' starts */
-#define EVENTS_TIME_STEPS 4096u
-#define EVENTS_TIME_STEPS_TURN 64u /* a turn longer than this many steps: none before it are kept */
 typedef struct events_scratch {
     uint64_t *blame_us;     /* a window's time per culprit, at who + 3, then the walk's list's */
     int32_t *blamed;        /* the culprits a walk touched */
@@ -72,13 +67,6 @@ typedef struct events_scratch {
     unsigned ck_wide;       /* the checkpoints' spacing is EVENTS_CK_EVERY << ck_wide turns (events_late.c) */
     uint64_t *snap;         /* the sums at each of a frame's late ENTERs (snap_cap cells) */
     size_t snap_cap;
-    uint64_t *turn_snap;    /* the sums before each of the last EVENTS_TURN_SNAPS turns summed, of
-                               EVENTS_SNAP_CELLS cells each (events_late_cells.c) */
-    uint64_t turn_snap_lo;  /* the oldest turn whose sums it holds... */
-    uint64_t turn_snap_end; /* ...and the newest (ck_turn when they were made; UINT64_MAX: none) */
-    uint64_t *time_turn;    /* per 2^EVENTS_TIME_STEP_LOG2 us of the turns kept whole: the turn then */
-    uint64_t time_lo, time_next; /* the steps it holds: [time_lo, time_next) (of the newest
-                                    EVENTS_TIME_STEPS) */
 } events_scratch_t;
 
 typedef struct events_enter {

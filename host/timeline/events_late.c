@@ -249,8 +249,6 @@ void events_free(events_t *e)
     free(m->num);
     free(m->ck);
     free(m->snap);
-    free(m->turn_snap);
-    free(m->time_turn);
     memset(m, 0, sizeof *m);
     e->ck_n = 0;
 }

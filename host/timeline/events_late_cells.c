@@ -2,7 +2,6 @@
  * instance rows' cells, while every culprit has a slot there (stats_late_window_cells). Per
  * window: the sums at its ENTER added as the sums pass it (events_late_sums.c), those at its start
  * taken off, the starts in the order they begin. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "events_late_private.h"
@@ -94,130 +93,6 @@ static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win
     }
 }
 
-/* ---- the sums before each recent turn kept whole (scratch.turn_snap: EVENTS_TURN_SNAPS turns, of
- * EVENTS_SNAP_CELLS cells), while the culprits are that few: a window's time is then the difference
- * of two of them, its ENTER's and its first turn's, in one pass over its cells; no walk from a
- * checkpoint. Made as the sums pass each turn, a copy of the cells a turn. ---- */
-
-static inline uint64_t *turn_snap(const events_t *e, uint64_t k)
-{
-    return e->scratch.turn_snap + (size_t)(k & (EVENTS_TURN_SNAPS - 1u)) * EVENTS_SNAP_CELLS;
-}
-
-/* The sums advanced over every turn that has ended (after late_ck_cells), the sums before each
- * kept, and a checkpoint at each ck_every-th. Returns the oldest turn whose sums are kept: those
- * made before (from turn_snap_lo on) when the sums went on from where they stopped, else from
- * the sums' turn. At most EVENTS_SNAP_CELLS culprits. */
-static uint64_t turn_snaps_advance(events_t *e)
-{
-    events_scratch_t *m = &e->scratch;
-    const events_turn_t *restrict turns = e->turns;
-    const uint64_t end = e->n_turns - 1u, every = ck_every(e), ck_turn = e->ck_turn;
-    const size_t stride = m->ck_stride;
-    uint64_t *restrict sums = ck_sums(e);
-    uint64_t at = turns[ck_turn & (EVENTS_TURNS - 1u)].at;
-    uint64_t *restrict time_turn = m->time_turn;
-    uint64_t step = m->time_next; /* the next step to be given its turn */
-    if (m->turn_snap_end != ck_turn) {
-        m->turn_snap_lo = ck_turn; /* the sums moved on without them, or began again */
-        step = (at + (1u << EVENTS_TIME_STEP_LOG2) - 1u) >> EVENTS_TIME_STEP_LOG2;
-        m->time_lo = step;
-    }
-    for (uint64_t k = ck_turn; k < end; k++) {
-        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
-        /* the steps that begin in turn k (at <= step's time < next) */
-        uint64_t upto = (next + (1u << EVENTS_TIME_STEP_LOG2) - 1u) >> EVENTS_TIME_STEP_LOG2;
-        if (upto - step > EVENTS_TIME_STEPS_TURN) {
-            step = m->time_lo = upto; /* a long turn: the steps start again after it */
-        }
-        for (; step < upto; step++) {
-            time_turn[step & (EVENTS_TIME_STEPS - 1u)] = k;
-        }
-        cells_copy(turn_snap(e, k), sums, EVENTS_SNAP_CELLS);
-        if ((k & (every - 1u)) == 0) {
-            cells_copy(m->ck + ck_place(e, k) * stride, sums, EVENTS_SNAP_CELLS); /* the cells past are 0 */
-        }
-        sums[t->cell] += next - at;
-        at = next;
-    }
-    cells_copy(turn_snap(e, end), sums, EVENTS_SNAP_CELLS);
-    e->ck_turn = end;
-    m->turn_snap_end = end;
-    m->time_next = step;
-    if (step - m->time_lo > EVENTS_TIME_STEPS) {
-        m->time_lo = step - EVENTS_TIME_STEPS;
-    }
-    uint64_t lo = end + 1u >= EVENTS_TURN_SNAPS ? end + 1u - EVENTS_TURN_SNAPS : 0;
-    return lo > m->turn_snap_lo ? lo : m->turn_snap_lo;
-}
-
-/* The first turn of the window [from, ...) whose ENTER is turn u: late_turn_at(e, oldest, u, from),
- * from the turn at from's step and the few turns after it, while from's step is kept. */
-static inline uint64_t first_turn(const events_t *e, uint64_t oldest, uint64_t u, uint64_t from)
-{
-    const events_scratch_t *m = &e->scratch;
-    const events_turn_t *turns = e->turns;
-    uint64_t step = from >> EVENTS_TIME_STEP_LOG2;
-    if (step >= m->time_lo && step < m->time_next) {
-        uint64_t k = m->time_turn[step & (EVENTS_TIME_STEPS - 1u)];
-        if (k >= oldest && k < u) {
-            for (unsigned walked = 0; walked < 8u; walked++) {
-                if (k + 1u >= u || turns[(k + 1u) & (EVENTS_TURNS - 1u)].at > from) {
-                    return k;
-                }
-                k++;
-            }
-            return late_turn_at(e, k, u, from);
-        }
-    }
-    return late_turn_at(e, oldest, u, from);
-}
-
-/* The frame's windows into their cells from the sums kept before each turn (unwatched, at most
- * EVENTS_SNAP_CELLS culprits): 0 (nothing done) when they are not kept (no memory, or the sums
- * ahead of the turns). A window's first turn older than those kept is made from a checkpoint. */
-static int windows_snapped(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win, const uint64_t *from,
-    const uint64_t *before, uint64_t *const *cells)
-{
-    events_scratch_t *m = &e->scratch;
-    if (e->n_turns == 0 || e->ck_turn > e->n_turns - 1u) {
-        return 0;
-    }
-    if (m->turn_snap == NULL || m->time_turn == NULL) {
-        free(m->turn_snap);
-        m->turn_snap = malloc((size_t)EVENTS_TURN_SNAPS * EVENTS_SNAP_CELLS * sizeof *m->turn_snap);
-        m->time_turn = m->time_turn ? m->time_turn : malloc(EVENTS_TIME_STEPS * sizeof *m->time_turn);
-        if (m->turn_snap == NULL || m->time_turn == NULL) {
-            return 0;
-        }
-        m->turn_snap_end = UINT64_MAX;
-    }
-    uint64_t kept = turn_snaps_advance(e);
-    const events_turn_t *turns = e->turns;
-    for (uint32_t j = 0; j < n_win; j++) {
-        uint32_t i = win[j];
-        uint64_t *restrict acc = cells[j];
-        uint64_t u = e->enters[i].turn, k = first_turn(e, oldest, u, from[i]);
-        if (k >= kept && u >= kept) {
-            cells_add_diff(acc, turn_snap(e, u), turn_snap(e, k), EVENTS_SNAP_CELLS);
-        } else {
-            uint64_t *tmp = ck_sums(e) + m->ck_stride;
-            ck_before_op(e, u, tmp, EVENTS_SNAP_CELLS, 0);
-            cells_add(acc, tmp, EVENTS_SNAP_CELLS);
-            ck_before_op(e, k, acc, EVENTS_SNAP_CELLS, 1);
-        }
-        const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-        if (from[i] < t->at) {
-            acc[0] += t->at - from[i]; /* k is the oldest turn kept, and began after the window */
-        } else {
-            acc[t->cell] -= from[i] - t->at; /* the part of turn k before the window */
-        }
-        acc[0] += before[i];
-    }
-    return 1;
-}
-
 /* The frame's windows straight into their rows' cells (stats_late_window_cells), when the sums
  * are kept, their numbering is the rows' slots' (cell c for slot c - 2, the gaps first), and
  * nobody watches the windows one by one: each window's cells take the sums at its ENTER as the
@@ -238,21 +113,17 @@ int late_windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32
         }
     }
     size_t n = (e->ck_n + 1u) & ~(size_t)1u;
-    size_t room = n < EVENTS_SNAP_CELLS ? EVENTS_SNAP_CELLS : n; /* cells each row's array has */
     uint64_t *cells[EVENTS_FRAME_ENTERS];
     stats_instance_t *ins[EVENTS_FRAME_ENTERS];
     for (uint32_t j = 0; j < n_win; j++) {
         ins[j] = e->enters[win[j]].in;
     }
-    if (stats_late_window_cells(s, ins, n_win, room, cells) != n_win) {
+    if (stats_late_window_cells(s, ins, n_win, n, cells) != n_win) {
         return 0; /* the windows given cells hold nothing yet: taken as the others are */
     }
     /* watched: each window's own time is wanted, for its culprit: made in a snapshot of the
      * sums at its ENTER (vec[j]), then added to its cells; else made in its cells directly */
     int watched = e->obs != NULL && e->obs->late != NULL;
-    if (!watched && e->ck_n <= EVENTS_SNAP_CELLS && windows_snapped(e, oldest, win, n_win, from, before, cells)) {
-        return 1;
-    }
     uint64_t *vec_at[EVENTS_FRAME_ENTERS];
     uint64_t *const *vec = cells;
     uint32_t snapped = 0;

@@ -97,16 +97,12 @@ static inline cell_pair_t pair_at(const uint64_t *p)
     return v;
 }
 
-enum { CELLS_ADD, CELLS_SUB, CELLS_COPY, CELLS_DIFF };
+enum { CELLS_ADD, CELLS_SUB, CELLS_COPY };
 
-/* a pair of acc: + v, - v, = v, or + v - w (CELLS_DIFF) */
 static inline __attribute__((always_inline)) void cell_pair_op(uint64_t *restrict acc, const uint64_t *restrict v,
-    const uint64_t *restrict w, size_t c, const int op)
+    size_t c, const int op)
 {
     cell_pair_t b = pair_at(v + c);
-    if (op == CELLS_DIFF) {
-        b -= pair_at(w + c);
-    }
     if (op != CELLS_COPY) {
         cell_pair_t a = pair_at(acc + c);
         b = op == CELLS_SUB ? a - b : a + b;
@@ -114,15 +110,15 @@ static inline __attribute__((always_inline)) void cell_pair_op(uint64_t *restric
     memcpy(acc + c, &b, sizeof b);
 }
 
-#define CELLS_PAIR(k) cell_pair_op(acc, v, w, 2u * (k), op)
+#define CELLS_PAIR(k) cell_pair_op(acc, v, 2u * (k), op)
 _Static_assert(STATS_LATE_CELLS <= 34u, "cells_op unrolls at most 17 pairs");
 
-static inline __attribute__((always_inline)) void cells_op_diff(uint64_t *restrict acc, const uint64_t *restrict v,
-    const uint64_t *restrict w, size_t n, const int op)
+static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict acc, const uint64_t *restrict v,
+    size_t n, const int op)
 {
     if (n > STATS_LATE_CELLS) {
         for (size_t c = 0; c < n; c += 2u) {
-            cell_pair_op(acc, v, w, c, op);
+            cell_pair_op(acc, v, c, op);
         }
         return;
     }
@@ -148,30 +144,17 @@ static inline __attribute__((always_inline)) void cells_op_diff(uint64_t *restri
     }
 }
 
-static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict acc, const uint64_t *restrict v,
-    size_t n, const int op)
-{
-    cells_op_diff(acc, v, v, n, op);
-}
-
-/* acc + (v - w): a window's time from the sums at its two ends, added to its cells */
-static inline __attribute__((always_inline)) void cells_add_diff(uint64_t *restrict acc, const uint64_t *restrict v, const uint64_t *restrict w,
-    size_t n)
-{
-    cells_op_diff(acc, v, w, n, CELLS_DIFF);
-}
-
-static inline __attribute__((always_inline)) void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_ADD);
 }
 
-static inline __attribute__((always_inline)) void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_SUB);
 }
 
-static inline __attribute__((always_inline)) void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_COPY);
 }

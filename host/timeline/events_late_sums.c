@@ -79,7 +79,6 @@ void events_late_restart(events_t *e)
     e->ck_n = 0;
     e->ck_turn = 0;
     e->ck_off = 0;
-    e->scratch.turn_snap_end = UINT64_MAX; /* the turns' sums kept are of the stream before */
 }
 
 /* The frame's culprits numbered in the running sums (the sums grown to hold them): 0 when they
