@@ -144,6 +144,7 @@ typedef struct events {
     uint64_t frame_shift;   /* late_shift before this frame's base was placed */
     uint64_t frame_turn;    /* the frame's first turn */
     int frame_gc;           /* a GC record of this frame put turns in (events_mem.c) */
+    uint64_t gc_until;      /* where the last GC record's turns end, on the turns' time line */
     int late_capped;        /* a lateness too long to count was cut to STATS_LATE_MAX_US (said once) */
     uint64_t ck_turn;       /* the running sums cover the turns before it (events_late.c) */
     size_t ck_n;            /* culprits numbered in the sums */

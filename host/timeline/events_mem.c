@@ -71,20 +71,21 @@ void events_mem_gc(events_t *e, uint32_t dt, uint32_t duration)
     events_turn(e, start, stats_gc_row(s));
     events_turn(e, end, EVENTS_WHO_OUTSIDE);
     e->frame_gc = 1;
+    e->gc_until = end + e->late_shift;
 }
 
 void events_mem_turns_fix(events_t *e)
 {
-    if (!e->frame_gc) {
+    /* a hostile GC record may end after the events that follow it, in its frame or in the next
+     * ones: the turns kept in order from the one before the frame on (the windows' sums take
+     * differences of them), a no-op for any device that tells the truth */
+    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
+    uint64_t k = e->frame_turn > oldest ? e->frame_turn : oldest + 1u;
+    if (!e->frame_gc && (e->frame_turn >= e->n_turns || e->turns[e->frame_turn % EVENTS_TURNS].at >= e->gc_until)) {
         return;
     }
     e->frame_gc = 0;
-    /* a hostile GC record may end after the event that follows it: the frame's turns kept in
-     * order (the windows' sums take differences of them), a no-op for any device that tells the
-     * truth */
-    uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
-    uint64_t k = e->frame_turn > oldest ? e->frame_turn : oldest;
-    for (k++; k < e->n_turns; k++) {
+    for (; k < e->n_turns; k++) {
         const events_turn_t *prev = &e->turns[(k - 1u) % EVENTS_TURNS];
         events_turn_t *t = &e->turns[k % EVENTS_TURNS];
         if (t->at < prev->at) {

@@ -66,7 +66,10 @@ static void watch_late(void *user, const pipeline_late_t *l)
 {
     fuzz_watch_t *w = user;
     if (l->end_us < l->start_us || l->blocked_us > l->end_us - l->start_us) {
-        abort();
+        char what[160];
+        snprintf(what, sizeof what, "a late window from %llu to %llu us whose culprit took %llu us of it",
+            (unsigned long long)l->start_us, (unsigned long long)l->end_us, (unsigned long long)l->blocked_us);
+        fuzz_fail(what, l->blocked_by);
     }
     w->slices++; /* a "waiting" slice in the trace */
     w->inner->late(w->x, l);
@@ -77,7 +80,8 @@ static void watch_span(void *user, const pipeline_span_t *sp)
 {
     fuzz_watch_t *w = user;
     if (sp->end_us < sp->start_us || sp->name == NULL) {
-        abort();
+        fuzz_fail(sp->name == NULL ? "a span's piece without a name" : "a span's piece that ends before it begins",
+            sp->name);
     }
     w->slices++; /* a nested slice in the trace */
     w->inner->span(w->x, sp);

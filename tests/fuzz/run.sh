@@ -2,7 +2,8 @@
 # Runs every libFuzzer target of a fuzz build, SECONDS in all, shared equally (run by `make fuzz`).
 # The seed corpus is made now, from the simulator of the same tree when it is built, plus the
 # golden vectors; the corpus the fuzzer grows is kept in BUILD/fuzz-corpus/ for the next run.
-# A crash leaves its input in BUILD/fuzz-artifacts/ and makes this script fail.
+# A crash leaves its input in BUILD/fuzz-artifacts/ and makes this script fail; once mended, the
+# input goes to tests/fuzz/found/ (a seed of every run after).
 #
 # Usage: tests/fuzz/run.sh FUZZ_BUILD_DIR [SECONDS]   (default 120)
 set -euo pipefail
@@ -97,6 +98,9 @@ if len(made) >= 2:
     open(sys.argv[1] + "/rec-concatenated", "wb").write(b"\x05\x2a" + made[0][:1500] + made[1][:2000])
 PY
 find "$seeds" -size 2c -delete   # a simulator that printed nothing
+# Inputs that once failed (tests/fuzz/found/, named target-what): seeds of every target, so that
+# each run starts by trying them again.
+cp "$src"/tests/fuzz/found/* "$seeds"/ 2>/dev/null || true
 echo "fuzz: $(find "$seeds" -type f | wc -l) seed inputs"
 
 status=0
@@ -118,6 +122,8 @@ for t in "${targets[@]}"; do
     else
         echo "fuzz: $t: FAILED (log: $build/fuzz-$t.log; input saved in $build/fuzz-artifacts/)" >&2
         grep -E 'ERROR|SUMMARY|check failed|Test unit written' "$build/fuzz-$t.log" | head -20 >&2 || true
+        # where it happened: the stack's frames in our own code (not the fuzzer's or libc's)
+        grep -E '^ +#[0-9]+ .* in [A-Za-z_].* '"$src"'/' "$build/fuzz-$t.log" | head -12 >&2 || true
         status=1
     fi
 done

@@ -250,6 +250,49 @@ static void test_hostile_late_unit(void **state)
     free(f.out);
 }
 
+/* A hostile GC record between slices that ends after the next frame's first event (frame one:
+ * early runs [100, 1100), then a collection said to run [3100, 6100); frame two begins at 2000):
+ * the events after it are pushed to its end on the turns, in the next frame as in its own, so
+ * that a window is never blamed for more than it lasted. victim's window of 5500 before its
+ * ENTER at 6100: early 500, no task 2000, the collection 3000. */
+static void test_gc_past_its_frame(void **state)
+{
+    (void)state;
+    fb_t f;
+    fb_init(&f, 32);
+    fb_open(&f, 0, 0);
+    fb_hello_late_mem(&f, AIOPROF_HELLO_FLAG_BOOT, 1, 1, AIOPROF_MEM_GC_COUNT | AIOPROF_MEM_GC_TIME);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 1, 0, "early", NULL);
+    fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "victim", NULL);
+    fb_enter(&f, 1, 100);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 1000);
+    uint8_t b[16];
+    size_t n = put_varint(b, 5000);
+    n += put_varint(b + n, 3000);
+    fb_control(&f, AIOPROF_OP_GC, b, n);
+    const uint32_t v0[] = {0};
+    late_values(&f, v0, 1);
+    fb_close(&f);
+    fb_open(&f, 2000, 0);
+    fb_enter(&f, 2, 0);
+    fb_exit(&f, AIOPROF_EXIT_YIELD, 200);
+    const uint32_t v1[] = {5500};
+    late_values(&f, v1, 1);
+    fb_close(&f);
+    for (size_t piece = 0; piece <= 5; piece += 5) {
+        pipeline_t *p = run(&f, piece);
+        const stats_late_t *l = &late_row(p, "victim")->late;
+        assert_int_equal(l->total_us, 5500);
+        assert_int_equal(blamed(p, l, "early"), 500);
+        assert_int_equal(blamed(p, l, "(gc)"), 3000);
+        assert_int_equal(l->outside_us, 2000);
+        assert_int_equal(l->unknown_us, 0);
+        parts_add_up(l);
+        pipeline_free(p);
+    }
+    free(f.out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_after_dropped_events),
         cmocka_unit_test(test_before_a_reset),
         cmocka_unit_test(test_hostile_late_unit),
+        cmocka_unit_test(test_gc_past_its_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
