@@ -255,16 +255,25 @@ typedef struct pairs_run {
     uint64_t pos;     /* the time line, in ticks */
     uint64_t outside; /* microseconds outside any task, added */
     uint32_t events;  /* records read, added */
+    /* lateness reported: the turns and the frame's ENTERs, kept as the events loop keeps them */
+    uint64_t turns;   /* turns so far */
+    uint32_t enters;  /* the frame's ENTERs so far */
+    uint64_t at_base; /* a turn's time: this plus the tick (the frame's base and late_shift) */
 } pairs_run_t;
 
-/* Out of the events loop's function: its own registers for the hottest loop of a replay. */
-static __attribute__((noinline)) const uint8_t *events_pairs(stats_t *s, const uint8_t *p, const uint8_t *end,
-    pairs_run_t *run)
+/* The pairs' loop; with late, each pair's two turns (its task from the resume on, no task from
+ * the yield on: the pair begins and ends with no task running) and its ENTER kept too. */
+static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t *e, stats_t *s, const uint8_t *p,
+    const uint8_t *end, pairs_run_t *run, const int late)
 {
     const uint64_t epoch = (uint64_t)s->epoch << 32, slow_us = s->slow_us;
     stats_instance_t *const *recent = s->recent;
     uint64_t t = run->pos, out = run->outside;
     uint32_t n = 0;
+    events_turn_t *restrict turns = late ? e->turns : NULL;
+    events_enter_t *restrict enters = late ? e->enters : NULL;
+    uint64_t k = run->turns, at_base = run->at_base;
+    uint32_t m = run->enters;
     for (;;) {
         uint32_t enter_dt, id, yield_dt;
         const uint8_t *next = aioprof_rec_pair(p, end, &enter_dt, &id, &yield_dt);
@@ -273,13 +282,20 @@ static __attribute__((noinline)) const uint8_t *events_pairs(stats_t *s, const u
         }
         uint64_t key = epoch | id;
         stats_instance_t *in = recent[key % STATS_RECENT];
-        if (in->key != key) {
+        if (in->key != key || (late && m == EVENTS_FRAME_ENTERS)) {
             break; /* the row is looked up (and may be made) by the events loop */
         }
         p = next;
         n++;
         out += enter_dt;
-        t += enter_dt + yield_dt;
+        t += enter_dt;
+        if (late) {
+            turns[k % EVENTS_TURNS] = (events_turn_t){.at = at_base + t, .who = in->name};
+            enters[m++] = (events_enter_t){.in = in, .key = key, .turn = k};
+            turns[(k + 1u) % EVENTS_TURNS] = (events_turn_t){.at = at_base + t + yield_dt, .who = EVENTS_WHO_OUTSIDE};
+            k += 2u;
+        }
+        t += yield_dt;
         in->run_us += yield_dt;
         stats_figures_add(&in->f, yield_dt, slow_us);
         stats_hist_add_small(&in->slices, yield_dt); /* below 2^12 */
@@ -288,7 +304,22 @@ static __attribute__((noinline)) const uint8_t *events_pairs(stats_t *s, const u
     run->pos = t;
     run->outside = out;
     run->events += 2u * n;
+    run->turns = k;
+    run->enters = m;
     return p;
+}
+
+/* Out of the events loop's function: their own registers for the hottest loop of a replay. */
+static __attribute__((noinline)) const uint8_t *events_pairs(events_t *e, const uint8_t *p, const uint8_t *end,
+    pairs_run_t *run)
+{
+    return pairs_loop(e, e->stats, p, end, run, 0);
+}
+
+static __attribute__((noinline)) const uint8_t *events_pairs_late(events_t *e, const uint8_t *p, const uint8_t *end,
+    pairs_run_t *run)
+{
+    return pairs_loop(e, e->stats, p, end, run, 1);
 }
 
 /* Where the events loop stands: what it takes in and gives back. */
@@ -323,14 +354,16 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     uint32_t enters = e->n_enters;
     /* the resumes and yields of a report: in pairs, where time runs on (pos is not behind last)
      * at the microsecond the loop keeps (now is the time of last) */
-    const int pairs = !observed && mhz && !late && half > (1u << 12);
+    const int pairs = !observed && mhz && half > (1u << 12);
     while (p < end) {
         if (pairs && depth == 0 && known_bottom && pos == last && now == base + last) {
-            pairs_run_t run = {pos, outside, events};
-            p = events_pairs(s, p, end, &run);
+            pairs_run_t run = {pos, outside, events, turns, enters, base + shift};
+            p = late ? events_pairs_late(e, p, end, &run) : events_pairs(e, p, end, &run);
             pos = run.pos;
             outside = run.outside;
             events = run.events;
+            turns = run.turns;
+            enters = run.enters;
             last = pos;
             now = base + pos;
             if (p >= end) {

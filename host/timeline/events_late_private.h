@@ -144,17 +144,17 @@ static inline __attribute__((always_inline)) void cells_op(uint64_t *restrict ac
     }
 }
 
-static inline void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline __attribute__((always_inline)) void cells_add(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_ADD);
 }
 
-static inline void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline __attribute__((always_inline)) void cells_sub(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_SUB);
 }
 
-static inline void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
+static inline __attribute__((always_inline)) void cells_copy(uint64_t *restrict acc, const uint64_t *restrict v, size_t n)
 {
     cells_op(acc, v, n, CELLS_COPY);
 }
