@@ -23,12 +23,14 @@ task in each state, at a few paddings (names interned before the timed program: 
   reference:   what the device's figure is judged by: the work (the C engines: the hooked run and
                the forwarding one share enable()'s heap, so the allocator's scan for asyncio's
                frame, which the padding and enable() move by thousands of instructions a switch,
-               is the same in both), else (python) the least hooked switch over the paddings less
-               the least switch without the hook (that scan only adds).
+               is the same in both; it leaves out the wrappers' own forwarding, docs/usage.md),
+               else (python) the least hooked switch over the paddings less the least switch
+               without the hook (that scan only adds).
 Prints a line per padding, then per engine "engine E measured_ns M says_ns S error R spread_ns D
 header H share F [work_ns W work_error R2] ref work|least ref_ns X ref_error R3 deterministic
-yes|NO" (medians over the paddings; the first padding's runs are done twice, and must agree). Exit 0 when the runs ran (the caller judges
-the figures), 1 when one failed, 77 when the firmwares are not named (a sentence says which).
+yes|NO" (medians over the paddings; the first padding's runs are done twice, and must agree).
+Exit 0 when the runs ran (the caller judges the figures), 1 when one failed, 77 when the
+firmwares are not named (a sentence says which).
 
 usage: qemu_overhead.py AIOPROF_TOP OUTDIR [ENGINE...]   (firmware, native, python; default all)
 Environment: AIOPROF_MPY_QEMU_FIRMWARE (with the C module: the firmware engine),
@@ -63,12 +65,12 @@ sys.path.insert(0, "/ram")
 # One run, in two programs: the first mounts the files, imports aioprof and the engine's module
 # (with the hook and without, the same names are interned before the timed program) and interns
 # `pad` names more; the second is timed. Why the padding: what ran before moves a switch's cost
-# (the same no-hook run 94 or 129 us a switch), through the allocator (traced with
+# (the same no-hook run 92.8 or 123.1 us a switch), through the allocator (traced with
 # tests/bench/qemu_trace.py, instructions per function per switch): at every switch asyncio calls
 # IOQueue.wait_io_event, whose frame is too big for the C stack (fun_bc_call: more than 11 words)
 # and is allocated on the heap and freed; gc_alloc's first-fit scan starts at the lowest free block
 # and passes every hole smaller than the frame's five blocks, so a switch pays for the heap's
-# fragmentation below its free tail: 518 instructions at padding 0 without the hook, 151 with the
+# fragmentation below its free tail: 519 instructions at padding 0 without the hook, 78 with the
 # wrappers forwarding (enable()'s small allocations fill the holes: the wrappers look cheaper than
 # none), 4,836 at padding 37 after the holes were filled by hand. Nothing else moved by more
 # than 48 instructions (find_qstr: the padded names' pools); the map lookup cache did not move.
