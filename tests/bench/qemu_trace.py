@@ -100,7 +100,8 @@ def main():
     keys = set(A) | set(B)
     print("qemu_trace: %s, instructions a switch: %s pad %d %.1f, %s pad %d %.1f, %+.1f" % (
         engine, sa, pa, sum(A.values()), sb, pb, sum(B.values()), sum(B.values()) - sum(A.values())))
-    for k in sorted(keys, key=lambda k: -abs(B.get(k, 0) - A.get(k, 0)))[:int(os.environ.get("BENCH_QEMU_TRACE_TOP", "25"))]:
+    top = int(os.environ.get("BENCH_QEMU_TRACE_TOP", "25"))
+    for k in sorted(keys, key=lambda k: -abs(B.get(k, 0) - A.get(k, 0)))[:top]:
         print("%10.1f %10.1f %+10.1f  %s" % (A.get(k, 0), B.get(k, 0), B.get(k, 0) - A.get(k, 0), k))
     return 0
 
