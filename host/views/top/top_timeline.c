@@ -49,17 +49,23 @@ static uint32_t saturate32(uint64_t v)
 }
 
 /* The task's entry in the cache of name hashes: the name is hashed again only when what the
- * observer says of the task may have changed. */
-static const top_timeline_task_t *task_hashed(top_timeline_t *t, const pipeline_task_t *task)
+ * observer says of the task may have changed (out of line: the common case is the check). */
+static __attribute__((noinline)) void task_rehash(top_timeline_task_t *c, uint64_t key, const pipeline_task_t *task)
+{
+    c->used = 1;
+    c->inst_key = key;
+    c->version = task->version;
+    c->name = task->name;
+    c->name_hash = task->name ? top_timeline_name_hash(task->name) : 0;
+}
+
+static inline __attribute__((always_inline)) const top_timeline_task_t *task_hashed(top_timeline_t *t,
+    const pipeline_task_t *task)
 {
     uint64_t key = (uint64_t)task->epoch << 32 | task->id;
     top_timeline_task_t *c = &t->cache[(task->id ^ task->epoch * 0x9E3779B1u) & (TOP_TIMELINE_CACHE - 1u)];
     if (!c->used || c->inst_key != key || c->version != task->version || c->name != (const void *)task->name) {
-        c->used = 1;
-        c->inst_key = key;
-        c->version = task->version;
-        c->name = task->name;
-        c->name_hash = task->name ? top_timeline_name_hash(task->name) : 0;
+        task_rehash(c, key, task);
     }
     return c;
 }
@@ -83,32 +89,31 @@ void top_timeline_add_span(top_timeline_t *t, const pipeline_span_t *s)
 
 void top_timeline_add(top_timeline_t *t, const pipeline_slice_t *s)
 {
-    if (t->ring == NULL) {
+    top_timeline_slice_t *const ring = t->ring;
+    if (ring == NULL) {
         return;
     }
     const top_timeline_task_t *c = task_hashed(t, &s->task);
-    uint64_t key = c->inst_key;
-    top_timeline_slice_t *e = &t->ring[t->added & RING_MASK];
-    if (t->added >= TOP_TIMELINE_SLICES) {
+    const uint64_t added = t->added, start = s->start_us, end_us = s->end_us;
+    top_timeline_slice_t *e = &ring[added & RING_MASK];
+    if (added >= TOP_TIMELINE_SLICES) {
         /* the oldest goes: what ended before its end may be gone too */
         uint64_t gone = e->start_us + e->span_us;
         if (gone > t->known_from_us) {
             t->known_from_us = gone;
         }
     }
-    e->start_us = s->start_us;
-    e->inst_key = key;
-    e->name_hash = c->name_hash;
-    e->span_us = saturate32(s->end_us - s->start_us);
-    e->self_us = saturate32(s->self_us);
-    t->added++;
-    uint64_t end = e->start_us + e->span_us;
+    uint32_t span = saturate32(end_us - start);
+    *e = (top_timeline_slice_t){.start_us = start, .inst_key = c->inst_key, .name_hash = c->name_hash,
+        .span_us = span, .self_us = saturate32(s->self_us)};
+    t->added = added + 1u;
+    uint64_t end = start + span;
     if (end < t->last_end_us) {
         t->ends_sorted = 0; /* a slice longer than its saturated span: the ring is walked whole */
     }
     t->last_end_us = end;
-    if (s->end_us > t->latest_us) {
-        t->latest_us = s->end_us;
+    if (end_us > t->latest_us) {
+        t->latest_us = end_us;
     }
 }
 
