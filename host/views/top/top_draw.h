@@ -25,6 +25,9 @@ const char *top_sep(const top_view_t *v);
 int top_draw_cell(const top_view_t *v, int y, int x, int width, const char *s, int right, attr_t attr);
 /* Draws s at x as far as the line goes. Returns the x after it. */
 int top_draw_seg(const top_view_t *v, int y, int x, const char *s, attr_t attr);
+/* n copies of one glyph (a character of one column, UTF-8) from x on line y, straight into the
+ * window's cells in one call (a rule). */
+void top_draw_glyphs(int y, int x, const char *glyph, int n, attr_t attr);
 /* "label N" with N coloured as a count of bad things. */
 int top_draw_counter(const top_view_t *v, int y, int x, const char *label, uint64_t n);
 

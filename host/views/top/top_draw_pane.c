@@ -16,14 +16,8 @@ void top_draw_pane(const top_view_t *v)
     if (l->pane_h == 0) {
         return;
     }
-    char rule[16], title[160];
-    snprintf(rule, sizeof rule, "%s", v->unicode ? "\xE2\x94\x80" : "-");
-    move(l->pane_y, 0);
-    attrset(v->pane_focus ? A_BOLD : A_DIM);
-    for (int x = 0; x < v->width; x++) {
-        addstr(rule);
-    }
-    attrset(A_NORMAL);
+    char title[160];
+    top_draw_glyphs(l->pane_y, 0, v->unicode ? "\xE2\x94\x80" : "-", v->width, v->pane_focus ? A_BOLD : A_DIM);
     uint64_t shown = v->frozen ? v->text_frozen : v->text_total, end = top_pane_end(v);
     int x = top_draw_seg(v, l->pane_y, 2, " device output ", v->pane_focus ? A_BOLD : A_DIM);
     if (end < shown) {

@@ -52,27 +52,46 @@ static const char *outside_glyph(const top_view_t *v, uint8_t c)
     return (v->unicode ? utf8 : ascii)[c <= TOP_OUTSIDE_UNKNOWN ? c : 0];
 }
 
-/* Draws a lane's cells from x: runs of the same glyph in one call each. */
+/* Draws a lane's cells from x, straight into the window's cells in one call (add_wchnstr; in
+ * ASCII, addchnstr): addstr decoded each glyph as a multibyte character, most of a timeline's
+ * refresh. Each cell value's glyph is made once a call. */
 void top_draw_lane(const top_view_t *v, int y, int x, const uint8_t *cells, int n, int outside)
 {
-    char run[TOP_TIMELINE_CELLS_MAX * 3 + 8];
-    move(y, x);
-    for (int i = 0; i < n;) {
-        attr_t attr = A_DIM;
-        const char *g = outside ? outside_glyph(v, cells[i]) : cell_glyph(v, cells[i], &attr);
-        size_t gl = strlen(g), len = 0;
-        int j = i;
-        while (j < n && cells[j] == cells[i] && len + gl < sizeof run) {
-            memcpy(run + len, g, gl);
-            len += gl;
-            j++;
-        }
-        run[len] = '\0';
-        attrset(attr);
-        addstr(run);
-        i = j;
+    enum { KINDS = 8 };
+    n = n > (int)TOP_TIMELINE_CELLS_MAX ? (int)TOP_TIMELINE_CELLS_MAX : n;
+    if (n <= 0) {
+        return;
     }
-    attrset(A_NORMAL);
+    attr_t attrs[KINDS];
+    const char *glyphs[KINDS];
+    for (int k = 0; k < KINDS; k++) {
+        attrs[k] = A_DIM;
+        glyphs[k] = outside ? outside_glyph(v, (uint8_t)k) : cell_glyph(v, (uint8_t)k, &attrs[k]);
+    }
+    if (!v->unicode) {
+        chtype line[TOP_TIMELINE_CELLS_MAX], kind[KINDS];
+        for (int k = 0; k < KINDS; k++) {
+            kind[k] = (chtype)(unsigned char)glyphs[k][0] | attrs[k];
+        }
+        for (int i = 0; i < n; i++) {
+            line[i] = kind[cells[i] < KINDS ? cells[i] : 0];
+        }
+        mvaddchnstr(y, x, line, n);
+        return;
+    }
+    static cchar_t line[TOP_TIMELINE_CELLS_MAX];
+    cchar_t kind[KINDS];
+    for (int k = 0; k < KINDS; k++) {
+        wchar_t wc[2] = {0, 0};
+        if (mbtowc(&wc[0], glyphs[k], strlen(glyphs[k])) <= 0) {
+            wc[0] = L' ';
+        }
+        setcchar(&kind[k], wc, attrs[k] & ~A_COLOR, (short)PAIR_NUMBER(attrs[k]), NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        line[i] = kind[cells[i] < KINDS ? cells[i] : 0];
+    }
+    mvadd_wchnstr(y, x, line, n);
 }
 
 /* The heading: the label column's title, then the ticks (top_timeline_ticks), the edge's name

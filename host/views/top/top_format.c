@@ -229,10 +229,34 @@ static int fixed(char *buf, size_t size, uint64_t us, uint64_t unit, int decimal
         whole++;
         frac -= scale;
     }
-    if (decimals == 0) {
-        return snprintf(buf, size, "%" PRIu64 "%s", whole, suffix);
+    /* the digits by hand: snprintf was most of a table's refresh, this is called for every figure */
+    char text[48], rev[24];
+    int n = 0, k = 0;
+    do {
+        rev[k++] = (char)('0' + whole % 10u);
+        whole /= 10u;
+    } while (whole > 0);
+    while (k > 0) {
+        text[n++] = rev[--k];
     }
-    return snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64 "%s", whole, decimals, frac, suffix);
+    if (decimals > 0) {
+        text[n++] = '.';
+        for (int i = decimals - 1; i >= 0; i--) {
+            text[n + i] = (char)('0' + frac % 10u);
+            frac /= 10u;
+        }
+        n += decimals;
+    }
+    for (const char *p = suffix; *p && n < (int)sizeof text - 1; p++) {
+        text[n++] = *p;
+    }
+    /* as snprintf: what fits, terminated, and the whole length returned */
+    if (size > 0) {
+        size_t keep = (size_t)n < size - 1 ? (size_t)n : size - 1;
+        memcpy(buf, text, keep);
+        buf[keep] = '\0';
+    }
+    return n;
 }
 
 size_t top_format_ms(char *out, size_t size, uint64_t us, int width)

@@ -9,6 +9,8 @@
 #endif
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "top_draw.h"
 
@@ -68,6 +70,24 @@ static int top_put_ascii(int y, int x, const char *text, int pad_before, int pad
     }
     mvaddchnstr(y, x, cells, n);
     return 1;
+}
+
+void top_draw_glyphs(int y, int x, const char *glyph, int n, attr_t attr)
+{
+    static cchar_t line[TOP_PUT_MAX];
+    wchar_t wc[2] = {L' ', 0};
+    cchar_t one;
+    if (mbtowc(&wc[0], glyph, strlen(glyph)) <= 0) {
+        wc[0] = L' ';
+    }
+    setcchar(&one, wc, attr & ~A_COLOR, (short)PAIR_NUMBER(attr), NULL);
+    int most = n > TOP_PUT_MAX ? TOP_PUT_MAX : n;
+    for (int i = 0; i < most; i++) {
+        line[i] = one;
+    }
+    for (int at = 0; at < n; at += TOP_PUT_MAX) {
+        mvadd_wchnstr(y, x + at, line, n - at < TOP_PUT_MAX ? n - at : TOP_PUT_MAX);
+    }
 }
 
 /* n spaces at the cursor, a few calls for a wide pad rather than one addch each */

@@ -10,6 +10,7 @@
 int top_timeline_init(top_timeline_t *t)
 {
     memset(t, 0, sizeof *t);
+    t->ends_sorted = 1;
     t->ring = malloc(TOP_TIMELINE_SLICES * sizeof *t->ring);
     return t->ring ? 0 : -1;
 }
@@ -28,6 +29,8 @@ void top_timeline_clear(top_timeline_t *t)
     t->spans_added = 0;
     t->known_from_us = 0;
     t->latest_us = 0;
+    t->ends_sorted = 1;
+    t->last_end_us = 0;
     memset(t->cache, 0, sizeof t->cache);
 }
 
@@ -46,17 +49,23 @@ static uint32_t saturate32(uint64_t v)
 }
 
 /* The task's entry in the cache of name hashes: the name is hashed again only when what the
- * observer says of the task may have changed. */
-static const top_timeline_task_t *task_hashed(top_timeline_t *t, const pipeline_task_t *task)
+ * observer says of the task may have changed (out of line: the common case is the check). */
+static __attribute__((noinline)) void task_rehash(top_timeline_task_t *c, uint64_t key, const pipeline_task_t *task)
+{
+    c->used = 1;
+    c->inst_key = key;
+    c->version = task->version;
+    c->name = task->name;
+    c->name_hash = task->name ? top_timeline_name_hash(task->name) : 0;
+}
+
+static inline __attribute__((always_inline)) const top_timeline_task_t *task_hashed(top_timeline_t *t,
+    const pipeline_task_t *task)
 {
     uint64_t key = (uint64_t)task->epoch << 32 | task->id;
     top_timeline_task_t *c = &t->cache[(task->id ^ task->epoch * 0x9E3779B1u) & (TOP_TIMELINE_CACHE - 1u)];
     if (!c->used || c->inst_key != key || c->version != task->version || c->name != (const void *)task->name) {
-        c->used = 1;
-        c->inst_key = key;
-        c->version = task->version;
-        c->name = task->name;
-        c->name_hash = task->name ? top_timeline_name_hash(task->name) : 0;
+        task_rehash(c, key, task);
     }
     return c;
 }
@@ -80,27 +89,31 @@ void top_timeline_add_span(top_timeline_t *t, const pipeline_span_t *s)
 
 void top_timeline_add(top_timeline_t *t, const pipeline_slice_t *s)
 {
-    if (t->ring == NULL) {
+    top_timeline_slice_t *const ring = t->ring;
+    if (ring == NULL) {
         return;
     }
     const top_timeline_task_t *c = task_hashed(t, &s->task);
-    uint64_t key = c->inst_key;
-    top_timeline_slice_t *e = &t->ring[t->added & RING_MASK];
-    if (t->added >= TOP_TIMELINE_SLICES) {
+    const uint64_t added = t->added, start = s->start_us, end_us = s->end_us;
+    top_timeline_slice_t *e = &ring[added & RING_MASK];
+    if (added >= TOP_TIMELINE_SLICES) {
         /* the oldest goes: what ended before its end may be gone too */
         uint64_t gone = e->start_us + e->span_us;
         if (gone > t->known_from_us) {
             t->known_from_us = gone;
         }
     }
-    e->start_us = s->start_us;
-    e->inst_key = key;
-    e->name_hash = c->name_hash;
-    e->span_us = saturate32(s->end_us - s->start_us);
-    e->self_us = saturate32(s->self_us);
-    t->added++;
-    if (s->end_us > t->latest_us) {
-        t->latest_us = s->end_us;
+    uint32_t span = saturate32(end_us - start);
+    *e = (top_timeline_slice_t){.start_us = start, .inst_key = c->inst_key, .name_hash = c->name_hash,
+        .span_us = span, .self_us = saturate32(s->self_us)};
+    t->added = added + 1u;
+    uint64_t end = start + span;
+    if (end < t->last_end_us) {
+        t->ends_sorted = 0; /* a slice longer than its saturated span: the ring is walked whole */
+    }
+    t->last_end_us = end;
+    if (end_us > t->latest_us) {
+        t->latest_us = end_us;
     }
 }
 
@@ -155,6 +168,49 @@ static int lane_find(const lane_map_t *m, uint64_t key, int by_inst)
     return -1;
 }
 
+/* A render's lanes by instance: what lane_find says of an instance key and the name hash its
+ * slice carries, remembered for the render (gen), since a span holds many slices of few tasks.
+ * Direct-mapped: a clash is looked up again. */
+#define LANE_MEMO 1024u
+
+typedef struct lane_memo {
+    uint64_t inst_key, name_hash;
+    uint32_t gen;
+    int32_t lane;
+} lane_memo_t;
+
+static uint32_t lane_memo_gen;
+static lane_memo_t lane_memo[LANE_MEMO];
+
+static void lane_memo_start(void)
+{
+    if (++lane_memo_gen == 0) {
+        memset(lane_memo, 0, sizeof lane_memo);
+        lane_memo_gen = 1;
+    }
+}
+
+static __attribute__((noinline)) int lane_look_up(const lane_map_t *m, const top_timeline_slice_t *e, lane_memo_t *c)
+{
+    int lane = lane_find(m, e->inst_key, 1);
+    if (lane < 0 && e->name_hash != 0) {
+        lane = lane_find(m, e->name_hash, 0);
+    }
+    *c = (lane_memo_t){.inst_key = e->inst_key, .name_hash = e->name_hash, .gen = lane_memo_gen, .lane = lane};
+    return lane;
+}
+
+/* The slice's lane, -1 for none: by its instance, else by its name (placed by the task's id) */
+static inline __attribute__((always_inline)) int lane_of(const lane_map_t *m, const top_timeline_slice_t *e,
+    uint32_t gen)
+{
+    lane_memo_t *c = &lane_memo[(uint32_t)e->inst_key & (LANE_MEMO - 1u)];
+    if (c->gen == gen && c->inst_key == e->inst_key && c->name_hash == e->name_hash) {
+        return c->lane;
+    }
+    return lane_look_up(m, e, c);
+}
+
 /* Cell c of a render: [from + bound[c], from + bound[c + 1]) (bound[0] = 0, bound[ncells] = span),
  * its middle at mid2[c] / (2 ncells) after from. Worked out once per render, so that placing a
  * slice takes one division. No overflow: spans are minutes (< 2^36 us), cells a screen's width. */
@@ -164,6 +220,11 @@ typedef struct cell_grid {
     int n;
     uint64_t bound[TOP_TIMELINE_CELLS_MAX + 1];
     uint64_t mid2[TOP_TIMELINE_CELLS_MAX];
+    /* the first start from which a slice within cell c has its middle in c: ceil(c span / n) (on
+     * a grid of cells at least 2 us long, the only middle such a slice can cover is its cell's,
+     * and when it covers none, its own middle is in c too: from bound[c], rounded down, it may be
+     * in c - 1) */
+    uint64_t safe[TOP_TIMELINE_CELLS_MAX];
 } cell_grid_t;
 
 static void grid_make(cell_grid_t *g, int64_t from, uint64_t span_us, int ncells)
@@ -176,6 +237,9 @@ static void grid_make(cell_grid_t *g, int64_t from, uint64_t span_us, int ncells
     }
     for (int c = 0; c < ncells; c++) {
         g->mid2[c] = (uint64_t)(2 * c + 1) * span_us;
+    }
+    for (int c = 0; c < ncells; c++) {
+        g->safe[c] = ((uint64_t)c * span_us + (uint64_t)ncells - 1u) / (uint64_t)ncells;
     }
 }
 
@@ -211,6 +275,23 @@ static void grid_place(const cell_grid_t *g, uint64_t s, uint64_t e, int *c0, in
     *c1 = last;
 }
 
+/* With the ring sorted by end: how many of the newest slices (counted back from the newest, the
+ * kept ones) end after to_us, so that a frozen view's walk starts at its moment. */
+static uint64_t newest_before(const top_timeline_t *t, uint64_t kept, uint64_t to_us)
+{
+    uint64_t lo = 0, hi = kept; /* the answer is in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        const top_timeline_slice_t *e = &t->ring[(t->added - 1 - mid) & RING_MASK];
+        if (e->start_us + e->span_us > to_us) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_us, uint64_t slow_us,
     const top_timeline_lane_t *lanes, size_t nlanes, int ncells, uint8_t *cells, uint8_t *outside, uint64_t *busy)
 {
@@ -236,22 +317,63 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
     lane_map_build(&map, lanes, nlanes);
     grid_make(&grid, from, span_us, ncells);
 
+    lane_memo_start();
+    const uint32_t gen = lane_memo_gen;
+    const top_timeline_slice_t *const ring = t->ring;
+    const uint64_t newest = t->added - 1u; /* the walk's slice i is ring[(newest - i) % size] */
     uint64_t kept = t->ring ? (t->added < TOP_TIMELINE_SLICES ? t->added : TOP_TIMELINE_SLICES) : 0;
-    for (uint64_t i = 0; i < kept; i++) {
-        const top_timeline_slice_t *e = &t->ring[(t->added - 1 - i) & RING_MASK];
+    uint64_t i = t->ends_sorted ? newest_before(t, kept, to_us) : 0;
+    /* cells of 2 us or more: the slices within one cell (most of them), one after another, are
+     * taken by the inner loop below, without placing each (cc: the last cell starting before the
+     * slice's end, moved as the ends go back) */
+    const int one_cell = span_us >= 2u * (uint64_t)ncells;
+    int cc = ncells - 1;
+    while (i < kept) {
+        const top_timeline_slice_t *e = &ring[(newest - i) & RING_MASK];
         uint64_t end = e->start_us + e->span_us;
         if ((int64_t)end < from || ((int64_t)end == from && e->span_us > 0)) {
             break; /* they come in the order they end: the older ones are all before the span */
         }
         if (end > to_us) {
+            i++;
             continue; /* after a frozen view's moment */
+        }
+        if (one_cell) {
+            uint64_t b = (uint64_t)((int64_t)end - from);
+            while (cc > 0 && grid.bound[cc] >= b) {
+                cc--;
+            }
+            while (cc + 1 < ncells && grid.bound[cc + 1] < b) {
+                cc++;
+            }
+            /* a slice from safe[cc] on that ends before the next cell shows in cell cc alone
+             * (grid_make), and its time is cc's: the run of them from slice i on */
+            const int64_t lo = from + (int64_t)grid.safe[cc], hi = from + (int64_t)grid.bound[cc + 1];
+            uint8_t *col = cells + cc;
+            uint64_t sum = 0, i0 = i;
+            for (; i < kept; i++) {
+                const top_timeline_slice_t *f = &ring[(newest - i) & RING_MASK];
+                if ((int64_t)f->start_us < lo || (int64_t)(f->start_us + f->span_us) >= hi) {
+                    break;
+                }
+                sum += f->span_us;
+                int lane = lane_of(&map, f, gen);
+                if (lane >= 0) {
+                    uint8_t mark = f->self_us > slow_us ? TOP_CELL_SLOW : TOP_CELL_RAN;
+                    uint8_t *cell = col + (size_t)lane * (size_t)ncells;
+                    *cell = *cell < mark ? mark : *cell;
+                }
+            }
+            if (outside) {
+                busy[cc] += sum;
+            }
+            if (i != i0) {
+                continue;
+            }
         }
         int c0, c1;
         grid_place(&grid, e->start_us, end, &c0, &c1, outside ? busy : NULL);
-        int lane = lane_find(&map, e->inst_key, 1);
-        if (lane < 0 && e->name_hash != 0) {
-            lane = lane_find(&map, e->name_hash, 0);
-        }
+        int lane = lane_of(&map, e, gen);
         if (lane >= 0) {
             uint8_t mark = e->self_us > slow_us ? TOP_CELL_SLOW : TOP_CELL_RAN;
             uint8_t *row = cells + (size_t)lane * (size_t)ncells;
@@ -261,6 +383,7 @@ void top_timeline_render(const top_timeline_t *t, uint64_t to_us, uint64_t span_
                 }
             }
         }
+        i++;
     }
 
     /* where a task ran inside a span: its cells that ran (not slow) marked. Pieces come in the

@@ -44,6 +44,10 @@ typedef struct top_timeline {
     uint64_t added;         /* slices ever added; ring[(added - 1) % TOP_TIMELINE_SLICES] is the newest */
     uint64_t known_from_us; /* every slice that ended after this is in the ring */
     uint64_t latest_us;     /* the latest end seen */
+    /* every slice's end in the ring (start + its saturated span) at or after the one before it:
+     * the ring is then sorted by end, and a render finds its edge by bisection */
+    int ends_sorted;
+    uint64_t last_end_us;   /* the newest slice's end as the ring keeps it */
     top_timeline_task_t cache[TOP_TIMELINE_CACHE];
     /* span pieces (pipeline_span_t), as slices without their own time: NULL until the first */
     top_timeline_slice_t *spans;

@@ -234,6 +234,78 @@ static void ms_exact_when_it_fits(void **state)
     assert_string_equal(out, "1000");
 }
 
+/* us / unit to `decimals` decimals, rounded half up, as printf writes it: the model of what the
+ * figures' cells show. */
+static int model_fixed(char *buf, size_t size, uint64_t v, uint64_t unit, int decimals, const char *suffix)
+{
+    uint64_t scale = 1;
+    for (int i = 0; i < decimals; i++) {
+        scale *= 10;
+    }
+    uint64_t whole = v / unit, frac = (v % unit * scale + unit / 2) / unit;
+    if (frac >= scale) {
+        whole++;
+        frac -= scale;
+    }
+    return decimals == 0 ? snprintf(buf, size, "%" PRIu64 "%s", whole, suffix)
+                         : snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64 "%s", whole, decimals, frac, suffix);
+}
+
+/* The first of the steps' texts (each unit, the most decimals first) that fits width, else "#". */
+static void model_steps(char *out, size_t size, uint64_t v, int width, const uint64_t *units,
+    const char *const *suffixes, const int *decimals, size_t n)
+{
+    char buf[64];
+    for (size_t i = 0; i < n; i++) {
+        for (int d = decimals[i]; d >= 0; d--) {
+            if (model_fixed(buf, sizeof buf, v, units[i], d, suffixes[i]) <= width) {
+                snprintf(out, size, "%s", buf);
+                return;
+            }
+        }
+    }
+    snprintf(out, size, "%s", width >= 1 ? "#" : "");
+}
+
+/* The figures' digits (written by hand, not by printf) against printf's, for values of every size
+ * around the places where the rounding carries and random ones, at every width. */
+static void figures_are_printf_s_digits(void **state)
+{
+    (void)state;
+    static const uint64_t ms_units[] = {1000, 1000000, 60000000, 3600000000ull};
+    static const char *const ms_suffixes[] = {"", "s", "m", "h"};
+    static const int ms_decimals[] = {3, 1, 1, 1};
+    static const uint64_t count_units[] = {1, 1000, 1000000, 1000000000, 1000000000000ull};
+    static const char *const count_suffixes[] = {"", "k", "M", "G", "T"};
+    static const int count_decimals[] = {0, 1, 1, 1, 1};
+    uint64_t seed = 99, p10 = 1;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t v;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        if (i < 20 * 7) {
+            v = p10 + (uint64_t)(i % 7) - 3; /* around each power of ten */
+            if (i % 7 == 6) {
+                p10 = p10 > UINT64_MAX / 10 ? 1 : p10 * 10;
+            }
+        } else {
+            v = (seed >> (seed % 60)) ^ (seed & 0xFF); /* any size */
+        }
+        for (int width = 1; width <= 22; width += (i < 1000 ? 1 : 7)) {
+            char got[64], want[64];
+            top_format_ms(got, sizeof got, v, width);
+            model_steps(want, sizeof want, v, width, ms_units, ms_suffixes, ms_decimals, 4);
+            if (strcmp(got, want) != 0) {
+                fail_msg("ms of %" PRIu64 " us in %d: \"%s\", printf says \"%s\"", v, width, got, want);
+            }
+            top_format_count(got, sizeof got, v, width);
+            model_steps(want, sizeof want, v, width, count_units, count_suffixes, count_decimals, 5);
+            if (strcmp(got, want) != 0) {
+                fail_msg("count %" PRIu64 " in %d: \"%s\", printf says \"%s\"", v, width, got, want);
+            }
+        }
+    }
+}
+
 /* For every width and a spread of values: the text fits, and reads back to the value within half
  * of the last digit it kept. */
 static void ms_fits_and_reads_back(void **state)
@@ -468,6 +540,7 @@ int main(void)
         cmocka_unit_test(column_sets_fit_every_width),
         cmocka_unit_test(ms_exact_when_it_fits),
         cmocka_unit_test(ms_fits_and_reads_back),
+        cmocka_unit_test(figures_are_printf_s_digits),
         cmocka_unit_test(count_and_share),
         cmocka_unit_test(classes_by_magnitude),
         cmocka_unit_test(fit_cuts_with_mark),

@@ -161,6 +161,178 @@ static void cells_agree_with_a_brute_force_model(void **state)
     free(t);
 }
 
+/* The model of one render, slice by slice: every slice that ends inside [from, to] (one that ends
+ * at from only when it is empty) marks the cells whose middle it covers, or, covering none, the
+ * cell its own middle is in; it adds the time it shares with each cell to that cell's busy time.
+ * lane_of_slice[i] is its lane (-1: none). */
+static void model_render(const pipeline_slice_t *s, size_t n, const int *lane_of_slice, uint64_t to,
+    uint64_t span, uint64_t slow, size_t nlanes, int ncells, uint8_t *cells, uint64_t *busy)
+{
+    int64_t from = (int64_t)to - (int64_t)span;
+    memset(cells, TOP_CELL_IDLE, nlanes * (size_t)ncells);
+    memset(busy, 0, (size_t)ncells * sizeof *busy);
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = (int64_t)s[i].start_us, b = (int64_t)s[i].end_us;
+        if (s[i].end_us > to || b < from || (b == from && b > a)) {
+            continue;
+        }
+        int64_t ra = a - from < 0 ? 0 : a - from, rb = b - from;
+        int first = -1, last = -1;
+        for (int c = 0; c < ncells; c++) {
+            int64_t lo = (int64_t)((uint64_t)c * span / (uint64_t)ncells);
+            int64_t hi = (int64_t)((uint64_t)(c + 1) * span / (uint64_t)ncells);
+            int64_t ov = (rb < hi ? rb : hi) - (ra > lo ? ra : lo);
+            busy[c] += ov > 0 ? (uint64_t)ov : 0;
+            int64_t mid2 = (2 * c + 1) * (int64_t)span; /* the middle, times 2 ncells */
+            if (2 * ncells * ra <= mid2 && mid2 < 2 * ncells * rb) {
+                first = first < 0 ? c : first;
+                last = c;
+            }
+        }
+        if (first < 0) {
+            int64_t m = (ra + rb) * ncells / (2 * (int64_t)span);
+            first = last = m >= ncells ? ncells - 1 : (int)m;
+        }
+        if (lane_of_slice[i] < 0) {
+            continue;
+        }
+        uint8_t mark = s[i].self_us > slow ? TOP_CELL_SLOW : TOP_CELL_RAN;
+        for (int c = first; c <= last; c++) {
+            uint8_t *cell = &cells[(size_t)lane_of_slice[i] * (size_t)ncells + (size_t)c];
+            *cell = mark > *cell ? mark : *cell;
+        }
+    }
+    /* cells that start before the time line: not known (the ring holds every slice here) */
+    for (int c = 0; c < ncells; c++) {
+        if (from + (int64_t)((uint64_t)c * span / (uint64_t)ncells) < 0) {
+            for (size_t l = 0; l < nlanes; l++) {
+                cells[l * (size_t)ncells + (size_t)c] = TOP_CELL_UNKNOWN;
+            }
+        }
+    }
+}
+
+/* Dense slices (many to a cell, as a busy device's), thousands of tasks (more than a render
+ * remembers lanes of), lanes by name and by instance, edges inside the ring (a frozen view) and
+ * at its end, cells of a few microseconds and of many: every cell of every lane, and the
+ * outside-tasks lane's busy time, against the model. */
+static void dense_slices_agree_with_the_model(void **state)
+{
+    (void)state;
+    top_timeline_t *t = malloc(sizeof *t);
+    assert_int_equal(top_timeline_init(t), 0);
+    enum { N = 40000, NAMES = 6, INSTS = 3, TASKS = 3000, CELLS_MAX = 1024 };
+    static pipeline_slice_t s[N];
+    static int lane_of_slice[N];
+    static char names[NAMES][8];
+    top_timeline_lane_t lanes[NAMES + INSTS];
+    for (int i = 0; i < NAMES; i++) {
+        snprintf(names[i], sizeof names[i], "n%d", i);
+        lanes[i] = (top_timeline_lane_t){.key = top_timeline_name_hash(names[i]), .by_inst = 0};
+    }
+    /* the instance lanes: tasks 7, 1031 (the same place in a table of 1024) and 2500 (no name) */
+    const uint32_t inst_ids[INSTS] = {7, 1031, 2500};
+    for (int i = 0; i < INSTS; i++) {
+        lanes[NAMES + i] = (top_timeline_lane_t){.key = (uint64_t)1 << 32 | inst_ids[i], .by_inst = 1};
+    }
+    uint64_t now = 0, seed = 777;
+    for (size_t i = 0; i < N; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        /* a quarter of them 0 to 2 us long: their middles fall on cells' rounded starts */
+        uint64_t gap = (seed >> 33) % 40, len = (seed >> 58) % 4 == 0 ? (seed >> 13) % 3 : (seed >> 13) % 90;
+        uint32_t id = (uint32_t)((seed >> 40) % TASKS) + 1;
+        /* names: task id % 8 (6 and 7 have no lane), none for ids over 2400 */
+        const char *name = id > 2400 ? NULL : id % 8 < NAMES ? names[id % 8] : "other";
+        s[i] = (pipeline_slice_t){.task = {.epoch = 1, .id = id, .name = name, .label = ""},
+            .start_us = now + gap, .end_us = now + gap + len, .self_us = len};
+        now += gap + len;
+        lane_of_slice[i] = -1;
+        for (int k = 0; k < INSTS; k++) {
+            lane_of_slice[i] = id == inst_ids[k] ? NAMES + k : lane_of_slice[i];
+        }
+        if (lane_of_slice[i] < 0 && name != NULL && id % 8 < NAMES) {
+            lane_of_slice[i] = (int)(id % 8);
+        }
+        top_timeline_add(t, &s[i]);
+    }
+    assert_int_equal(t->ends_sorted, 1);
+    static uint8_t cells[(NAMES + INSTS) * CELLS_MAX], want[(NAMES + INSTS) * CELLS_MAX];
+    static uint8_t outside[CELLS_MAX];
+    static uint64_t busy[CELLS_MAX], want_busy[CELLS_MAX];
+    const uint64_t spans[] = {150, 1000, 7777, 100000, now / 2};
+    const uint64_t tos[] = {now, now - 1, now - 5000, now / 2 + 13, now / 3};
+    const int widths[] = {97, 1024, 3};
+    for (size_t k = 0; k < sizeof spans / sizeof spans[0]; k++) {
+        for (size_t j = 0; j < sizeof tos / sizeof tos[0]; j++) {
+            for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+                int nc = widths[w];
+                uint64_t span = spans[k], to = tos[j];
+                top_timeline_render(t, to, span, 60, lanes, NAMES + INSTS, nc, cells, outside, busy);
+                model_render(s, N, lane_of_slice, to, span, 60, NAMES + INSTS, nc, want, want_busy);
+                for (size_t c = 0; c < (NAMES + INSTS) * (size_t)nc; c++) {
+                    if (cells[c] != want[c]) {
+                        fail_msg("span %llu, edge %llu, %d cells: lane %d, cell %d: %d, the model says %d",
+                            (unsigned long long)span, (unsigned long long)to, nc, (int)(c / (size_t)nc),
+                            (int)(c % (size_t)nc), cells[c], want[c]);
+                    }
+                }
+                for (int c = 0; c < nc; c++) {
+                    /* the scratch holds each cell's busy time after a render */
+                    if (busy[c] != want_busy[c]) {
+                        fail_msg("span %llu, edge %llu, %d cells: cell %d busy %llu us, the model says %llu",
+                            (unsigned long long)span, (unsigned long long)to, nc, c, (unsigned long long)busy[c],
+                            (unsigned long long)want_busy[c]);
+                    }
+                    uint64_t len = (uint64_t)(c + 1) * span / (uint64_t)nc - (uint64_t)c * span / (uint64_t)nc;
+                    uint64_t b = want_busy[c] < len ? want_busy[c] : len, idle = len - b;
+                    uint8_t o = len == 0 || idle * 8 < len ? TOP_OUTSIDE_NONE
+                              : idle * 2 < len             ? TOP_OUTSIDE_SOME
+                              : idle * 8 < len * 7         ? TOP_OUTSIDE_MOST
+                                                           : TOP_OUTSIDE_ALL;
+                    if ((int64_t)to - (int64_t)span + (int64_t)((uint64_t)c * span / (uint64_t)nc) < 0) {
+                        o = TOP_OUTSIDE_UNKNOWN;
+                    }
+                    if (outside[c] != o) {
+                        fail_msg("span %llu, edge %llu, %d cells: outside cell %d: %d (busy %llu), the model says "
+                                 "%d (busy %llu)", (unsigned long long)span, (unsigned long long)to, nc, c,
+                            outside[c], (unsigned long long)busy[c], o, (unsigned long long)want_busy[c]);
+                    }
+                }
+            }
+        }
+    }
+    top_timeline_free(t);
+    free(t);
+}
+
+/* A slice longer than the ring's 32-bit span (over 71 minutes) told after one nested in it: the
+ * ring keeps the outer one's end cut short, so it is no longer sorted by end, and a frozen view
+ * at a moment between the two ends still finds the outer one (newer in the ring, ending earlier
+ * as kept) behind the nested one. */
+static void a_saturated_slice_unsorts_the_ring(void **state)
+{
+    (void)state;
+    top_timeline_t *t = malloc(sizeof *t);
+    assert_int_equal(top_timeline_init(t), 0);
+    const uint64_t inner_end = 10000000000ull;
+    pipeline_slice_t inner = slice_of(2, "inner", inner_end - 100, inner_end, 100);
+    pipeline_slice_t outer = slice_of(1, "outer", 0, inner_end + 1000, 1000);
+    top_timeline_add(t, &inner);
+    top_timeline_add(t, &outer);
+    assert_int_equal(t->ends_sorted, 0);
+    /* as kept, the outer one ends at 2^32 - 1 us: cells of 200 s from 3000 s, it covers 6 middles */
+    top_timeline_lane_t lane = {.key = top_timeline_name_hash("outer")};
+    uint8_t cells[10];
+    char text[16];
+    top_timeline_render(t, 5000000000ull, 2000000000ull, 1000, &lane, 1, 10, cells, NULL, NULL);
+    cells_text(cells, 10, text);
+    assert_string_equal(text, "======    ");
+    top_timeline_clear(t);
+    assert_int_equal(t->ends_sorted, 1);
+    top_timeline_free(t);
+    free(t);
+}
+
 /* Far more slices than the ring holds: the memory stays the ring's, the newest are all there, and
  * what the ring let go is shown as not known rather than as idle. */
 static void ring_is_bounded_and_says_what_it_lost(void **state)
@@ -290,6 +462,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cells_show_the_slices_that_cover_them),
         cmocka_unit_test(cells_agree_with_a_brute_force_model),
+        cmocka_unit_test(dense_slices_agree_with_the_model),
+        cmocka_unit_test(a_saturated_slice_unsorts_the_ring),
         cmocka_unit_test(ring_is_bounded_and_says_what_it_lost),
         cmocka_unit_test(name_learnt_later_moves_to_its_lane),
         cmocka_unit_test(zoom_steps_and_stops),
