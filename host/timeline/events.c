@@ -259,12 +259,13 @@ typedef struct pairs_run {
     uint64_t turns;   /* turns so far */
     uint32_t enters;  /* the frame's ENTERs so far */
     uint64_t at_base; /* a turn's time: this plus the tick (the frame's base and late_shift) */
+    uint64_t us_base; /* a tick's microsecond: this plus the tick */
 } pairs_run_t;
 
 /* The pairs' loop; with late, each pair's two turns (its task from the resume on, no task from
  * the yield on: the pair begins and ends with no task running) and its ENTER kept too. */
 static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t *e, stats_t *s, const uint8_t *p,
-    const uint8_t *end, pairs_run_t *run, const int late)
+    const uint8_t *end, pairs_run_t *run, const int late, const int observed)
 {
     const uint64_t epoch = (uint64_t)s->epoch << 32, slow_us = s->slow_us;
     stats_instance_t *const *recent = s->recent;
@@ -295,6 +296,12 @@ static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t 
             turns[(k + 1u) % EVENTS_TURNS] = (events_turn_t){.at = at_base + t + yield_dt, .who = EVENTS_WHO_OUTSIDE};
             k += 2u;
         }
+        if (observed && e->obs->slice) {
+            pipeline_slice_t sl = {.start_us = run->us_base + t, .end_us = run->us_base + t + yield_dt,
+                .self_us = yield_dt, .exit_kind = AIOPROF_EXIT_YIELD};
+            events_task_view(e, in, &sl.task);
+            e->obs->slice(e->obs_user, &sl);
+        }
         t += yield_dt;
         in->run_us += yield_dt;
         stats_figures_add(&in->f, yield_dt, slow_us);
@@ -313,13 +320,25 @@ static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t 
 static __attribute__((noinline)) const uint8_t *events_pairs(events_t *e, const uint8_t *p, const uint8_t *end,
     pairs_run_t *run)
 {
-    return pairs_loop(e, e->stats, p, end, run, 0);
+    return pairs_loop(e, e->stats, p, end, run, 0, 0);
 }
 
 static __attribute__((noinline)) const uint8_t *events_pairs_late(events_t *e, const uint8_t *p, const uint8_t *end,
     pairs_run_t *run)
 {
-    return pairs_loop(e, e->stats, p, end, run, 1);
+    return pairs_loop(e, e->stats, p, end, run, 1, 0);
+}
+
+static __attribute__((noinline)) const uint8_t *events_pairs_late_observed(events_t *e, const uint8_t *p, const uint8_t *end,
+    pairs_run_t *run)
+{
+    return pairs_loop(e, e->stats, p, end, run, 1, 1);
+}
+
+static __attribute__((noinline)) const uint8_t *events_pairs_observed(events_t *e, const uint8_t *p, const uint8_t *end,
+    pairs_run_t *run)
+{
+    return pairs_loop(e, e->stats, p, end, run, 0, 1);
 }
 
 /* Where the events loop stands: what it takes in and gives back. */
@@ -354,11 +373,15 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     uint32_t enters = e->n_enters;
     /* the resumes and yields of a report: in pairs, where time runs on (pos is not behind last)
      * at the microsecond the loop keeps (now is the time of last) */
-    const int pairs = !observed && mhz && half > (1u << 12);
+    /* with an observer too, when it is not told of every event and has no slices' spans to be
+     * told of (the spans are looked at before each run of pairs: one may have opened since) */
+    const int pairs = (!observed || e->obs->event == NULL) && mhz && half > (1u << 12);
     while (p < end) {
-        if (pairs && depth == 0 && known_bottom && pos == last && now == base + last) {
-            pairs_run_t run = {pos, outside, events, turns, enters, base + shift};
-            p = late ? events_pairs_late(e, p, end, &run) : events_pairs(e, p, end, &run);
+        if (pairs && depth == 0 && known_bottom && pos == last && now == base + last &&
+            !(observed && e->spans != NULL && events_spans_any(e))) {
+            pairs_run_t run = {pos, outside, events, turns, enters, base + shift, base};
+            p = observed ? (late ? events_pairs_late_observed(e, p, end, &run) : events_pairs_observed(e, p, end, &run))
+                         : late ? events_pairs_late(e, p, end, &run) : events_pairs(e, p, end, &run);
             pos = run.pos;
             outside = run.outside;
             events = run.events;
