@@ -53,16 +53,18 @@ void events_observe(events_t *e, const pipeline_observer_t *obs, void *user)
     e->obs_user = user;
 }
 
-/* A counted slice that ended at now_us, told to the observer with what is known of its task now. */
-static void observe_slice(events_t *e, const events_open_t *o, uint64_t self_us, unsigned kind, uint64_t now_us)
+/* A counted slice of in from start_us to now_us, told to the observer with what is known of its
+ * task now. */
+static void observe_slice(events_t *e, const stats_instance_t *in, uint64_t start_us, uint64_t self_us,
+    unsigned kind, uint64_t now_us)
 {
     pipeline_slice_t sl = {
-        .start_us = o->start_us,
+        .start_us = start_us,
         .end_us = now_us,
         .self_us = self_us,
         .exit_kind = kind,
     };
-    events_task_view(e, o->in, &sl.task);
+    events_task_view(e, in, &sl.task);
     e->obs->slice(e->obs_user, &sl);
 }
 
@@ -297,10 +299,7 @@ static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t 
             k += 2u;
         }
         if (observed && e->obs->slice) {
-            pipeline_slice_t sl = {.start_us = run->us_base + t, .end_us = run->us_base + t + yield_dt,
-                .self_us = yield_dt, .exit_kind = AIOPROF_EXIT_YIELD};
-            events_task_view(e, in, &sl.task);
-            e->obs->slice(e->obs_user, &sl);
+            observe_slice(e, in, run->us_base + t, yield_dt, AIOPROF_EXIT_YIELD, run->us_base + t + yield_dt);
         }
         t += yield_dt;
         in->run_us += yield_dt;
@@ -488,7 +487,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
             stats_hist_add(&in->slices, self_us);
             stats_dirty(s, in);
             if (observed && e->obs->slice) {
-                observe_slice(e, o, self_us, AIOPROF_TAG_EXIT_KIND(tag), now);
+                observe_slice(e, in, o->start_us, self_us, AIOPROF_TAG_EXIT_KIND(tag), now);
             }
             if (observed && tag < AIOPROF_TAG_EXIT_RETURN && e->spans != NULL && events_spans_any(e)) {
                 events_spans_slice_end(e, in, o->start_us, now); /* its open spans' pieces in it */

@@ -204,6 +204,16 @@ static inline void fb_dropped(fb_t *f, uint32_t count)
     fb_control(f, AIOPROF_OP_DROPPED, b, put_varint(b, count));
 }
 
+/* A GC record (docs/protocol.md, "Memory"): the collection ended dt ticks after the last event
+ * and took duration ticks. */
+static inline void fb_gc(fb_t *f, uint32_t dt, uint32_t duration)
+{
+    uint8_t b[16];
+    size_t n = put_varint(b, dt);
+    n += put_varint(b + n, duration);
+    fb_control(f, AIOPROF_OP_GC, b, n);
+}
+
 /* ---- helpers on the results ---- */
 
 static char lines[16][1200];

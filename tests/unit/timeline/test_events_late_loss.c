@@ -266,10 +266,7 @@ static void test_gc_past_its_frame(void **state)
     fb_task(&f, AIOPROF_OP_TASK_NEW, 2, 0, "victim", NULL);
     fb_enter(&f, 1, 100);
     fb_exit(&f, AIOPROF_EXIT_YIELD, 1000);
-    uint8_t b[16];
-    size_t n = put_varint(b, 5000);
-    n += put_varint(b + n, 3000);
-    fb_control(&f, AIOPROF_OP_GC, b, n);
+    fb_gc(&f, 5000, 3000);
     const uint32_t v0[] = {0};
     late_values(&f, v0, 1);
     fb_close(&f);

@@ -16,14 +16,6 @@ static void fb_alloc(fb_t *f, uint32_t amount)
     fb_control(f, AIOPROF_OP_ALLOC, b, put_varint(b, amount));
 }
 
-static void fb_gc(fb_t *f, uint32_t dt, uint32_t duration)
-{
-    uint8_t b[16];
-    size_t n = put_varint(b, dt);
-    n += put_varint(b + n, duration);
-    fb_control(f, AIOPROF_OP_GC, b, n);
-}
-
 #define MEM_ALL (AIOPROF_MEM_ALLOC_EXACT | AIOPROF_MEM_GC_COUNT | AIOPROF_MEM_GC_TIME)
 
 /* worker: 5 bytes before its span outer; outer 7, inner (nested) 100 and a collection of 4 us,
