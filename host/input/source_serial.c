@@ -315,9 +315,13 @@ static long device_read(source_t *s, uint8_t *buf, size_t len, int timeout_ms, u
     /* While bytes flow (the last came within DEVICE_PAUSE_US: no look is due), read first and wait
      * only when nothing is queued: a poll before each read cost as much as the read (on a tty, both
      * wait for the kernel's buffer worker), and at 1 MB/s nearly every poll found bytes. */
-    if (d->byte_us != 0 && monotonic_us() - d->byte_us < DEVICE_PAUSE_US)
+    int read_first = d->byte_us != 0 && monotonic_us() - d->byte_us < DEVICE_PAUSE_US;
+    if (read_first)
         n = device_read_now(d, buf, len, 0);
-    if (n == SOURCE_TIMEOUT) {
+    /* A wait of 0 after that read found nothing would only ask the same again (a poll, which on a
+     * tty waits for the buffer worker as the read did): the live loop's drained read, once a
+     * gather at 1 MB/s. A port that hung up meanwhile is found by the next read that waits. */
+    if (n == SOURCE_TIMEOUT && !(read_first && timeout_ms <= 0)) {
         n = device_wait(fd, timeout_ms, &hangup);
         if (n > 0)
             n = device_before_read(d, fd, hangup, &len);

@@ -58,12 +58,11 @@ void events_observe(events_t *e, const pipeline_observer_t *obs, void *user)
 static void observe_slice(events_t *e, const stats_instance_t *in, uint64_t start_us, uint64_t self_us,
     unsigned kind, uint64_t now_us)
 {
-    pipeline_slice_t sl = {
-        .start_us = start_us,
-        .end_us = now_us,
-        .self_us = self_us,
-        .exit_kind = kind,
-    };
+    pipeline_slice_t sl; /* every member set (not zeroed first: this is per slice) */
+    sl.start_us = start_us;
+    sl.end_us = now_us;
+    sl.self_us = self_us;
+    sl.exit_kind = kind;
     events_task_view(e, in, &sl.task);
     e->obs->slice(e->obs_user, &sl);
 }

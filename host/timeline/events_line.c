@@ -1,7 +1,8 @@
 /* The events stage's primitives (events_private.h): the time line's origin and start, the running
- * stack dropped or taken from a frame header, who runs now, and what an observer is told of a task
- * or a hole. The frame loop (events.c), the device's own records (events_device.c) and lateness
- * (events_late.c) move the time line through these; nothing here calls back into them. */
+ * stack dropped or taken from a frame header, who runs now, and what an observer is told of a
+ * hole (of a task: events_task_view, inline in events_private.h). The frame loop (events.c), the
+ * device's own records (events_device.c) and lateness (events_late.c) move the time line through
+ * these; nothing here calls back into them. */
 #include <stddef.h>
 
 #include "events_private.h"
@@ -11,24 +12,6 @@ void events_mark(events_t *e, pipeline_mark_t mark, uint64_t count)
     if (e->obs && e->obs->mark) {
         e->obs->mark(e->obs_user, mark, e->now_us, count);
     }
-}
-
-/* What is known of in's task now, for an observer. */
-void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t)
-{
-    const stats_t *s = e->stats;
-    *t = (pipeline_task_t){
-        .epoch = in->epoch,
-        .id = in->id,
-        .name = in->name >= 0 ? s->names[in->name].name : NULL,
-        .label = in->label,
-        .parent = in->parent,
-    };
-    int32_t parent_row = stats_parent_row(s, in);
-    t->parent_name = parent_row >= 0 ? s->names[parent_row].name : NULL;
-    /* its description (name, label, creator: stats' hash of them) and its creator's name row (a
-     * creator may be named after its child was described) */
-    t->version = (in->described ^ (uint32_t)(parent_row + 1) * 0x9E3779B1u) | 1u;
 }
 
 void events_time_reorigin(events_t *e)

@@ -40,8 +40,26 @@ void events_stack_resync(events_t *e, uint32_t running);
 /* Who runs now, for a turn: the innermost open slice's name, no task, or unknown. */
 int32_t events_running_who(const events_t *e);
 
-/* What is known of in's task now, for an observer. */
-void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t);
+/* What is known of in's task now, for an observer: inline, since the observer's every slice takes
+ * it (the live table at 1 MB/s: 170,000 a second). The creator's name row is looked up by its id
+ * only when it was unnamed when in was described (stats_parent_row); else it is in's own. */
+static inline void events_task_view(const events_t *e, const stats_instance_t *in, pipeline_task_t *t)
+{
+    const stats_t *s = e->stats;
+    int32_t parent_row = in->parent_name;
+    if (parent_row < 0 && in->parent != 0) {
+        parent_row = stats_parent_row(s, in);
+    }
+    t->epoch = in->epoch;
+    t->id = in->id;
+    t->name = in->name >= 0 ? s->names[in->name].name : NULL;
+    t->label = in->label;
+    t->parent = in->parent;
+    t->parent_name = parent_row >= 0 ? s->names[parent_row].name : NULL;
+    /* its description (name, label, creator: stats' hash of them) and its creator's name row (a
+     * creator may be named after its child was described) */
+    t->version = (in->described ^ (uint32_t)(parent_row + 1) * 0x9E3779B1u) | 1u;
+}
 
 /* ---- events_device.c, events_late.c, events_text.c ---- */
 
