@@ -30,11 +30,11 @@ static void draw_table_head(const top_view_t *v, const top_layout_t *l)
         int is_sorted = l->cols[i] == v->sort;
         /* the ASCII marks are letters ("v"): a space keeps them off the heading ("v total ms") */
         if (!is_sorted) {
-            snprintf(buf, sizeof buf, "%s", text);
+            TOP_FORMAT_JOIN(buf, sizeof buf, text);
         } else if (ci->left) {
-            snprintf(buf, sizeof buf, "%s%s%s", text, v->unicode ? "" : " ", mark);
+            TOP_FORMAT_JOIN(buf, sizeof buf, text, v->unicode ? "" : " ", mark);
         } else {
-            snprintf(buf, sizeof buf, "%s%s%s", mark, v->unicode ? "" : " ", text);
+            TOP_FORMAT_JOIN(buf, sizeof buf, mark, v->unicode ? "" : " ", text);
         }
         if (i > 0) {
             x = top_draw_cell(v, l->table_y, x, 1, "", 0, head);

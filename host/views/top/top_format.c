@@ -259,6 +259,33 @@ static int fixed(char *buf, size_t size, uint64_t us, uint64_t unit, int decimal
     return n;
 }
 
+size_t top_format_join(char *out, size_t size, const char *const *parts, size_t n)
+{
+    size_t at = 0, room = size > 0 ? size - 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(parts[i]);
+        if (at < room) {
+            memcpy(out + at, parts[i], len < room - at ? len : room - at);
+        }
+        at += len;
+    }
+    if (size > 0) {
+        out[at < room ? at : room] = '\0';
+    }
+    return at;
+}
+
+const char *top_format_u32(char buf[11], uint32_t n)
+{
+    char *p = buf + 10;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + n % 10u);
+        n /= 10u;
+    } while (n > 0);
+    return p;
+}
+
 size_t top_format_ms(char *out, size_t size, uint64_t us, int width)
 {
     static const struct {

@@ -109,6 +109,17 @@ size_t top_format_share(char *out, size_t size, double share, int width);
 /* A byte count for the header: "812 B", "2.6 KB", "14.0 MB", "3.2 GB" (1 KB = 1024 bytes). */
 size_t top_format_bytes(char *out, size_t size, uint64_t bytes);
 
+/* The strings of parts (n of them, none NULL) one after the other in out, as snprintf's "%s%s..."
+ * writes them: what fits in size - 1 bytes, terminated; returns the whole length. The table's
+ * cells are joined at every refresh, and snprintf was most of their time. */
+size_t top_format_join(char *out, size_t size, const char *const *parts, size_t n);
+#define TOP_FORMAT_JOIN(out, size, ...) \
+    top_format_join((out), (size), (const char *const[]){__VA_ARGS__}, \
+        sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+/* n in decimal, as "%" PRIu32 writes it, at the end of buf: returns where its digits start. */
+const char *top_format_u32(char buf[11], uint32_t n);
+
 /* How loud a figure is drawn. */
 typedef enum top_class {
     TOP_CLASS_ZERO,   /* dimmed */

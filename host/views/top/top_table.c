@@ -53,9 +53,10 @@ void top_table_name(const top_view_t *v, const top_row_t *r, char *out, size_t s
     int grouping = top_table_grouping(v);
     /* "(tasks past the cap)" is an instance row (id 0) of its own name, not a task: no "#0" */
     if (grouping && r->named && r->id != 0) {
-        snprintf(out, size, "%s #%" PRIu32 "%s%s%s", name, r->id, *label ? " [" : "", label, *label ? "]" : "");
+        char id[11];
+        TOP_FORMAT_JOIN(out, size, name, " #", top_format_u32(id, r->id), *label ? " [" : "", label, *label ? "]" : "");
     } else {
-        snprintf(out, size, "%s%s%s%s", name, *label ? " [" : "", label, *label ? "]" : "");
+        TOP_FORMAT_JOIN(out, size, name, *label ? " [" : "", label, *label ? "]" : "");
     }
 }
 
@@ -72,14 +73,15 @@ static void table_name_fit(const top_view_t *v, const top_row_t *r, int width, c
     }
     const top_rows_t *rs = &v->base[top_table_grouping(v)];
     const char *label = top_rows_str(rs, r->label);
-    snprintf(suffix, sizeof suffix, " #%" PRIu32 "%s%s%s", r->id, *label ? " [" : "", label, *label ? "]" : "");
+    char id[11];
+    TOP_FORMAT_JOIN(suffix, sizeof suffix, " #", top_format_u32(id, r->id), *label ? " [" : "", label, *label ? "]" : "");
     int suffix_w = top_format_fit(whole, sizeof whole, suffix, width + 1, "");
     int head_w = width - suffix_w;
     if (head_w < TOP_NAME_KEEP) {
         head_w = TOP_NAME_KEEP; /* the label is cut at the end when drawn instead */
     }
     top_format_fit(head, sizeof head, top_rows_str(rs, r->name), head_w, top_cut_mark(v));
-    snprintf(out, size, "%s%s", head, suffix);
+    TOP_FORMAT_JOIN(out, size, head, suffix);
 }
 
 /* ASCII case-insensitive substring (names are mostly ASCII; other bytes compare exactly). */
@@ -273,7 +275,7 @@ static void table_late_cell(const top_view_t *v, const top_row_t *r, top_col_t c
     }
     *cls = TOP_CLASS_ZERO;
     if (v->window || !known) {
-        snprintf(out, size, "-");
+        TOP_FORMAT_JOIN(out, size, "-");
         return;
     }
     uint64_t us = 0;
@@ -281,16 +283,17 @@ static void table_late_cell(const top_view_t *v, const top_row_t *r, top_col_t c
     case TOP_COL_BLOCKED: {
         const char *who = top_rows_str(&v->base[top_table_grouping(v)], r->culprit);
         if (!*who) {
-            snprintf(out, size, "-");
+            TOP_FORMAT_JOIN(out, size, "-");
             return;
         }
         /* the share first, so that a cut name still shows it */
         char share[16];
-        snprintf(share, sizeof share, " %u %%", (unsigned)((r->culprit_permille + 5) / 10));
+        char pct[11];
+        TOP_FORMAT_JOIN(share, sizeof share, " ", top_format_u32(pct, (uint32_t)((r->culprit_permille + 5) / 10)), " %");
         char name[STATS_TEXT_MAX * 4 + 8];
         int room = width - (int)strlen(share);
         top_format_fit(name, sizeof name, who, room > 1 ? room : 1, top_cut_mark(v));
-        snprintf(out, size, "%s%s", name, share);
+        TOP_FORMAT_JOIN(out, size, name, share);
         *cls = TOP_CLASS_SMALL;
         return;
     }
@@ -318,7 +321,7 @@ static void table_mem_cell(const top_view_t *v, const stats_figures_t *f, top_co
     int lower = c == TOP_COL_GC || c == TOP_COL_GC_MS ? m.gc_at_least : m.alloc_lower;
     *cls = TOP_CLASS_ZERO;
     if (!known) {
-        snprintf(out, size, "-");
+        TOP_FORMAT_JOIN(out, size, "-");
         return;
     }
     int w = width - (lower ? 1 : 0);
@@ -340,7 +343,7 @@ static void table_mem_cell(const top_view_t *v, const stats_figures_t *f, top_co
         *cls = top_format_class_slice(m.gc_us, v->head.slow_us);
         break;
     }
-    snprintf(out, size, "%s%s", lower ? ge : "", num);
+    TOP_FORMAT_JOIN(out, size, lower ? ge : "", num);
 }
 
 /* --compare: a figure's change against the base, for a name (instances have none of their own): a
@@ -390,7 +393,7 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
         break;
     case TOP_COL_SHARE:
         if (el == 0) {
-            snprintf(num, sizeof num, "-");
+            TOP_FORMAT_JOIN(num, sizeof num, "-");
             *cls = TOP_CLASS_ZERO;
             mark = "";
             break;
@@ -449,13 +452,13 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
         table_mem_cell(v, f, c, width, out, size, cls);
         return;
     case TOP_COL_END:
-        snprintf(out, size, "%s", r->end ? r->end : "");
+        TOP_FORMAT_JOIN(out, size, r->end ? r->end : "");
         *cls = r->end && (strcmp(r->end, "raised") == 0 || strcmp(r->end, "cancelled") == 0) ? TOP_CLASS_ALERT
                                                                                                : TOP_CLASS_SMALL;
         return;
     case TOP_COL_CREATOR: {
         const char *cr = top_rows_str(&v->base[top_table_grouping(v)], r->creator);
-        snprintf(out, size, "%s", *cr ? cr : "-");
+        TOP_FORMAT_JOIN(out, size, *cr ? cr : "-");
         return;
     }
     default:
@@ -463,5 +466,5 @@ void top_table_cell(const top_view_t *v, const top_row_t *r, top_col_t c, int wi
         *cls = top_table_is_hog(v, r) ? TOP_CLASS_ALERT : TOP_CLASS_SMALL;
         return;
     }
-    snprintf(out, size, "%s%s", mark, num);
+    TOP_FORMAT_JOIN(out, size, mark, num);
 }

@@ -306,6 +306,38 @@ static void figures_are_printf_s_digits(void **state)
     }
 }
 
+/* The table's joins and ids are what snprintf writes: every size from 0 up (cut bytewise as it
+ * cuts, terminated, the whole length returned), parts empty or long, ids at their edges. */
+static void join_and_u32_are_snprintf_s(void **state)
+{
+    (void)state;
+    static const char *const words[] = {"", "-", "mqtt.ping", " [", "]", "\xE2\x89\xA5", " 100 %",
+                                        "a name far longer than any cell the table will give it"};
+    static const uint32_t ids[] = {0, 1, 9, 10, 99, 100, 4294967295u, 4294967294u, 1000000000u, 123456789u};
+    uint64_t seed = 7;
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const char *a = words[(seed >> 10) % 8], *b = words[(seed >> 20) % 8], *c = words[(seed >> 30) % 8];
+        uint32_t id = i < 10 ? ids[i] : (uint32_t)(seed >> 33) >> (seed % 31);
+        char num[11], got[80], want[80];
+        const char *digits = top_format_u32(num, id);
+        snprintf(want, sizeof want, "%" PRIu32, id);
+        if (strcmp(digits, want) != 0) {
+            fail_msg("id %" PRIu32 ": \"%s\", printf says \"%s\"", id, digits, want);
+        }
+        for (size_t size = 0; size < sizeof got; size += (i < 100 ? 1 : 13)) {
+            memset(got, 'X', sizeof got);
+            memset(want, 'X', sizeof want);
+            size_t n = TOP_FORMAT_JOIN(got, size, a, " #", digits, b, c);
+            int m = snprintf(want, size, "%s #%" PRIu32 "%s%s", a, id, b, c);
+            if ((int)n != m || memcmp(got, want, sizeof got) != 0) {
+                fail_msg("join of \"%s\" #%" PRIu32 " \"%s\" \"%s\" in %zu bytes: %zu \"%.*s\", printf says %d \"%.*s\"", a,
+                    id, b, c, size, n, (int)(size ? size - 1 : 0), got, m, (int)(size ? size - 1 : 0), want);
+            }
+        }
+    }
+}
+
 /* For every width and a spread of values: the text fits, and reads back to the value within half
  * of the last digit it kept. */
 static void ms_fits_and_reads_back(void **state)
@@ -541,6 +573,7 @@ int main(void)
         cmocka_unit_test(ms_exact_when_it_fits),
         cmocka_unit_test(ms_fits_and_reads_back),
         cmocka_unit_test(figures_are_printf_s_digits),
+        cmocka_unit_test(join_and_u32_are_snprintf_s),
         cmocka_unit_test(count_and_share),
         cmocka_unit_test(classes_by_magnitude),
         cmocka_unit_test(fit_cuts_with_mark),
