@@ -380,7 +380,7 @@ _Static_assert(EXPORT_NAMES == 1u << 8, "name_json's hash takes 8 bits");
  * head is what comes before the start: {"name":…,"cat":…,"ph":"X","ts": (head_len bytes of
  * EXPORT_HEAD_ROOM), or NULL for a span's, made here from its name. Returns where it starts (*o:
  * where the args go), or NULL when the export stopped. */
-static inline char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *head, size_t head_len,
+static inline __attribute__((always_inline)) char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *head, size_t head_len,
     const char *span_name, uint64_t start_us, uint64_t end_us, char **o)
 {
     parts_view_t part = track_parts(x, track_of(x, t), t);

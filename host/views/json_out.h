@@ -49,12 +49,14 @@ static inline uint32_t json_four(uint32_t v)
 #define JSON_WORDS 0
 #endif
 
+/* v (any) in decimal at out, two digits at a time from its end. Returns the bytes written. */
+size_t json_u64_wide(char *out, uint64_t v);
+
 /* v in decimal at out. Returns the bytes written; up to JSON_U64_MAX bytes past out may be
  * written (what lies past the digits is for the caller to write over). Below 10^8 (most of the
  * export's numbers have two to four digits), the digits are made in a word, its leading zeros
- * shifted out, and stored at once: no loop, no branch on the length. Above, two digits at a time
- * from the end. */
-static inline size_t json_u64(char *out, uint64_t v)
+ * shifted out, and stored at once: no loop, no branch on the length, no call. */
+static inline __attribute__((always_inline)) size_t json_u64(char *out, uint64_t v)
 {
 #if JSON_WORDS
     if (v < 10000u) {
@@ -71,28 +73,7 @@ static inline size_t json_u64(char *out, uint64_t v)
         return n;
     }
 #endif
-    unsigned n = json_digits(v);
-    char *at = out + n;
-    while (v > UINT32_MAX) {
-        unsigned two = (unsigned)(v % 100u);
-        v /= 100u;
-        at -= 2;
-        memcpy(at, json_pairs + 2 * two, 2);
-    }
-    /* below 2^32 (71 minutes of microseconds) in 32 bits: half the instructions a step */
-    uint32_t w = (uint32_t)v;
-    while (w >= 100u) {
-        unsigned two = w % 100u;
-        w /= 100u;
-        at -= 2;
-        memcpy(at, json_pairs + 2 * two, 2);
-    }
-    if (w >= 10u) {
-        memcpy(at - 2, json_pairs + 2 * w, 2);
-    } else {
-        at[-1] = (char)('0' + w);
-    }
-    return n;
+    return json_u64_wide(out, v);
 }
 
 /* A number usually near the one before it (a start time): its digits above the last four, kept
@@ -105,7 +86,7 @@ typedef struct json_near {
 
 /* v in decimal at out, as json_u64, from c's digits when v / 10^4 is the same as the last time.
  * Up to 16 bytes are written, within JSON_U64_MAX. */
-static inline size_t json_u64_near(json_near_t *c, char *out, uint64_t v)
+static inline __attribute__((always_inline)) size_t json_u64_near(json_near_t *c, char *out, uint64_t v)
 {
     uint64_t high = v / 10000u;
     if (high == 0) {
