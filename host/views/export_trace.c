@@ -437,21 +437,36 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
     o += json_u64_near(&x->slice_ts, o, s->start_us);
     o += JSON_LIT(o, ",\"dur\":");
     uint64_t dur = s->end_us - s->start_us;
-    char *dur_at = o;
-    size_t dur_len = json_u64(o, dur);
-    o += dur_len;
+#if JSON_WORDS
+    /* its digits kept in a register for self_us: read back from the buffer, the wider load
+     * after the narrower store stalls */
+    json_word_t dur_digits = {0, 0};
+    if (dur < 100000000u) {
+        dur_digits = json_word((uint32_t)dur);
+        memcpy(o, &dur_digits.w, 8);
+        o += dur_digits.n;
+    } else {
+        o += json_u64(o, dur);
+    }
+#else
+    o += json_u64(o, dur);
+#endif
     json_copy48(o, part.text + len0, len1);
     o += len1;
     unsigned kind = s->exit_kind < 4u ? s->exit_kind : 4u;
     memcpy(o, exit_json[kind].text, sizeof exit_json[kind].text);
     o += exit_json[kind].len;
     o += JSON_LIT(o, ",\"self_us\":");
-    if (s->self_us == dur && dur_len <= 8u) {
-        memcpy(o, dur_at, 8); /* a slice with nothing nested in it: the digits of its dur again */
-        o += dur_len;
+#if JSON_WORDS
+    if (s->self_us == dur && dur_digits.n != 0) {
+        memcpy(o, &dur_digits.w, 8); /* a slice with nothing nested in it: its dur again */
+        o += dur_digits.n;
     } else {
         o += json_u64(o, s->self_us);
     }
+#else
+    o += json_u64(o, s->self_us);
+#endif
     json_copy48(o, part.text + len0 + len1, len2);
     o += len2;
     direct_end(x, at, o);

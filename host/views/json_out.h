@@ -56,6 +56,26 @@ size_t json_u64_wide(char *out, uint64_t v);
  * written (what lies past the digits is for the caller to write over). Below 10^8 (most of the
  * export's numbers have two to four digits), the digits are made in a word, its leading zeros
  * shifted out, and stored at once: no loop, no branch on the length, no call. */
+#if JSON_WORDS
+/* v below 10^8 in decimal: its digits in a word (the first in the lowest byte, zeros after the
+ * last) and their count, what json_u64 stores; for a caller that writes the number twice. */
+typedef struct json_word {
+    uint64_t w;
+    unsigned n;
+} json_word_t;
+
+static inline __attribute__((always_inline)) json_word_t json_word(uint32_t v)
+{
+    if (v < 10000u) {
+        unsigned n = 1u + (v >= 10u) + (v >= 100u) + (v >= 1000u);
+        return (json_word_t){json_four(v) >> (8u * (4u - n)), n};
+    }
+    uint32_t hi = v / 10000u, lo = v - hi * 10000u;
+    unsigned n = 5u + (hi >= 10u) + (hi >= 100u) + (hi >= 1000u);
+    return (json_word_t){((uint64_t)json_four(lo) << 32 | json_four(hi)) >> (8u * (8u - n)), n};
+}
+#endif
+
 static inline __attribute__((always_inline)) size_t json_u64(char *out, uint64_t v)
 {
 #if JSON_WORDS
@@ -66,11 +86,9 @@ static inline __attribute__((always_inline)) size_t json_u64(char *out, uint64_t
         return n;
     }
     if (v < 100000000u) {
-        uint32_t hi = (uint32_t)v / 10000u, lo = (uint32_t)v - hi * 10000u;
-        unsigned n = 5u + (hi >= 10u) + (hi >= 100u) + (hi >= 1000u);
-        uint64_t w = ((uint64_t)json_four(lo) << 32 | json_four(hi)) >> (8u * (8u - n));
-        memcpy(out, &w, 8);
-        return n;
+        json_word_t d = json_word((uint32_t)v);
+        memcpy(out, &d.w, 8);
+        return d.n;
     }
 #endif
     return json_u64_wide(out, v);
