@@ -37,7 +37,8 @@
 #define EXPORT_NAME_MAX (2u * STATS_TEXT_MAX + 32u)
 /* a slice: its name and label escaped, five numbers, the keys, and what json_copy48 writes past it */
 _Static_assert(JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 5 * JSON_U64_MAX + 128 + 48 <=
-    EXPORT_EVENT_MAX, "a slice must fit EXPORT_EVENT_MAX");
+                   EXPORT_EVENT_MAX,
+    "a slice must fit EXPORT_EVENT_MAX");
 
 enum { PID_STREAM = 1, PID_EPOCH0 = 2, TID_TEXT = 1, TID_MARKS = 2 };
 
@@ -381,8 +382,8 @@ _Static_assert(EXPORT_NAMES == 1u << 8, "name_json's hash takes 8 bits");
  * head is what comes before the start: {"name":…,"cat":…,"ph":"X","ts": (head_len bytes of
  * EXPORT_HEAD_ROOM), or NULL for a span's, made here from its name. Returns where it starts (*o:
  * where the args go), or NULL when the export stopped. */
-static inline __attribute__((always_inline)) char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *head, size_t head_len,
-    const char *span_name, uint64_t start_us, uint64_t end_us, char **o)
+static inline __attribute__((always_inline)) char *window_begin(export_trace_t *x, const pipeline_task_t *t,
+    const char *head, size_t head_len, const char *span_name, uint64_t start_us, uint64_t end_us, char **o)
 {
     parts_view_t part = track_parts(x, track_of(x, t), t);
     char *at = direct_begin(x, o);

@@ -52,10 +52,6 @@ static inline uint32_t json_four(uint32_t v)
 /* v (any) in decimal at out, two digits at a time from its end. Returns the bytes written. */
 size_t json_u64_wide(char *out, uint64_t v);
 
-/* v in decimal at out. Returns the bytes written; up to JSON_U64_MAX bytes past out may be
- * written (what lies past the digits is for the caller to write over). Below 10^8 (most of the
- * export's numbers have two to four digits), the digits are made in a word, its leading zeros
- * shifted out, and stored at once: no loop, no branch on the length, no call. */
 #if JSON_WORDS
 /* v below 10^8 in decimal: its digits in a word (the first in the lowest byte, zeros after the
  * last) and their count, what json_u64 stores; for a caller that writes the number twice. */
@@ -76,6 +72,10 @@ static inline __attribute__((always_inline)) json_word_t json_word(uint32_t v)
 }
 #endif
 
+/* v in decimal at out. Returns the bytes written; up to JSON_U64_MAX bytes past out may be
+ * written (what lies past the digits is for the caller to write over). Below 10^8 (most of the
+ * export's numbers have two to four digits), the digits are made in a word, its leading zeros
+ * shifted out, and stored at once: no loop, no branch on the length, no call. */
 static inline __attribute__((always_inline)) size_t json_u64(char *out, uint64_t v)
 {
 #if JSON_WORDS
