@@ -291,6 +291,11 @@ static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t 
         n++;
         out += enter_dt;
         t += enter_dt;
+        if (observed && e->obs->event) {
+            /* the resume and the yield, before the slice, in the order the events loop tells them */
+            e->obs->event(e->obs_user, run->us_base + t);
+            e->obs->event(e->obs_user, run->us_base + t + yield_dt);
+        }
         if (late) {
             turns[k % EVENTS_TURNS] = (events_turn_t){.at = at_base + t, .who = in->name};
             enters[m++] = (events_enter_t){.in = in, .key = key, .turn = k};
@@ -371,9 +376,10 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
     uint32_t enters = e->n_enters;
     /* the resumes and yields of a report: in pairs, where time runs on (pos is not behind last)
      * at the microsecond the loop keeps (now is the time of last) */
-    /* with an observer too, when it is not told of every event and has no slices' spans to be
-     * told of (the spans are looked at before each run of pairs: one may have opened since) */
-    const int pairs = (!observed || e->obs->event == NULL) && mhz && half > (1u << 12);
+    /* with an observer too, when it has no slices' spans to be told of (the spans are looked at
+     * before each run of pairs: one may have opened since); one told of every event (the trace's
+     * events-per-second counter) is told of the pair's two in the pairs' loop */
+    const int pairs = mhz && half > (1u << 12);
     while (p < end) {
         if (pairs && depth == 0 && known_bottom && pos == last && now == base + last &&
             !(observed && e->spans != NULL && events_spans_any(e))) {

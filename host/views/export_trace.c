@@ -35,9 +35,10 @@
 /* Tracks whose name was written, direct-mapped: a forgotten one is named again (harmless). */
 #define EXPORT_TRACKS 4096u
 #define EXPORT_NAME_MAX (2u * STATS_TEXT_MAX + 32u)
-/* a slice: its name and label escaped, five numbers, the keys */
-_Static_assert(JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 5 * JSON_U64_MAX + 128 <=
-    EXPORT_EVENT_MAX, "a slice must fit EXPORT_EVENT_MAX");
+/* a slice: its name and label escaped, five numbers, the keys, and what json_copy48 writes past it */
+_Static_assert(JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 5 * JSON_U64_MAX + 128 + 48 <=
+                   EXPORT_EVENT_MAX,
+    "a slice must fit EXPORT_EVENT_MAX");
 
 enum { PID_STREAM = 1, PID_EPOCH0 = 2, TID_TEXT = 1, TID_MARKS = 2 };
 
@@ -45,7 +46,7 @@ enum { PID_STREAM = 1, PID_EPOCH0 = 2, TID_TEXT = 1, TID_MARKS = 2 };
  * figures: before ts, between dur and exit, after self_us. Most fit EXPORT_PARTS_MAX and are kept
  * with their track; longer ones are written out again for every slice. */
 #define EXPORT_PARTS_MAX 160u
-#define EXPORT_PARTS_ROOM (EXPORT_PARTS_MAX + 16u) /* json_copy16 reads up to 15 bytes past them */
+#define EXPORT_PARTS_ROOM (EXPORT_PARTS_MAX + 48u) /* json_copy48 reads up to 47 bytes past them */
 #define EXPORT_PARTS_ANY (JSON_STRING_MAX(EXPORT_NAME_MAX) + JSON_STRING_MAX(STATS_TEXT_MAX) + 2u * JSON_U64_MAX + 96u)
 
 typedef struct export_parts {
@@ -53,9 +54,10 @@ typedef struct export_parts {
     char text[EXPORT_PARTS_ROOM];
 } export_parts_t;
 
+/* On a line of its own, so that a slice reads the fewest lines of it (most read three). */
 typedef struct export_track {
-    uint64_t key;     /* epoch << 32 | id */
-    uint32_t version; /* of what its name says (pipeline_task_t.version); 0: slot empty */
+    _Alignas(64) uint64_t key; /* epoch << 32 | id */
+    uint32_t version;          /* of what its name says (pipeline_task_t.version); 0: slot empty */
     export_parts_t parts;
 } export_track_t;
 
@@ -91,7 +93,7 @@ struct export_trace {
     char ended_by[64];          /* ... what ended the session ("" when not said) */
     char name[EXPORT_NAME_MAX];
     uint16_t long_len[3];                   /* a slice's parts its track could not keep */
-    char parts_long[EXPORT_PARTS_ANY + 16u]; /* ... (and json_copy16's room) */
+    char parts_long[EXPORT_PARTS_ANY + 48u]; /* ... (and json_copy48's room) */
 
     export_track_t tracks[EXPORT_TRACKS];
     export_name_t names[EXPORT_NAMES];
@@ -328,8 +330,9 @@ static inline char *direct_begin(export_trace_t *x, char **o)
 {
     file_out_t *f = &x->out;
     char *at;
-    /* file_out_reserve's answer when the buffer holds some and has room, without the call */
-    if (f->used != 0 && f->size - f->used >= EXPORT_EVENT_MAX && !f->failed) {
+    /* file_out_reserve's answer when the buffer holds some (so it has not failed: a failed
+     * file's buffer stays empty) and has room, without the call: 0 < used <= size - MAX */
+    if (f->used - 1u < f->size - EXPORT_EVENT_MAX) {
         at = f->buf + f->used;
     } else if ((at = file_out_reserve(f, EXPORT_EVENT_MAX)) == NULL) {
         return NULL;
@@ -379,8 +382,8 @@ _Static_assert(EXPORT_NAMES == 1u << 8, "name_json's hash takes 8 bits");
  * head is what comes before the start: {"name":…,"cat":…,"ph":"X","ts": (head_len bytes of
  * EXPORT_HEAD_ROOM), or NULL for a span's, made here from its name. Returns where it starts (*o:
  * where the args go), or NULL when the export stopped. */
-static inline char *window_begin(export_trace_t *x, const pipeline_task_t *t, const char *head, size_t head_len,
-    const char *span_name, uint64_t start_us, uint64_t end_us, char **o)
+static inline __attribute__((always_inline)) char *window_begin(export_trace_t *x, const pipeline_task_t *t,
+    const char *head, size_t head_len, const char *span_name, uint64_t start_us, uint64_t end_us, char **o)
 {
     parts_view_t part = track_parts(x, track_of(x, t), t);
     char *at = direct_begin(x, o);
@@ -401,7 +404,7 @@ static inline char *window_begin(export_trace_t *x, const pipeline_task_t *t, co
     p += json_u64(p, end_us - start_us);
     /* ,"pid":…,"tid":…,"args":{ */
     size_t mid = part.len[1] - PARTS_EXIT_KEY;
-    json_copy16(p, part.text + part.len[0], mid);
+    json_copy48(p, part.text + part.len[0], mid);
     p += mid;
     *o = p;
     return at;
@@ -429,20 +432,43 @@ static void export_on_slice(void *user, const pipeline_slice_t *s)
     if (at == NULL) {
         return;
     }
-    /* the reservation leaves room for json_copy16 to write past each piece */
-    json_copy16(o, part.text, len0);
+    /* the reservation leaves room for json_copy48 to write past each piece */
+    json_copy48(o, part.text, len0);
     o += len0;
     o += json_u64_near(&x->slice_ts, o, s->start_us);
     o += JSON_LIT(o, ",\"dur\":");
-    o += json_u64(o, s->end_us - s->start_us);
-    json_copy16(o, part.text + len0, len1);
+    uint64_t dur = s->end_us - s->start_us;
+#if JSON_WORDS
+    /* its digits kept in a register for self_us: read back from the buffer, the wider load
+     * after the narrower store stalls */
+    json_word_t dur_digits = {0, 0};
+    if (dur < 100000000u) {
+        dur_digits = json_word((uint32_t)dur);
+        memcpy(o, &dur_digits.w, 8);
+        o += dur_digits.n;
+    } else {
+        o += json_u64(o, dur);
+    }
+#else
+    o += json_u64(o, dur);
+#endif
+    json_copy48(o, part.text + len0, len1);
     o += len1;
     unsigned kind = s->exit_kind < 4u ? s->exit_kind : 4u;
     memcpy(o, exit_json[kind].text, sizeof exit_json[kind].text);
     o += exit_json[kind].len;
     o += JSON_LIT(o, ",\"self_us\":");
+#if JSON_WORDS
+    if (s->self_us == dur && dur_digits.n != 0) {
+        memcpy(o, &dur_digits.w, 8); /* a slice with nothing nested in it: its dur again */
+        o += dur_digits.n;
+    } else {
+        o += json_u64(o, s->self_us);
+    }
+#else
     o += json_u64(o, s->self_us);
-    json_copy16(o, part.text + len0 + len1, len2);
+#endif
+    json_copy48(o, part.text + len0 + len1, len2);
     o += len2;
     direct_end(x, at, o);
     x->slices++;

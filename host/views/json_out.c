@@ -16,6 +16,32 @@ static inline int word_special(uint64_t w)
     return ((low | zq | zs) & high) != 0;
 }
 
+size_t json_u64_wide(char *out, uint64_t v)
+{
+    unsigned n = json_digits(v);
+    char *at = out + n;
+    while (v > UINT32_MAX) {
+        unsigned two = (unsigned)(v % 100u);
+        v /= 100u;
+        at -= 2;
+        memcpy(at, json_pairs + 2 * two, 2);
+    }
+    /* below 2^32 (71 minutes of microseconds) in 32 bits: half the instructions a step */
+    uint32_t w = (uint32_t)v;
+    while (w >= 100u) {
+        unsigned two = w % 100u;
+        w /= 100u;
+        at -= 2;
+        memcpy(at, json_pairs + 2 * two, 2);
+    }
+    if (w >= 10u) {
+        memcpy(at - 2, json_pairs + 2 * w, 2);
+    } else {
+        at[-1] = (char)('0' + w);
+    }
+    return n;
+}
+
 size_t json_string(char *out, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
