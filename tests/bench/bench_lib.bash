@@ -97,7 +97,7 @@ i26_print() {
     local rows=(
         "replay_late|replay|replay of busy, every resume late (--report), CPU time against md5sum|<= 3x"
         "replay_plain|replay|the same without lateness (--late-unit 0), CPU time against md5sum|<= 1.5x"
-        "export|export|--export-trace beside --report on busy with lateness, time against --report|<= 4x"
+        "export|export|--export-trace beside --report on busy with lateness, CPU time against --report|<= 4x"
         "live_fast|live|live table at 1 MB/s, busy (CPU of one core)|< 2 %"
         "live_trickle|live|live table at a UART trickle, busy (CPU of one core)|< 1 %"
         "hook_size|device|hook, Thumb small build with every part (Cortex-M0+, -Os, --gc-sections)|<= 2400 B"

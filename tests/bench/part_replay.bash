@@ -106,7 +106,7 @@ replay_late() {
 }
 
 part_export() {
-    local capture=$tmp/session-busy.aiop json=$work/export-trace.json t_rep t_exp ratio json_mb
+    local capture=$tmp/session-busy.aiop json=$work/export-trace.json t_rep t_exp ratio c_ratio json_mb
     if ! have "$top" || ! have "$sim"; then
         skip "export" "aioprof-top or aioprof-sim is not built"
         i26_why export "aioprof-top or aioprof-sim is not built"
@@ -135,12 +135,15 @@ part_export() {
     t_rep=$(median_of "$tmp/export.rep" 1)
     t_exp=$(median_of "$tmp/export.exp" 1)
     ratio=$(fix 1 "$(ratio_of "$tmp/export.exp" "$tmp/export.rep" 1)")
+    # in CPU time (user + system: the kernel's writing of the JSON is the export's too), which the
+    # machine's other load and the disk's writeback do not move as they move the wall time
+    c_ratio=$(fix 1 "$(ratio_of "$tmp/export.exp" "$tmp/export.rep" 2)")
     say "export: the busy workload's $session_seconds s session ($(( $(stat -c %s "$capture") / 1000000 )) MB), $runs rounds interleaved:"
-    awk -v r="$t_rep" -v e="$t_exp" -v q="$ratio" -v j="$json_mb" 'BEGIN {
+    awk -v r="$t_rep" -v e="$t_exp" -v q="$ratio" -v c="$c_ratio" -v j="$json_mb" 'BEGIN {
         printf "  --report:                     %.3f s\n", r
-        printf "  --report --export-trace FILE: %.3f s, %.0f MB of JSON (%.0f MB/s); %sx the time of --report\n", e, j, j / e, q }'
-    summary_row "--export-trace, time against --report (busy, $session_seconds s)" "<= 6x" "${ratio}x" \
-        "$(verdict "$ratio" '<=' 6)"
-    i26_row export "${ratio}x" "$(verdict "$ratio" '<=' 4)"
+        printf "  --report --export-trace FILE: %.3f s, %.0f MB of JSON (%.0f MB/s); %sx the time of --report, %sx its CPU time\n", e, j, j / e, q, c }'
+    summary_row "--export-trace, CPU time against --report (busy, $session_seconds s)" "<= 6x" "${c_ratio}x (${ratio}x wall)" \
+        "$(verdict "$c_ratio" '<=' 6)"
+    i26_row export "${c_ratio}x in CPU time, ${ratio}x wall" "$(verdict "$c_ratio" '<=' 4)"
     say ""
 }
