@@ -59,8 +59,7 @@ typedef struct events_turn {
 typedef struct events_scratch {
     uint64_t *blame_us;     /* a window's time per culprit, at who + 3, then the walk's list's */
     int32_t *blamed;        /* the culprits a walk touched */
-    int32_t *num;           /* who + 3 -> its number in the running sums + 1 (0: none) */
-    size_t blame_cap;       /* cells of blame_us / 2, of blamed and of num */
+    size_t blame_cap;       /* cells of blame_us / 2 and of blamed */
     uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / their spacing, of ck_stride cells),
                                then the running sums, then a window's two ends */
     size_t ck_stride;
@@ -149,6 +148,8 @@ typedef struct events {
     uint64_t ck_turn;       /* the running sums cover the turns before it (events_late.c) */
     size_t ck_n;            /* culprits numbered in the sums */
     int ck_off;             /* no memory for the sums: every window walks its turns */
+    int ck_cells_set;       /* every turn from ck_turn on was written with its cell (its culprit
+                               numbered then): late_ck_cells has none to number */
     events_scratch_t scratch; /* kept by events_init: its memory is reused, its numbering undone */
     events_spans_t *spans;  /* the open spans (events_spans.c), NULL until a span record; kept too */
     int span_lists;         /* the stream has span lists (SPANS records): every frame's is looked
@@ -156,6 +157,10 @@ typedef struct events {
     events_enter_t enters[EVENTS_FRAME_ENTERS];
     int32_t ck_who[EVENTS_CK_MAX]; /* number -> culprit */
     uint8_t ck_slot[EVENTS_CK_MAX]; /* number -> its slot in the rows' indexes (stats_late_slot) */
+    /* who + 3 -> its number in the running sums (its cell + 1; 0: none), for every name row there
+     * may be (STATS_NAME_CAP + 4 with the special rows) and the three below: a turn is written
+     * with its cell */
+    int32_t ck_num[EVENTS_CK_MAX + 3u];
     events_turn_t turns[EVENTS_TURNS];
     aioprof_span_event_t span_ev[AIOPROF_SPAN_EVENTS_MAX]; /* the frame's span list, in time order:
                                                               written before it is read */

@@ -12,7 +12,7 @@
 #include "events_late_private.h"
 
 /* The scratch of one window, walked: time per culprit, indexed by who + 3 (EVENTS_WHO_UNKNOWN is
- * -3), for every name row there may be; and the running sums' numbering. 0 when out of memory. */
+ * -3), for every name row there may be. 0 when out of memory. */
 static int blame_room(events_t *e)
 {
     events_scratch_t *m = &e->scratch;
@@ -30,13 +30,7 @@ static int blame_room(events_t *e)
         return 0;
     }
     m->blamed = who;
-    int32_t *num = realloc(m->num, need * sizeof *num);
-    if (num == NULL) {
-        return 0;
-    }
-    m->num = num;
     memset(m->blame_us + m->blame_cap, 0, (need - m->blame_cap) * sizeof *us);
-    memset(m->num + m->blame_cap, 0, (need - m->blame_cap) * sizeof *num);
     m->blame_cap = need;
     return 1;
 }
@@ -129,7 +123,8 @@ void events_late_unseen(events_t *e)
     for (uint64_t j = e->n_turns; j > k; j--) {
         turns[j & (EVENTS_TURNS - 1u)] = turns[(j - 1u) & (EVENTS_TURNS - 1u)];
     }
-    turns[k & (EVENTS_TURNS - 1u)] = (events_turn_t){.at = at, .who = EVENTS_WHO_UNKNOWN};
+    turns[k & (EVENTS_TURNS - 1u)] =
+        (events_turn_t){.at = at, .who = EVENTS_WHO_UNKNOWN, .cell = events_turn_cell(e, EVENTS_WHO_UNKNOWN)};
     e->n_turns++;
 }
 
@@ -266,7 +261,6 @@ void events_free(events_t *e)
     events_scratch_t *m = &e->scratch;
     free(m->blame_us);
     free(m->blamed);
-    free(m->num);
     free(m->ck);
     free(m->snap);
     memset(m, 0, sizeof *m);
