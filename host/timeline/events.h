@@ -52,9 +52,9 @@ typedef struct events_turn {
 /* The lateness scratch (events_late*.c), allocated once and kept for the next stream: a window's
  * time per culprit while it is walked, and the running sums of each culprit's time with their
  * checkpoints. */
-#define EVENTS_CK_EVERY 8u   /* turns between checkpoints of the running sums, up to 256 culprits */
+#define EVENTS_CK_EVERY 32u   /* turns between checkpoints of the running sums, up to 256 culprits */
 #define EVENTS_CK_FLAT 256u  /* past this many cells per checkpoint, the checkpoints thin out (as
-                                many fewer as the cells are more): their memory stays 16 MB */
+                                many fewer as the cells are more): their memory stays 4 MB */
 #define EVENTS_CK_MAX (STATS_NAME_CAP + 8u) /* culprits the sums number: every name row there may be */
 typedef struct events_scratch {
     uint64_t *blame_us;     /* a window's time per culprit, at who + 3, then the walk's list's */

@@ -12,8 +12,10 @@
  * same work however many turns the window spans (a busy device with 4,000 tasks: 4,000). ---- */
 
 /* The checkpoints' spacing in turns, for stride cells each: EVENTS_CK_EVERY up to EVENTS_CK_FLAT
- * cells, then as much wider as the cells are more (at most 256 turns, for 8,192 cells), so that
- * they take 16 MB at most; a window's ends cost the walk of half a spacing each. */
+ * cells, then as much wider as the cells are more (at most 1,024 turns, for 8,192 cells), so that
+ * they take 4 MB at most; a window's ends cost the walk of half a spacing each. Every 32 turns,
+ * not fewer: the copies are written as the sums pass and seldom read, and more of them push the
+ * rows out of the L1 cache. */
 static uint64_t ck_every_of(size_t stride)
 {
     return stride <= EVENTS_CK_FLAT ? EVENTS_CK_EVERY : EVENTS_CK_EVERY * (stride / EVENTS_CK_FLAT);
