@@ -145,6 +145,8 @@ typedef struct events {
     int frame_gc;           /* a GC record of this frame put turns in (events_mem.c) */
     uint64_t gc_until;      /* where the last GC record's turns end, on the turns' time line */
     int late_capped;        /* a lateness too long to count was cut to STATS_LATE_MAX_US (said once) */
+    uint32_t bucket_unit;   /* late_unit whose one-byte values' buckets late_bucket holds; 0: none */
+    uint8_t late_bucket[128]; /* a one-byte LATE value v at 1 MHz: stats_hist_bucket(v * late_unit) */
     uint64_t ck_turn;       /* the running sums cover the turns before it (events_late.c) */
     size_t ck_n;            /* culprits numbered in the sums */
     int ck_off;             /* no memory for the sums: every window walks its turns */

@@ -189,6 +189,12 @@ void events_late_frame(events_t *e, int ok)
     const uint8_t *small = late != NULL && n != 0 && len == n && late_bytes_small(late, len) ? late + n - 1u : NULL;
     const int fast = (late == NULL || small != NULL) && e->tick_hz == 1000000u;
     const uint64_t unit = e->late_unit;
+    if (fast && e->bucket_unit != unit) {
+        for (uint32_t v = 0; v < 128u; v++) {
+            e->late_bucket[v] = (uint8_t)stats_hist_bucket(v * unit);
+        }
+        e->bucket_unit = (uint32_t)unit;
+    }
     size_t at = 0;
     for (uint32_t i = n; late != NULL && small == NULL && i-- > 0;) {
         if (at < len && late[at] < 0x80u) {
@@ -210,8 +216,13 @@ void events_late_frame(events_t *e, int ok)
             continue;
         }
         uint32_t v = late == NULL ? 0 : small != NULL ? small[-(ptrdiff_t)i] : value[i];
-        late_us[i] = fast ? v * unit : late_of(e, v);
-        stats_late_resume(s, in, late_us[i]);
+        if (fast) {
+            late_us[i] = v * unit;
+            stats_late_resume_bucket(s, in, late_us[i], e->late_bucket[v]);
+        } else {
+            late_us[i] = late_of(e, v);
+            stats_late_resume(s, in, late_us[i]);
+        }
         if (late_us[i] != 0 && en->turn >= oldest) {
             /* what lies before late_floor (the stream's start, a reset, a link gap) is unknown */
             uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
