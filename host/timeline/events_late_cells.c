@@ -32,8 +32,8 @@ static inline void ck_before_op(const events_t *e, uint64_t k, uint64_t *restric
 
 /* The start of window i (its first turn k, [from, until) its time) taken off acc: the sums
  * before k in r, with the part of turn k before the window, and what lies before the turns. */
-static inline void window_start_off(const events_t *e, uint64_t *restrict acc, const uint64_t *restrict r,
-    size_t n, uint64_t k, uint64_t from, uint64_t before)
+static inline __attribute__((always_inline)) void window_start_off(const events_t *e, uint64_t *restrict acc,
+    const uint64_t *restrict r, size_t n, uint64_t k, uint64_t from, uint64_t before)
 {
     cells_sub(acc, r, n);
     const events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
