@@ -106,7 +106,10 @@ int late_windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32
         return 0;
     }
     for (size_t c = 2; c < e->ck_n; c++) {
-        uint8_t slot = stats_late_slot(s, e->ck_who[c]);
+        /* the slot given already read from the rows' list of them (a culprit has one slot) */
+        uint8_t slot = c - 2u < s->late_slots && s->late_slot_who[c - 2u] == e->ck_who[c]
+            ? (uint8_t)(c - 2u)
+            : stats_late_slot(s, e->ck_who[c]);
         e->ck_slot[c] = slot;
         if (slot != c - 2u) {
             return 0;
