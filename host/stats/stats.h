@@ -80,15 +80,20 @@ static inline unsigned stats_hist_bucket(uint64_t v)
 /* Out of line: a bucket outside the range allocated (the range grows; out of memory: not counted). */
 void stats_hist_grow_add(stats_hist_t *h, unsigned bucket);
 
-static inline void stats_hist_add(stats_hist_t *h, uint64_t v)
+/* A value of bucket b counted. */
+static inline void stats_hist_add_bucket(stats_hist_t *h, unsigned b)
 {
-    unsigned b = stats_hist_bucket(v);
     unsigned at = b - h->lo;
     if (at < h->len) {
         h->counts[at]++;
     } else {
         stats_hist_grow_add(h, b);
     }
+}
+
+static inline void stats_hist_add(stats_hist_t *h, uint64_t v)
+{
+    stats_hist_add_bucket(h, stats_hist_bucket(v));
 }
 
 /* The buckets of values below STATS_HIST_SMALL, looked up: a slice's bucket on the replay's hot
@@ -455,10 +460,18 @@ int stats_instance_lower_bound(const stats_t *s, const stats_instance_t *in);
 
 /* A resume of in whose lateness the device reported: late_us (0: on time). Its name row sums it
  * in when a view is made (stats_late_sync). Inline: the events stage calls it for every resume. */
+static inline void stats_late_resume_bucket(stats_t *s, stats_instance_t *in, uint64_t late_us, unsigned bucket);
+
 static inline void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t late_us)
 {
+    stats_late_resume_bucket(s, in, late_us, stats_hist_bucket(late_us));
+}
+
+/* stats_late_resume with late_us's bucket (stats_hist_bucket) given: a caller that has it at hand. */
+static inline void stats_late_resume_bucket(stats_t *s, stats_instance_t *in, uint64_t late_us, unsigned bucket)
+{
     stats_late_t *l = &in->late;
-    stats_hist_add(&l->hist, late_us);
+    stats_hist_add_bucket(&l->hist, bucket);
     l->min_us = l->resumes == 0 || late_us < l->min_us ? late_us : l->min_us;
     l->resumes++;
     l->count += late_us != 0;

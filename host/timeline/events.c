@@ -276,6 +276,10 @@ static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t 
     events_enter_t *restrict enters = late ? e->enters : NULL;
     uint64_t k = run->turns, at_base = run->at_base;
     uint32_t m = run->enters;
+    /* the turns' cells (events_turn_cell): -1 for a culprit not numbered yet, told after the loop */
+    const int32_t *restrict ck_num = e->ck_num;
+    const int32_t outside_cell = ck_num[EVENTS_WHO_OUTSIDE + 3] - 1;
+    int32_t unnumbered = outside_cell;
     for (;;) {
         uint32_t enter_dt, id, yield_dt;
         const uint8_t *next = aioprof_rec_pair(p, end, &enter_dt, &id, &yield_dt);
@@ -297,9 +301,12 @@ static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t 
             e->obs->event(e->obs_user, run->us_base + t + yield_dt);
         }
         if (late) {
-            turns[k % EVENTS_TURNS] = (events_turn_t){.at = at_base + t, .who = in->name};
+            int32_t cell = ck_num[in->name + 3] - 1;
+            unnumbered |= cell;
+            turns[k % EVENTS_TURNS] = (events_turn_t){.at = at_base + t, .who = in->name, .cell = cell};
             enters[m++] = (events_enter_t){.in = in, .key = key, .turn = k};
-            turns[(k + 1u) % EVENTS_TURNS] = (events_turn_t){.at = at_base + t + yield_dt, .who = EVENTS_WHO_OUTSIDE};
+            turns[(k + 1u) % EVENTS_TURNS] =
+                (events_turn_t){.at = at_base + t + yield_dt, .who = EVENTS_WHO_OUTSIDE, .cell = outside_cell};
             k += 2u;
         }
         if (observed && e->obs->slice) {
@@ -316,6 +323,9 @@ static inline __attribute__((always_inline)) const uint8_t *pairs_loop(events_t 
     run->events += 2u * n;
     run->turns = k;
     run->enters = m;
+    if (late && n != 0 && unnumbered < 0) {
+        e->ck_cells_set = 0;
+    }
     return p;
 }
 
@@ -437,7 +447,8 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
                 in = stats_instance_miss(s, id);
                 if (in == NULL) {
                     if (late) {
-                        e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = EVENTS_WHO_UNKNOWN};
+                        e->turns[turns % EVENTS_TURNS] = (events_turn_t){
+                            .at = now + shift, .who = EVENTS_WHO_UNKNOWN, .cell = events_turn_cell(e, EVENTS_WHO_UNKNOWN)};
                         if (enters < EVENTS_FRAME_ENTERS) {
                             e->enters[enters++] = (events_enter_t){.in = NULL, .turn = turns};
                         }
@@ -447,7 +458,8 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
                 }
             }
             if (late) {
-                e->turns[turns % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = in->name};
+                e->turns[turns % EVENTS_TURNS] =
+                    (events_turn_t){.at = now + shift, .who = in->name, .cell = events_turn_cell(e, in->name)};
                 if (enters < EVENTS_FRAME_ENTERS) {
                     e->enters[enters++] = (events_enter_t){.in = in, .key = key, .turn = turns};
                 }
@@ -479,7 +491,8 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
             s->stream.unmatched++;
             known_bottom = 0;
             if (late) {
-                e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = EVENTS_WHO_UNKNOWN};
+                e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){
+                    .at = now + shift, .who = EVENTS_WHO_UNKNOWN, .cell = events_turn_cell(e, EVENTS_WHO_UNKNOWN)};
             }
             continue;
         }
@@ -512,7 +525,7 @@ static inline __attribute__((always_inline)) void events_run(events_t *e, run_t 
         }
         if (late) {
             int32_t who = depth > 0 ? e->stack[depth - 1].in->name : known_bottom ? EVENTS_WHO_OUTSIDE : EVENTS_WHO_UNKNOWN;
-            e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = who};
+            e->turns[turns++ % EVENTS_TURNS] = (events_turn_t){.at = now + shift, .who = who, .cell = events_turn_cell(e, who)};
         }
     }
     e->n_turns = turns;

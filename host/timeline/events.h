@@ -52,15 +52,14 @@ typedef struct events_turn {
 /* The lateness scratch (events_late*.c), allocated once and kept for the next stream: a window's
  * time per culprit while it is walked, and the running sums of each culprit's time with their
  * checkpoints. */
-#define EVENTS_CK_EVERY 8u   /* turns between checkpoints of the running sums, up to 256 culprits */
+#define EVENTS_CK_EVERY 32u   /* turns between checkpoints of the running sums, up to 256 culprits */
 #define EVENTS_CK_FLAT 256u  /* past this many cells per checkpoint, the checkpoints thin out (as
-                                many fewer as the cells are more): their memory stays 16 MB */
+                                many fewer as the cells are more): their memory stays 4 MB */
 #define EVENTS_CK_MAX (STATS_NAME_CAP + 8u) /* culprits the sums number: every name row there may be */
 typedef struct events_scratch {
     uint64_t *blame_us;     /* a window's time per culprit, at who + 3, then the walk's list's */
     int32_t *blamed;        /* the culprits a walk touched */
-    int32_t *num;           /* who + 3 -> its number in the running sums + 1 (0: none) */
-    size_t blame_cap;       /* cells of blame_us / 2, of blamed and of num */
+    size_t blame_cap;       /* cells of blame_us / 2 and of blamed */
     uint64_t *ck;           /* the checkpoints (EVENTS_TURNS / their spacing, of ck_stride cells),
                                then the running sums, then a window's two ends */
     size_t ck_stride;
@@ -146,9 +145,13 @@ typedef struct events {
     int frame_gc;           /* a GC record of this frame put turns in (events_mem.c) */
     uint64_t gc_until;      /* where the last GC record's turns end, on the turns' time line */
     int late_capped;        /* a lateness too long to count was cut to STATS_LATE_MAX_US (said once) */
+    uint32_t bucket_unit;   /* late_unit whose one-byte values' buckets late_bucket holds; 0: none */
+    uint8_t late_bucket[128]; /* a one-byte LATE value v at 1 MHz: stats_hist_bucket(v * late_unit) */
     uint64_t ck_turn;       /* the running sums cover the turns before it (events_late.c) */
     size_t ck_n;            /* culprits numbered in the sums */
     int ck_off;             /* no memory for the sums: every window walks its turns */
+    int ck_cells_set;       /* every turn from ck_turn on was written with its cell (its culprit
+                               numbered then): late_ck_cells has none to number */
     events_scratch_t scratch; /* kept by events_init: its memory is reused, its numbering undone */
     events_spans_t *spans;  /* the open spans (events_spans.c), NULL until a span record; kept too */
     int span_lists;         /* the stream has span lists (SPANS records): every frame's is looked
@@ -156,6 +159,10 @@ typedef struct events {
     events_enter_t enters[EVENTS_FRAME_ENTERS];
     int32_t ck_who[EVENTS_CK_MAX]; /* number -> culprit */
     uint8_t ck_slot[EVENTS_CK_MAX]; /* number -> its slot in the rows' indexes (stats_late_slot) */
+    /* who + 3 -> its number in the running sums (its cell + 1; 0: none), for every name row there
+     * may be (STATS_NAME_CAP + 4 with the special rows) and the three below: a turn is written
+     * with its cell */
+    int32_t ck_num[EVENTS_CK_MAX + 3u];
     events_turn_t turns[EVENTS_TURNS];
     aioprof_span_event_t span_ev[AIOPROF_SPAN_EVENTS_MAX]; /* the frame's span list, in time order:
                                                               written before it is read */

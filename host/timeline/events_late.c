@@ -4,6 +4,7 @@
  * `late` before its ENTER, laid on the turns and blamed on the names that ran, on no task, or on
  * what the host did not see. Work per frame: the turns its windows span, once; per late resume:
  * the culprits of the frame, for its window and its two rows. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 #include "events_late_private.h"
 
 /* The scratch of one window, walked: time per culprit, indexed by who + 3 (EVENTS_WHO_UNKNOWN is
- * -3), for every name row there may be; and the running sums' numbering. 0 when out of memory. */
+ * -3), for every name row there may be. 0 when out of memory. */
 static int blame_room(events_t *e)
 {
     events_scratch_t *m = &e->scratch;
@@ -29,13 +30,7 @@ static int blame_room(events_t *e)
         return 0;
     }
     m->blamed = who;
-    int32_t *num = realloc(m->num, need * sizeof *num);
-    if (num == NULL) {
-        return 0;
-    }
-    m->num = num;
     memset(m->blame_us + m->blame_cap, 0, (need - m->blame_cap) * sizeof *us);
-    memset(m->num + m->blame_cap, 0, (need - m->blame_cap) * sizeof *num);
     m->blame_cap = need;
     return 1;
 }
@@ -128,8 +123,25 @@ void events_late_unseen(events_t *e)
     for (uint64_t j = e->n_turns; j > k; j--) {
         turns[j & (EVENTS_TURNS - 1u)] = turns[(j - 1u) & (EVENTS_TURNS - 1u)];
     }
-    turns[k & (EVENTS_TURNS - 1u)] = (events_turn_t){.at = at, .who = EVENTS_WHO_UNKNOWN};
+    turns[k & (EVENTS_TURNS - 1u)] =
+        (events_turn_t){.at = at, .who = EVENTS_WHO_UNKNOWN, .cell = events_turn_cell(e, EVENTS_WHO_UNKNOWN)};
     e->n_turns++;
+}
+
+/* Every one of the len bytes at p below 0x80: each a whole varint. */
+static int late_bytes_small(const uint8_t *p, size_t len)
+{
+    uint64_t any = 0;
+    size_t i = 0;
+    for (; i + 8u <= len; i += 8u) {
+        uint64_t w;
+        memcpy(&w, p + i, sizeof w);
+        any |= w;
+    }
+    for (; i < len; i++) {
+        any |= p[i];
+    }
+    return (any & 0x8080808080808080ull) == 0;
 }
 
 /* A LATE value in microseconds, at most STATS_LATE_MAX_US: a longer one (a hostile HELLO's unit or
@@ -170,17 +182,25 @@ void events_late_frame(events_t *e, int ok)
         return;
     }
     stats_t *s = e->stats;
-    /* the values come last ENTER first: read into the ENTERs' order, then taken in time order */
+    /* the values come last ENTER first. Most frames' are one byte each (n values in n bytes, no
+     * byte with its top bit set): ENTER i's is byte n - 1 - i, and at 1 MHz it is value * unit
+     * (below 2^7 * 2^32 us, never cut). Else read into the ENTERs' order. */
     uint32_t value[EVENTS_FRAME_ENTERS];
+    const uint8_t *small = late != NULL && n != 0 && len == n && late_bytes_small(late, len) ? late + n - 1u : NULL;
+    const int fast = (late == NULL || small != NULL) && e->tick_hz == 1000000u;
+    const uint64_t unit = e->late_unit;
+    if (fast && e->bucket_unit != unit) {
+        for (uint32_t v = 0; v < 128u; v++) {
+            e->late_bucket[v] = (uint8_t)stats_hist_bucket(v * unit);
+        }
+        e->bucket_unit = (uint32_t)unit;
+    }
     size_t at = 0;
-    for (uint32_t i = n; i-- > 0;) {
-        value[i] = 0;
-        if (late != NULL) {
-            if (at < len && late[at] < 0x80u) {
-                value[i] = late[at++]; /* most are one byte */
-            } else {
-                at += aioprof_varint_get(late + at, len - at, &value[i]);
-            }
+    for (uint32_t i = n; late != NULL && small == NULL && i-- > 0;) {
+        if (at < len && late[at] < 0x80u) {
+            value[i] = late[at++];
+        } else {
+            at += aioprof_varint_get(late + at, len - at, &value[i]);
         }
     }
     /* the frame's late windows: [from, until) before each late ENTER; the turns they span */
@@ -195,8 +215,14 @@ void events_late_frame(events_t *e, int ok)
         if (in == NULL || in->key != en->key || !in->in_use) {
             continue;
         }
-        late_us[i] = late_of(e, value[i]);
-        stats_late_resume(s, in, late_us[i]);
+        uint32_t v = late == NULL ? 0 : small != NULL ? small[-(ptrdiff_t)i] : value[i];
+        if (fast) {
+            late_us[i] = v * unit;
+            stats_late_resume_bucket(s, in, late_us[i], e->late_bucket[v]);
+        } else {
+            late_us[i] = late_of(e, v);
+            stats_late_resume(s, in, late_us[i]);
+        }
         if (late_us[i] != 0 && en->turn >= oldest) {
             /* what lies before late_floor (the stream's start, a reset, a link gap) is unknown */
             uint64_t until = e->turns[en->turn & (EVENTS_TURNS - 1u)].at;
@@ -246,7 +272,6 @@ void events_free(events_t *e)
     events_scratch_t *m = &e->scratch;
     free(m->blame_us);
     free(m->blamed);
-    free(m->num);
     free(m->ck);
     free(m->snap);
     memset(m, 0, sizeof *m);

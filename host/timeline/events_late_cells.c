@@ -32,8 +32,8 @@ static inline void ck_before_op(const events_t *e, uint64_t k, uint64_t *restric
 
 /* The start of window i (its first turn k, [from, until) its time) taken off acc: the sums
  * before k in r, with the part of turn k before the window, and what lies before the turns. */
-static inline void window_start_off(const events_t *e, uint64_t *restrict acc, const uint64_t *restrict r,
-    size_t n, uint64_t k, uint64_t from, uint64_t before)
+static inline __attribute__((always_inline)) void window_start_off(const events_t *e, uint64_t *restrict acc,
+    const uint64_t *restrict r, size_t n, uint64_t k, uint64_t from, uint64_t before)
 {
     cells_sub(acc, r, n);
     const events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
@@ -106,7 +106,10 @@ int late_windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32
         return 0;
     }
     for (size_t c = 2; c < e->ck_n; c++) {
-        uint8_t slot = stats_late_slot(s, e->ck_who[c]);
+        /* the slot given already read from the rows' list of them (a culprit has one slot) */
+        uint8_t slot = c - 2u < s->late_slots && s->late_slot_who[c - 2u] == e->ck_who[c]
+            ? (uint8_t)(c - 2u)
+            : stats_late_slot(s, e->ck_who[c]);
         e->ck_slot[c] = slot;
         if (slot != c - 2u) {
             return 0;

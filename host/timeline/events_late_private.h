@@ -59,7 +59,7 @@ void late_windows_first(const events_t *e, uint64_t oldest, const uint32_t *win,
 
 /* The checkpoints: every ck_every(e) turns, ck_slots(e) of them in a ring, ck_stride cells each,
  * then the running sums (ck_sums) and two vectors of scratch. */
-#define CK_EVERY_LOG2 3u
+#define CK_EVERY_LOG2 5u
 _Static_assert((1u << CK_EVERY_LOG2) == EVENTS_CK_EVERY, "EVENTS_CK_EVERY is 1 << CK_EVERY_LOG2");
 
 static inline uint64_t ck_every(const events_t *e)

@@ -12,8 +12,10 @@
  * same work however many turns the window spans (a busy device with 4,000 tasks: 4,000). ---- */
 
 /* The checkpoints' spacing in turns, for stride cells each: EVENTS_CK_EVERY up to EVENTS_CK_FLAT
- * cells, then as much wider as the cells are more (at most 256 turns, for 8,192 cells), so that
- * they take 16 MB at most; a window's ends cost the walk of half a spacing each. */
+ * cells, then as much wider as the cells are more (at most 1,024 turns, for 8,192 cells), so that
+ * they take 4 MB at most; a window's ends cost the walk of half a spacing each. Every 32 turns,
+ * not fewer: the copies are written as the sums pass and seldom read, and more of them push the
+ * rows out of the L1 cache. */
 static uint64_t ck_every_of(size_t stride)
 {
     return stride <= EVENTS_CK_FLAT ? EVENTS_CK_EVERY : EVENTS_CK_EVERY * (stride / EVENTS_CK_FLAT);
@@ -63,7 +65,7 @@ static int ck_number(events_t *e, int32_t who)
         m->ck_stride = stride;
         m->ck_wide = ck_wide_of(stride);
     }
-    m->num[who + 3] = (int32_t)++e->ck_n;
+    e->ck_num[who + 3] = (int32_t)++e->ck_n;
     e->ck_who[e->ck_n - 1u] = who;
     return 1;
 }
@@ -71,7 +73,7 @@ static int ck_number(events_t *e, int32_t who)
 void events_late_restart(events_t *e)
 {
     for (size_t c = 0; c < e->ck_n; c++) {
-        e->scratch.num[e->ck_who[c] + 3] = 0;
+        e->ck_num[e->ck_who[c] + 3] = 0;
     }
     if (e->scratch.ck != NULL) {
         memset(ck_sums(e), 0, e->scratch.ck_stride * sizeof *e->scratch.ck);
@@ -85,7 +87,6 @@ void events_late_restart(events_t *e)
  * cannot be kept, too many culprits (ck_off) or no memory. Before late_ck_advance_to. */
 int late_ck_cells(events_t *e)
 {
-    events_scratch_t *m = &e->scratch;
     uint64_t end = e->n_turns ? e->n_turns - 1u : 0;
     uint64_t oldest = e->n_turns > EVENTS_TURNS ? e->n_turns - EVENTS_TURNS : 0;
     if (e->ck_off || (e->ck_n == 0 && (!ck_number(e, EVENTS_WHO_UNKNOWN) || !ck_number(e, EVENTS_WHO_OUTSIDE)))) {
@@ -98,25 +99,28 @@ int late_ck_cells(events_t *e)
         e->ck_turn = oldest;
     }
     /* the new culprits numbered first: the cells of the sums stay where they are below; each
-     * turn told its culprit's cell, for the sums and the walks between checkpoints. The turns
+     * turn told its culprit's cell, for the sums and the walks between checkpoints. Only when a
+     * turn was written before its culprit had a number (the turns are written with their cells):
      * walked as the ring holds them, in at most two runs. */
-    for (uint64_t k = e->ck_turn; k < end;) {
+    for (uint64_t k = e->ck_cells_set ? end : e->ck_turn; k < end;) {
         events_turn_t *t = &e->turns[k & (EVENTS_TURNS - 1u)];
         uint64_t run = EVENTS_TURNS - (k & (EVENTS_TURNS - 1u));
         run = run < end - k ? run : end - k;
         k += run;
         for (events_turn_t *stop = t + run; t < stop; t++) {
-            int32_t num = m->num[t->who + 3];
+            int32_t num = e->ck_num[t->who + 3];
             if (num == 0) {
                 if (!ck_number(e, t->who)) {
                     e->ck_off = 1;
                     return 0;
                 }
-                num = m->num[t->who + 3];
+                num = e->ck_num[t->who + 3];
             }
             t->cell = num - 1;
         }
     }
+    /* the last turn (not yet ended: numbered with the next frame's) may still be without */
+    e->ck_cells_set = e->n_turns == 0 || e->turns[end & (EVENTS_TURNS - 1u)].cell >= 0;
     return 1;
 }
 

@@ -71,9 +71,21 @@ void events_on_dropped(events_t *e, uint32_t count);
 /* Lateness (events_late.c; events_late_restart in events_late_sums.c): a turn of the time line (who runs from `at` on, on the microsecond
  * line: its turn's time is `at` plus late_shift); the frame's LATE record; the frame read to its
  * end (ok: every record parsed), its ENTERs given their lateness. */
+/* who's cell in the running sums, for a turn written now: -1 when who is not numbered yet (the
+ * turn is then numbered by late_ck_cells). */
+static inline int32_t events_turn_cell(events_t *e, int32_t who)
+{
+    int32_t cell = e->ck_num[who + 3] - 1;
+    if (cell < 0) {
+        e->ck_cells_set = 0;
+    }
+    return cell;
+}
+
 static inline void events_turn(events_t *e, uint64_t at, int32_t who)
 {
-    e->turns[e->n_turns++ % EVENTS_TURNS] = (events_turn_t){.at = at + e->late_shift, .who = who};
+    e->turns[e->n_turns++ % EVENTS_TURNS] =
+        (events_turn_t){.at = at + e->late_shift, .who = who, .cell = events_turn_cell(e, who)};
 }
 /* What ran from the end of the previous frame to this one's base is not known (events were
  * dropped there): an unknown turn put in before this frame's turns. */

@@ -234,7 +234,7 @@ static void test_blame_many_names(void **state)
     schedule_free(&c, &f);
 }
 
-/* 1,100 names: the checkpoints thin out three times (a checkpoint every 64 turns, 2,048 cells
+/* 1,100 names: the checkpoints thin out three times (a checkpoint every 256 turns, 2,048 cells
  * each), with windows across each change. */
 static void test_blame_thousand_names(void **state)
 {
