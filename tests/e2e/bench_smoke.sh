@@ -60,7 +60,7 @@ rows=(
     "wire bytes per event, seed," "wire bytes per event, instances," "wire bytes per event, busy,"
     "wire bytes per event, busy --tasks 4000," "memory (MiB) against distinct live tasks"
     "memory (MiB) against task instances created" "replay, decode + aggregate"
-    "--export-trace, time against --report" "live table, CPU at a UART trickle"
+    "--export-trace, CPU time against --report" "live table, CPU at a UART trickle"
     "live table, CPU at 1 MB/s (busy)" "live table, CPU at 1 MB/s (instances)"
     "live table vs --report"
     # issue 26's table: the rows of these parts
