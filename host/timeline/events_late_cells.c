@@ -1,7 +1,7 @@
 /* The events stage's lateness (events_late_private.h): a frame's windows straight into their
  * instance rows' cells, while every culprit has a slot there (stats_late_window_cells). Per
  * window: the sums at its ENTER added as the sums pass it (events_late_sums.c), those at its start
- * taken off, the starts in the order they begin. */
+ * taken off, walking the turns from one start to the next (in the ENTERs' order). */
 #include <string.h>
 
 #include "events_late_private.h"
@@ -45,51 +45,48 @@ static inline __attribute__((always_inline)) void window_start_off(const events_
     acc[0] += before;
 }
 
-/* The frame's windows' starts taken off their cells (after late_ck_advance_to), in the order they
- * begin: their first turns found as late_windows_first finds them, and the sums before each made from
- * the one before, walking the turns between (or from a checkpoint, when far or behind). At most
- * WINDOWS_SORTED windows. */
+/* The frame's windows' starts taken off their cells (after late_ck_advance_to), in their ENTERs'
+ * order: the sums before each one's first turn made from the one before's, walking the turns
+ * between, forward or back. A window's first turn is late_turn_at(e, oldest, its ENTER's turn,
+ * from): the windows' starts are sorted within each value of lateness (a later ENTER with the
+ * same late begins later), and a frame's few values interleave them, so the walk goes back a
+ * few turns now and then instead of the windows being sorted by start. The turns walked are
+ * never at or past the window's ENTER: that of the one before comes no later. */
 static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win, uint32_t n_win,
     const uint64_t *from, const uint64_t *before, uint64_t *const *cells, size_t n)
 {
     const events_turn_t *restrict turns = e->turns;
-    uint32_t order[WINDOWS_SORTED]; /* j, by from[win[j]] */
     if (n_win == 0) {
         return;
     }
-    for (uint32_t j = 0; j < n_win; j++) {
-        uint32_t at = j;
-        for (; at > 0 && from[win[order[at - 1u]]] > from[win[j]]; at--) {
-            order[at] = order[at - 1u];
-        }
-        order[at] = j;
-    }
-    /* r: the sums before turn k, the stepping's turn, walked with it */
-    uint64_t *restrict r = ck_sums(e) + e->scratch.ck_stride, *restrict t_r = r + e->scratch.ck_stride;
-    uint64_t k = late_turn_at(e, oldest, e->enters[win[order[0]]].turn, from[win[order[0]]]);
+    /* r: the sums before turn k, the walk's turn, which begins at `at` */
+    uint64_t *restrict r = ck_sums(e) + e->scratch.ck_stride;
+    uint64_t k = late_turn_at(e, oldest, e->enters[win[0]].turn, from[win[0]]);
     ck_before_op(e, k, r, n, 0);
     uint64_t at = turns[k & (EVENTS_TURNS - 1u)].at;
-    for (uint32_t q = 0; q < n_win; q++) {
-        uint32_t j = order[q], i = win[j];
-        uint64_t end = e->enters[i].turn;
-        if (k >= end) {
-            /* as late_windows_first: this one searched for, and the stepping stays */
-            uint64_t first = late_turn_at(e, oldest, end, from[i]);
-            ck_before_op(e, first, t_r, n, 0);
-            window_start_off(e, cells[j], t_r, n, first, from[i], before[i]);
-            continue;
-        }
-        for (;;) {
-            const events_turn_t *t = &turns[k & (EVENTS_TURNS - 1u)];
-            uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
-            if (k + 1u >= end || next > from[i]) {
-                break;
+    for (uint32_t j = 0; j < n_win; j++) {
+        uint32_t i = win[j];
+        uint64_t end = e->enters[i].turn, f = from[i];
+        if (at > f) {
+            /* back to the last turn that begins at or before f (or the oldest kept) */
+            while (k > oldest && at > f) {
+                k--;
+                uint64_t prev = turns[k & (EVENTS_TURNS - 1u)].at;
+                r[turns[k & (EVENTS_TURNS - 1u)].cell] -= at - prev;
+                at = prev;
             }
-            r[t->cell] += next - at;
-            at = next;
-            k++;
+        } else {
+            /* forward over the turns that begin at or before f, short of the ENTER */
+            for (; k + 1u < end; k++) {
+                uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
+                if (next > f) {
+                    break;
+                }
+                r[turns[k & (EVENTS_TURNS - 1u)].cell] += next - at;
+                at = next;
+            }
         }
-        window_start_off(e, cells[j], r, n, k, from[i], before[i]);
+        window_start_off(e, cells[j], r, n, k, f, before[i]);
     }
 }
 
@@ -150,17 +147,7 @@ int late_windows_fused(events_t *e, uint64_t oldest, const uint32_t *win, uint32
             cells_add(cells[j], tmp, n);
         }
     }
-    if (n_win <= WINDOWS_SORTED) {
-        windows_starts_off(e, oldest, win, n_win, from, before, vec, n);
-    } else {
-        uint64_t first[EVENTS_FRAME_ENTERS];
-        late_windows_first(e, oldest, win, n_win, from, first);
-        for (uint32_t j = 0; j < n_win; j++) {
-            uint32_t i = win[j];
-            ck_before_op(e, first[i], tmp, n, 0);
-            window_start_off(e, vec[j], tmp, n, first[i], from[i], before[i]);
-        }
-    }
+    windows_starts_off(e, oldest, win, n_win, from, before, vec, n);
     for (uint32_t j = 0; watched && j < n_win; j++) {
         events_enter_t *en = &e->enters[win[j]];
         cells_add(cells[j], vec[j], n);
