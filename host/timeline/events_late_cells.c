@@ -64,12 +64,17 @@ static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win
     uint64_t k = late_turn_at(e, oldest, e->enters[win[0]].turn, from[win[0]]);
     ck_before_op(e, k, r, n, 0);
     uint64_t at = turns[k & (EVENTS_TURNS - 1u)].at;
+    /* a walk longer than a checkpoints' spacing is cut short: the window's first turn searched
+     * for and its sums made from a checkpoint, so that a frame whose windows jump to and fro over
+     * the ring (a hostile stream's lateness) costs at most that much per window */
+    const uint64_t far = ck_every(e);
     for (uint32_t j = 0; j < n_win; j++) {
         uint32_t i = win[j];
-        uint64_t end = e->enters[i].turn, f = from[i];
+        uint64_t end = e->enters[i].turn, f = from[i], steps = 0;
+        int jump = 0;
         if (at > f) {
             /* back to the last turn that begins at or before f (or the oldest kept) */
-            while (k > oldest && at > f) {
+            while (k > oldest && at > f && !(jump = steps++ == far)) {
                 k--;
                 uint64_t prev = turns[k & (EVENTS_TURNS - 1u)].at;
                 r[turns[k & (EVENTS_TURNS - 1u)].cell] -= at - prev;
@@ -79,12 +84,17 @@ static void windows_starts_off(events_t *e, uint64_t oldest, const uint32_t *win
             /* forward over the turns that begin at or before f, short of the ENTER */
             for (; k + 1u < end; k++) {
                 uint64_t next = turns[(k + 1u) & (EVENTS_TURNS - 1u)].at;
-                if (next > f) {
+                if (next > f || (jump = steps++ == far)) {
                     break;
                 }
                 r[turns[k & (EVENTS_TURNS - 1u)].cell] += next - at;
                 at = next;
             }
+        }
+        if (jump) {
+            k = late_turn_at(e, oldest, end, f);
+            ck_before_op(e, k, r, n, 0);
+            at = turns[k & (EVENTS_TURNS - 1u)].at;
         }
         window_start_off(e, cells[j], r, n, k, f, before[i]);
     }
