@@ -51,10 +51,13 @@ pty_stop() {
     [ ! -e "$1" ] || fail "$1 did not go away"
 }
 
-# top_stop PID: Ctrl-C for the aioprof-top at PID; returns its exit code.
+# top_stop PID: Ctrl-C for the aioprof-top at PID (its own pid, not a wrapper's such as timeout's,
+# which may end without passing the signal on); returns its exit code, or fails the test when it
+# is still running IO_DEADLINE s later.
 top_stop() {
     local rc=0
     kill -INT "$1"
+    wait_until gone "$1" || fail "Ctrl-C did not end aioprof-top (pid $1)"
     wait "$1" || rc=$?
     return $rc
 }

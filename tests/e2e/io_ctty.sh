@@ -96,7 +96,7 @@ grep -q "$WORK/ttyS is the controlling terminal of a session (python3, session [
 "$SIM" -w busy --events 3000 -q -o "$WORK/raw.bin"
 pty_start "$WORK/ttyDEV" "$WORK/raw.bin"
 ln -s "$(readlink "$WORK/ttyDEV")" "$WORK/ttyFAKE"
-timeout --foreground 300 "$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.aiop" > "$WORK/session.out" 2> "$WORK/session.err" \
+"$TOP" -v "$WORK/ttyFAKE" --report -w "$WORK/session.aiop" > "$WORK/session.out" 2> "$WORK/session.err" \
     < /dev/null &
 top=$!
 IO_PIDS+=("$top")
@@ -113,9 +113,8 @@ wait_for_text "$WORK/session.err" "ttyFAKE is back, but as the controlling termi
 # the user types a password; the shell, not aioprof-top, gets it
 echo "hunter2-typed-password" > "$WORK/second.keys"
 wait_for_text "$WORK/second.typed" "hunter2-typed-password" 180 || fail "the shell did not get its keystrokes"
-kill -INT "$top"
 rc=0
-wait "$top" || rc=$?
+top_stop "$top" || rc=$?
 [ "$rc" = 0 ] || fail "aioprof-top exited $rc: $(grep -v '^device:' "$WORK/session.err")"
 grep -q "ttyFAKE is back\.$" "$WORK/session.err" && fail "it reattached to the shell's terminal"
 grep -aq "hunter2" "$WORK/session.err" "$WORK/session.out" "$WORK/session.aiop" && fail "the keystrokes reached aioprof-top"
@@ -125,7 +124,7 @@ grep -aq "hunter2" "$WORK/session.err" "$WORK/session.out" "$WORK/session.aiop" 
 #    took the pty between the check and the open): let go of at once, said; nothing typed is read
 shell_start third late
 ln -s "$(cat "$WORK/third.path")" "$WORK/ttyLATE"
-timeout --foreground 300 "$TOP" -v "$WORK/ttyLATE" --report > "$WORK/late.out" 2> "$WORK/late.err" < /dev/null &
+"$TOP" -v "$WORK/ttyLATE" --report > "$WORK/late.out" 2> "$WORK/late.err" < /dev/null &
 top=$!
 IO_PIDS+=("$top")
 wait_for_text "$WORK/late.err" "opened $WORK/ttyLATE" 180 || fail "aioprof-top did not open the pty"
@@ -134,8 +133,7 @@ wait_for_text "$WORK/late.err" "ttyLATE became the controlling terminal of a ses
     || fail "the new session's terminal was kept: $(cat "$WORK/late.err")"
 echo "hunter3-typed-password" > "$WORK/third.keys"
 wait_for_text "$WORK/third.typed" "hunter3-typed-password" 180 || fail "the late shell did not get its keystrokes"
-kill -INT "$top"
-wait "$top" || fail "aioprof-top failed: $(cat "$WORK/late.err")"
+top_stop "$top" || fail "aioprof-top failed: $(cat "$WORK/late.err")"
 grep -aq "hunter3" "$WORK/late.err" "$WORK/late.out" && fail "the late shell's keystrokes reached aioprof-top"
 
 # 4. the same, but typed the moment the shell has the terminal (before aioprof-top's next look at
@@ -144,7 +142,7 @@ grep -aq "hunter3" "$WORK/late.err" "$WORK/late.out" && fail "the late shell's k
 touch "$WORK/fourth.hold"
 shell_start fourth late
 ln -s "$(cat "$WORK/fourth.path")" "$WORK/ttyTYPED"
-timeout --foreground 300 "$TOP" -v "$WORK/ttyTYPED" --report -w "$WORK/typed.aiop" > "$WORK/typed.out" \
+"$TOP" -v "$WORK/ttyTYPED" --report -w "$WORK/typed.aiop" > "$WORK/typed.out" \
     2> "$WORK/typed.err" < /dev/null &
 top=$!
 IO_PIDS+=("$top")
@@ -154,8 +152,7 @@ touch "$WORK/fourth.go"
 wait_for_text "$WORK/typed.err" "ttyTYPED became the controlling terminal of a session \(python3, session [0-9]*\): let go" \
     || fail "the new session's terminal was kept: $(cat "$WORK/typed.err")"
 rm "$WORK/fourth.hold"
-kill -INT "$top"
-wait "$top" || fail "aioprof-top failed: $(cat "$WORK/typed.err")"
+top_stop "$top" || fail "aioprof-top failed: $(cat "$WORK/typed.err")"
 grep -aq "hunter4" "$WORK/typed.err" "$WORK/typed.out" "$WORK/typed.aiop" \
     && fail "keystrokes typed at once reached aioprof-top"
 wait_for_text "$WORK/fourth.typed" "hunter4-typed-password" || fail "the shell did not get the keystrokes typed at once"

@@ -53,12 +53,6 @@ replay() { # replay NAME ARGS...: --json of aioprof-top ARGS into $WORK/NAME.jso
         || fail "aioprof-top $* exited $?: $(grep -v '^device:' "$WORK/$name.err" | head -3)"
 }
 
-# gone PID: the process PID has ended (a zombie until waited for counts as ended)
-gone() {
-    [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" != "" ] || return 0
-    [ "$(ps -o stat= -p "$1" | cut -c1)" = Z ]
-}
-
 "$SIM" -w instances --duration 10 --text 9 -q -o "$WORK/a.bin"
 "$SIM" -w nested --duration 10 -q -o "$WORK/b.bin"
 recording "$WORK/a.bin" "$WORK/a.aiop" 1

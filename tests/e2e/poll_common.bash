@@ -14,6 +14,13 @@ wait_until() {
     done
 }
 
+# gone PID: the process PID has ended (a zombie not yet waited for counts as ended).
+gone() {
+    local stat
+    stat=$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)
+    [ -z "$stat" ] || [ "$stat" = Z ]
+}
+
 # wait_for_text FILE PATTERN: waits until FILE contains PATTERN (grep -E).
 wait_for_text() {
     wait_until grep -qE "$2" "$1" 2>/dev/null
