@@ -29,11 +29,13 @@
 /* The loop's chores (the table's turn: keys, a redraw when due; the recorder, the trace, the log,
  * the demo) are done at most this often while bytes flow, and whenever the input is quiet. */
 #define MAIN_TURN_US 10000u
-/* A live read smaller than this is a trickle (a UART's few bytes at a time): the loop then lets
- * bytes gather for MAIN_GATHER_MS before it reads again, instead of waking for every few (30 ms:
- * a third of the table's refresh; a UART's 11.5 kB/s gathers 350 bytes, far from any buffer's
- * limit; the loop's wake-ups, not the bytes, were most of a trickle's cost at 10 ms). */
-#define MAIN_GATHER_BELOW 1024
+/* A live read that took less than a tty's line discipline holds emptied the port's queue, and so
+ * does one that finds it empty after a full one: the loop then lets bytes gather before it reads
+ * again, instead of waking for every few, for up to MAIN_GATHER_MS (30 ms: a third of the table's
+ * refresh; a UART's 11.5 kB/s gathers 350 bytes; the loop's wake-ups, not the bytes, were most of
+ * a trickle's cost at 10 ms), and never longer than the kernel holds at the rate the bytes come
+ * (source_pace_gather_ms: at 1 MB/s 2 ms). */
+#define MAIN_GATHER_BELOW (SOURCE_TTY_HOLDS - 1u)
 #define MAIN_GATHER_MS 30
 #define MAIN_SEEK_STEP_US 10000000u /* the table's left and right keys: 10 s */
 
@@ -461,6 +463,8 @@ static int main_run(session_t *s)
         s->deadline_us = monotonic_us() + (uint64_t)(o->duration_s * 1e6);
     s->turn_due = 1;
     int flowing = 0; /* a live read just returned bytes: the next one does not wait */
+    source_pace_t pace; /* how long the bytes may gather: no longer than the port's kernel side holds */
+    source_pace_quiet(&pace, monotonic_us());
 
     while (!main_stop) {
         uint64_t host_us = s->last_us, now = monotonic_us();
@@ -492,17 +496,20 @@ static int main_run(session_t *s)
             return session_lines_failed(s);
         if (n > 0) {
             s->last_us = host_us;
+            source_pace_took(&pace, (size_t)n);
             if (!device_time)
                 main_take(s, buf, n, host_us);
             else if (main_take_frames(s, buf, n, host_us))
                 return session_lines_failed(s);
             /* not while --run's handshake waits for the board's every answer */
-            if (!s->src->is_file && n < MAIN_GATHER_BELOW && !run_handshaking(&s->run))
-                main_wait(s, MAIN_GATHER_MS);
+            if (!s->src->is_file && (size_t)n < MAIN_GATHER_BELOW && !run_handshaking(&s->run))
+                main_wait(s, source_pace_gather_ms(&pace, monotonic_us(), MAIN_GATHER_MS));
         } else if (n == SOURCE_TIMEOUT) {
             s->turn_due = 1;
             if (drained)
-                main_wait(s, MAIN_GATHER_MS);
+                main_wait(s, source_pace_gather_ms(&pace, monotonic_us(), MAIN_GATHER_MS));
+            else
+                source_pace_quiet(&pace, monotonic_us());
         } else if (n == SOURCE_EOF) {
             if (s->view == NULL) {
                 s->ended = 1;
@@ -516,6 +523,7 @@ static int main_run(session_t *s)
                 break;
             if (r != 0)
                 return r;
+            source_pace_quiet(&pace, monotonic_us());
         } else if (n == SOURCE_HOLE) {
             pipeline_input_damaged(s->p);
             report_lines_input_damaged(s->lines);

@@ -159,3 +159,27 @@ long source_write(source_t *s, const uint8_t *data, size_t len)
     }
     return s->ops->write(s, data, len);
 }
+
+int source_pace_gather_ms(source_pace_t *p, uint64_t now_us, int most_ms)
+{
+    uint64_t elapsed = now_us > p->since_us ? now_us - p->since_us : 0, bytes = p->bytes;
+    int fresh = p->fresh, ms;
+    p->since_us = now_us;
+    p->bytes = 0;
+    p->fresh = 0;
+    if (fresh)
+        ms = SOURCE_GATHER_FIRST_MS;
+    else if (bytes == 0)
+        ms = p->last_ms < SOURCE_GATHER_FIRST_MS ? SOURCE_GATHER_FIRST_MS : 2 * p->last_ms;
+    else {
+        /* the room's time at this rate: ROOM / (bytes / elapsed) */
+        uint64_t us = elapsed / bytes * SOURCE_GATHER_ROOM + elapsed % bytes * SOURCE_GATHER_ROOM / bytes;
+        ms = us >= (uint64_t)(most_ms > 0 ? most_ms : 0) * 1000u ? most_ms : (int)(us / 1000u);
+    }
+    if (ms > most_ms)
+        ms = most_ms;
+    if (ms < 0)
+        ms = 0;
+    p->last_ms = ms;
+    return ms;
+}

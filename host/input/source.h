@@ -119,6 +119,44 @@ int source_file_rewind(source_t *s, char *err, size_t errlen);
 /* No notes on stderr from here on (a second reader of the same file). */
 void source_file_quiet(source_t *s);
 
+/* How long a live loop may let a port's bytes gather before it reads again. The kernel keeps a
+ * reader at least a tty line discipline's 4 KB of a port's bytes; with that full it throttles the
+ * port, and a USB CDC board then stops sending: its ring fills and it drops events. (A pty holds
+ * 64 KB more, so the simulator would never show it.) So a gather lasts no longer than the bytes,
+ * at the rate they came since the last one, take to fill half of those 4 KB, and at most most_ms:
+ * at 1 MB/s 2 ms, at a UART's 11.5 kB/s the whole most_ms. */
+#define SOURCE_TTY_HOLDS 4096u
+#define SOURCE_GATHER_ROOM (SOURCE_TTY_HOLDS / 2u)
+
+typedef struct source_pace {
+    uint64_t since_us; /* when the last gather began (or the port went quiet) */
+    uint64_t bytes;    /* read since then */
+    int fresh;         /* no gather since the port was quiet: its rate is not known yet */
+    int last_ms;       /* the last gather */
+} source_pace_t;
+
+/* The port was quiet (a read found nothing while no bytes flowed), or the loop starts: the next
+ * bytes may come at any rate, so the first gather after them is only SOURCE_GATHER_FIRST_MS long,
+ * and measures it. */
+#define SOURCE_GATHER_FIRST_MS 1
+static inline void source_pace_quiet(source_pace_t *p, uint64_t now_us)
+{
+    p->since_us = now_us;
+    p->bytes = 0;
+    p->fresh = 1;
+    p->last_ms = 0;
+}
+
+static inline void source_pace_took(source_pace_t *p, size_t n)
+{
+    p->bytes += n;
+}
+
+/* The gather in milliseconds, 0 to most_ms (0: read again at once); the next one is measured from
+ * now_us. No bytes since the last gather says nothing of the rate (the sender may only have
+ * paused): the gather then doubles, from SOURCE_GATHER_FIRST_MS, up to most_ms. */
+int source_pace_gather_ms(source_pace_t *p, uint64_t now_us, int most_ms);
+
 /* --list: prints every port libserialport knows, one a line. Returns 0, or -1 with err set. */
 int source_list_ports(FILE *out, char *err, size_t errlen);
 

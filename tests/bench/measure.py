@@ -16,8 +16,10 @@
       baseline: the least any reader of those bytes costs). Once the reader is under way (the
       table shows the device, or cat has read), its CPU time is taken over S seconds of wall
       time, from /proc/PID/schedstat (nanoseconds; /proc/PID/stat's clock ticks where it is
-      missing). Prints "CPU_PERCENT B_PER_S WINDOW_S": percent of one core, and the bytes the
-      pacer wrote per second in the window (/proc/PID/io), which the reader took. --keys are
+      missing). Prints "CPU_PERCENT B_PER_S WINDOW_S FULL": percent of one core, the bytes the
+      pacer wrote per second in the window (/proc/PID/io), which the reader took, and how many
+      of the pacer's writes in the window found the pty full (the reader let the bytes pile up
+      past what the kernel holds: a board's ring would have overflowed). --keys are
       sent to the table (tmux key names) once it shows the device, and the window starts when
       the screen shows TEXT (the timeline: --keys T --shows "timeline 5 s").
 
@@ -90,6 +92,18 @@ def wait_for(what, check, patience=START_PATIENCE_S):
             return
         time.sleep(POLL_S)
     raise Failed('%s did not happen within %.0f s' % (what, patience))
+
+
+def full_so_far(pacer, log_path):
+    """The pacer's count of writes that found the pty full, asked by SIGUSR1."""
+    before = open(log_path).read().count(' full so far')
+    pacer.send_signal(signal.SIGUSR1)
+    wait_for('the pacer saying its count', lambda: open(log_path).read().count(' full so far') > before
+             or pacer.poll() is not None)
+    lines = [l for l in open(log_path).read().splitlines() if l.endswith(' full so far')]
+    if len(lines) <= before:
+        raise Failed('the pacer stopped: %s' % open(log_path).read().strip())
+    return int(lines[-1].split()[1])
 
 
 def cmd_run(argv):
@@ -209,16 +223,18 @@ def cmd_live(argv):
             pid = reader.pid
             wait_for('cat reading', lambda: (bytes_read(pid) or 0) > 0)
         # the rate is what the pacer wrote: the reader's own count includes its start-up's reads
+        f0 = full_so_far(pacer, pacer_log.name)
         c0, w0, t0 = cpu_seconds(pid), bytes_written(pacer.pid), time.monotonic()
         time.sleep(a.seconds)  # the measurement window itself, not a synchronisation
         c1, w1, t1 = cpu_seconds(pid), bytes_written(pacer.pid), time.monotonic()
+        f1 = full_so_far(pacer, pacer_log.name)
         if tmux and not tmux.alive():
             raise Failed('aioprof-top stopped during the window: %s' % tmux.why_not())
         if pacer.poll() is not None:
             raise Failed('the pacer stopped during the window (the capture is too short?): %s'
                          % open(pacer_log.name).read().strip())
         rate = (w1 - w0) / (t1 - t0) if w0 is not None and w1 is not None else -1
-        print('%.4f %.0f %.3f' % ((c1 - c0) / (t1 - t0) * 100, rate, t1 - t0))
+        print('%.4f %.0f %.3f %d' % ((c1 - c0) / (t1 - t0) * 100, rate, t1 - t0, f1 - f0))
     finally:
         if tmux:
             tmux.close()

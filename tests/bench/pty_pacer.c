@@ -13,8 +13,11 @@
  * Usage: pty_pacer CAPTURE BYTES_PER_SECOND CHUNK SECONDS LINK_FILE
  * The pty's path goes to LINK_FILE (written whole, by rename) once the pty is ready. Ends after
  * SECONDS of pacing, at the end of the capture, or on SIGTERM/SIGINT, and prints on stderr one
- * line: "pty_pacer: BYTES bytes in SECONDS s: RATE B/s, WRITES writes, FULL full, END". Exit 0,
- * 1 on a failure (one sentence on stderr), 2 on bad arguments. */
+ * line: "pty_pacer: BYTES bytes in SECONDS s: RATE B/s, WRITES writes, FULL full, END". On SIGUSR1
+ * it prints "pty_pacer: FULL full so far" at its next chunk, so that a measurement can count the
+ * writes that found the pty full within its window: a reader that lets the bytes pile up until the
+ * pty is full would have made a board's ring overflow. Exit 0, 1 on a failure (one sentence on
+ * stderr), 2 on bad arguments. */
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE /* cfmakeraw */
 
@@ -34,12 +37,18 @@
 /* How long to wait for a reader before giving up. */
 #define READER_PATIENCE_NS (60ll * 1000000000ll)
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, asked;
 
 static void on_stop(int sig)
 {
     (void)sig;
     stop = 1;
+}
+
+static void on_ask(int sig)
+{
+    (void)sig;
+    asked = 1;
 }
 
 static int64_t now_ns(void)
@@ -141,6 +150,8 @@ int main(int argc, char **argv)
     sa.sa_handler = on_stop;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_ask;
+    sigaction(SIGUSR1, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     master = pty_open(argv[5]);
     if (master < 0)
@@ -158,6 +169,10 @@ int main(int argc, char **argv)
         if (due >= end)
             break;
         sleep_until(due);
+        if (asked) {
+            asked = 0;
+            fprintf(stderr, "pty_pacer: %llu full so far\n", (unsigned long long)full);
+        }
         if (have == off) {
             have = fread(chunk_buf, 1, chunk, src);
             off = 0;
