@@ -115,10 +115,12 @@ void stats_clear(stats_t *s)
         label_drop(&s->inst[i]);
         stats_late_drop(&s->inst[i].late);
         stats_hist_drop(&s->inst[i].slices);
+        stats_hist_drop(&s->inst[i].moved);
     }
     for (size_t i = 0; i < s->n_names; i++) {
         stats_late_drop(&s->names[i].late);
         stats_late_drop(&s->names[i].folded);
+        stats_late_drop(&s->names[i].ended);
         stats_hist_drop(&s->names[i].slices);
     }
     stats_late_free(s);
@@ -154,10 +156,12 @@ void stats_free(stats_t *s)
         label_drop(&s->inst[i]);
         stats_late_drop(&s->inst[i].late);
         stats_hist_drop(&s->inst[i].slices);
+        stats_hist_drop(&s->inst[i].moved);
     }
     for (size_t i = 0; s->names != NULL && i < s->n_names; i++) {
         stats_late_drop(&s->names[i].late);
         stats_late_drop(&s->names[i].folded);
+        stats_late_drop(&s->names[i].ended);
         stats_hist_drop(&s->names[i].slices);
     }
     stats_late_free(s);
@@ -268,6 +272,9 @@ static void instance_fold(stats_t *s, int32_t idx)
     if (in->name >= 0) {
         s->names[in->name].lower_bound |= (uint8_t)lower;
         stats_hist_merge(&s->names[in->name].slices, &in->slices);
+        if (in->late_ended) {
+            stats_late_unend(s, in); /* folded whole, below */
+        }
         stats_late_fold(s, &s->names[in->name], &in->late);
     } else {
         stats_name_t *u = &s->names[stats_special_row(s, &s->unnamed_row, STATS_ROW_UNNAMED, "(unnamed tasks)")];
@@ -281,9 +288,28 @@ static void instance_fold(stats_t *s, int32_t idx)
     label_drop(in);
     stats_late_drop(&in->late);
     stats_hist_drop(&in->slices);
+    stats_hist_drop(&in->moved);
     in->in_use = 0;
     in->key = STATS_KEY_NONE;
     s->folded_instances++;
+}
+
+void stats_instance_settle(stats_t *s, stats_instance_t *in)
+{
+    if (in->name < 0 || in->slices.len == 0 || !stats_instance_over(s, in) ||
+        !stats_hist_merge(&s->names[in->name].slices, &in->slices)) {
+        return;
+    }
+    if (in->moved.len == 0) {
+        /* nearly always: the histogram itself moves */
+        stats_hist_drop(&in->moved);
+        in->moved = in->slices;
+        memset(&in->slices, 0, sizeof in->slices);
+    } else {
+        /* slices after its end (a stream that resumed a task it said ended) */
+        stats_hist_merge(&in->moved, &in->slices);
+        stats_hist_drop(&in->slices);
+    }
 }
 
 /* May the row be folded? A finished instance, or one of a device that restarted since (it can
@@ -478,6 +504,10 @@ void stats_instance_describe(stats_t *s, int32_t idx, const uint8_t *name, size_
         stats_instance_sync(s, in);
         stats_hist_merge(&s->names[in->name].slices, &in->slices);
         stats_hist_drop(&in->slices);
+        stats_hist_drop(&in->moved); /* the old row holds them already */
+        if (in->late_ended) {
+            stats_late_unend(s, in);
+        }
         stats_late_fold(s, &s->names[in->name], &in->late);
         s->names[row].instances++;
         in->name = row;
@@ -559,6 +589,7 @@ void stats_reset(stats_t *s)
         s->names[i].late_stale = 0;
         stats_late_drop(&s->names[i].late);
         stats_late_drop(&s->names[i].folded);
+        stats_late_drop(&s->names[i].ended);
         stats_hist_drop(&s->names[i].slices);
     }
     s->fin_head = s->fin_len = 0;
@@ -569,7 +600,9 @@ void stats_reset(stats_t *s)
         }
         int current = (in->epoch == s->epoch && in->end == STATS_END_LIVE) || (int32_t)i == s->past_cap;
         stats_late_drop(&in->late);
+        in->late_ended = 0;
         stats_hist_drop(&in->slices);
+        stats_hist_drop(&in->moved);
         if (!current && !pinned(s, in)) {
             table_remove(s, in->key);
             label_drop(in);

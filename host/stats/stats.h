@@ -123,8 +123,10 @@ extern const double stats_pcts[STATS_PCTS];
  * [min, max] (the row's own extremes, so that a constant slice length shows as itself). */
 uint64_t stats_hist_quantile(const stats_hist_t *h, double q, uint64_t min, uint64_t max);
 uint64_t stats_hist_total(const stats_hist_t *h);
-/* dst takes in src's counts. */
-void stats_hist_merge(stats_hist_t *dst, const stats_hist_t *src);
+/* dst takes in src's counts: 1, or 0 when it could not (out of memory) and took none. */
+int stats_hist_merge(stats_hist_t *dst, const stats_hist_t *src);
+/* dst gives back the counts of a src it took in (stats_hist_merge returned 1; its buckets there). */
+void stats_hist_unmerge(stats_hist_t *dst, const stats_hist_t *src);
 /* Every count back to 0 (the range allocated kept). */
 void stats_hist_zero(stats_hist_t *h);
 void stats_hist_drop(stats_hist_t *h);
@@ -188,8 +190,13 @@ typedef struct stats_name {
     /* its instances' lateness, summed from folded and its live instances' by stats_late_sync */
     stats_late_t late;
     stats_late_t folded; /* that of its instances folded away (or renamed) */
-    stats_hist_t slices; /* the slice lengths of its instances folded away (or renamed); the
-                            live ones' are theirs: stats_rows adds them up */
+    /* the resumes' figures (resumes, count, total, min, max, hist; not the waiting's culprits, nor
+     * outside and unknown) of its instances that no longer run, summed once by stats_late_sync:
+     * a view adds up only the others' again (an instance resumed after all leaves it) */
+    stats_late_t ended;
+    stats_hist_t slices; /* the slice lengths of its instances folded away (or renamed), and of
+                            those that ended (stats_instance_settle); the others' are theirs:
+                            stats_rows adds them up */
     char name[STATS_TEXT_MAX]; /* escaped */
 } stats_name_t;
 
@@ -208,6 +215,7 @@ typedef struct stats_instance {
     uint8_t in_use;
     uint8_t end;            /* stats_end_t */
     uint8_t created_seen;   /* its TASK_NEW was seen: nothing of it came before */
+    uint8_t late_ended;     /* its resumes' figures are in its name row's ended */
     uint64_t loss_first;    /* the loss serial when first seen */
     uint64_t loss_end;      /* the loss serial when it ended */
     uint32_t id;
@@ -220,6 +228,10 @@ typedef struct stats_instance {
     stats_figures_t synced; /* what of f its name row holds (count, total_us, slow and errors) */
     stats_late_t late;      /* its name row holds it too once the instance has a name */
     stats_hist_t slices;    /* its slice lengths (its name row takes them when it is folded) */
+    /* its slice lengths that its name row holds already: those of slices before it ended, moved
+     * there by the first view after (stats_instance_settle), so that a view does not add up the
+     * instances that no longer run again and again; its own row shows them with slices' */
+    stats_hist_t moved;
     uint64_t run_us;        /* its exclusive time counted since it was placed, never reset: the
                                clock its spans' own time is read from (the events stage's) */
 } stats_instance_t;
@@ -468,9 +480,16 @@ static inline void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t 
 }
 
 /* stats_late_resume with late_us's bucket (stats_hist_bucket) given: a caller that has it at hand. */
+/* A resume of an instance whose resumes' figures its name row held as those of one that ended: it
+ * leaves them (stats_late.c). */
+void stats_late_unend(stats_t *s, stats_instance_t *in);
+
 static inline void stats_late_resume_bucket(stats_t *s, stats_instance_t *in, uint64_t late_us, unsigned bucket)
 {
     stats_late_t *l = &in->late;
+    if (in->late_ended) {
+        stats_late_unend(s, in); /* a stream that resumed a task it said ended */
+    }
     stats_hist_add_bucket(&l->hist, bucket);
     l->min_us = l->resumes == 0 || late_us < l->min_us ? late_us : l->min_us;
     l->resumes++;

@@ -97,13 +97,24 @@ uint64_t stats_hist_quantile(const stats_hist_t *h, double q, uint64_t min, uint
     return v < min ? min : v > max ? max : v;
 }
 
-void stats_hist_merge(stats_hist_t *dst, const stats_hist_t *src)
+int stats_hist_merge(stats_hist_t *dst, const stats_hist_t *src)
 {
-    if (src->len == 0 || !hist_cover(dst, src->lo, (unsigned)src->lo + src->len)) {
-        return;
+    if (src->len == 0) {
+        return 1;
+    }
+    if (!hist_cover(dst, src->lo, (unsigned)src->lo + src->len)) {
+        return 0;
     }
     for (unsigned i = 0; i < src->len; i++) {
         dst->counts[src->lo + i - dst->lo] += src->counts[i];
+    }
+    return 1;
+}
+
+void stats_hist_unmerge(stats_hist_t *dst, const stats_hist_t *src)
+{
+    for (unsigned i = 0; i < src->len; i++) {
+        dst->counts[src->lo + i - dst->lo] -= src->counts[i];
     }
 }
 

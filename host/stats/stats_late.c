@@ -421,6 +421,44 @@ void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src)
     sums_keep(s, &nm->folded, stats_sat_add(nm->folded.other_us, src->other_us));
 }
 
+/* src's resumes' figures (not the waiting's culprits, outside nor unknown) taken in by dst: 1, or 0
+ * when its histogram could not be (out of memory), and then the others only when !whole. */
+static int resumes_add(stats_late_t *dst, const stats_late_t *src, int whole)
+{
+    int ok = stats_hist_merge(&dst->hist, &src->hist);
+    if (!ok && whole) {
+        return 0;
+    }
+    if (src->resumes != 0 && (dst->resumes == 0 || src->min_us < dst->min_us)) {
+        dst->min_us = src->min_us;
+    }
+    dst->resumes += src->resumes;
+    dst->count += src->count;
+    dst->total_us = stats_sat_add(dst->total_us, src->total_us);
+    if (src->max_us > dst->max_us) {
+        dst->max_us = src->max_us;
+    }
+    return ok;
+}
+
+void stats_late_unend(stats_t *s, stats_instance_t *in)
+{
+    stats_name_t *nm = &s->names[in->name];
+    stats_late_t *e = &nm->ended;
+    const stats_late_t *l = &in->late;
+    stats_hist_unmerge(&e->hist, &l->hist);
+    e->resumes -= l->resumes;
+    e->count -= l->count;
+    /* a sum that reached the most is kept there: the name row's sum, of more, stays at the most
+     * too. Its least and most stay: the instance's are still in the row's, from itself. */
+    if (e->total_us != UINT64_MAX) {
+        e->total_us -= l->total_us;
+    }
+    in->late_ended = 0;
+    nm->late_stale = 1;
+    s->late_stale = 1;
+}
+
 void stats_late_sync(stats_t *s)
 {
     if (!s->late_stale) {
@@ -457,11 +495,24 @@ void stats_late_sync(stats_t *s)
         uint64_t other_us = nm->folded.other_us;
         sums_add(s, &nm->folded);
         for (int32_t i = first[r]; i >= 0; i = next[i]) {
-            stats_late_settle(s, &s->inst[i].late);
-            stats_late_merge(l, &s->inst[i].late);
-            sums_add(s, &s->inst[i].late);
-            other_us = stats_sat_add(other_us, s->inst[i].late.other_us);
+            stats_instance_t *in = &s->inst[i];
+            stats_late_settle(s, &in->late);
+            /* one that never runs again has its resumes summed in ended once, not at every view */
+            if (!in->late_ended && stats_instance_over(s, in) && in->late.resumes != 0 &&
+                resumes_add(&nm->ended, &in->late, 1)) {
+                in->late_ended = 1;
+            }
+            if (in->late_ended) {
+                /* the waiting its windows still bring is summed here */
+                l->outside_us = stats_sat_add(l->outside_us, in->late.outside_us);
+                l->unknown_us = stats_sat_add(l->unknown_us, in->late.unknown_us);
+            } else {
+                stats_late_merge(l, &in->late);
+            }
+            sums_add(s, &in->late);
+            other_us = stats_sat_add(other_us, in->late.other_us);
         }
+        resumes_add(l, &nm->ended, 0);
         sums_keep(s, l, other_us);
         nm->late_stale = 0;
     }

@@ -24,5 +24,16 @@ int32_t stats_special_row(stats_t *s, int32_t *row, stats_row_kind_t kind, const
 
 /* One instance's name row up to date (before it is folded, renamed or reset). */
 void stats_instance_sync(stats_t *s, stats_instance_t *in);
+/* A named instance that never runs again (it ended, or its device restarted): its slice lengths
+ * go to its name row's, kept in its moved; a view then sums only the instances that may still
+ * run. */
+void stats_instance_settle(stats_t *s, stats_instance_t *in);
+
+/* An instance that never runs again by what the stream said: it ended, or its device restarted
+ * since (its id is no longer looked up); "(tasks past the cap)" runs on. */
+static inline int stats_instance_over(const stats_t *s, const stats_instance_t *in)
+{
+    return (in->end != STATS_END_LIVE || in->epoch != s->epoch) && (int32_t)(in - s->inst) != s->past_cap;
+}
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "stats_private.h"
 
 const char *stats_end_name(const stats_t *s, const stats_instance_t *in)
 {
@@ -99,7 +100,17 @@ static void row_of_instance(const stats_t *s, const stats_instance_t *in, stats_
     r->parent_name = stats_parent_name(s, in);
     stats_late_settle((stats_t *)s, (stats_late_t *)&in->late); /* its list read by the views */
     r->late = stats_late_known(s, &in->late) ? &in->late : NULL;
-    row_pcts(r, &in->slices);
+    if (in->moved.len == 0 || in->slices.len == 0) {
+        row_pcts(r, in->moved.len != 0 ? &in->moved : &in->slices);
+        return;
+    }
+    /* slices after it ended, beside those its name row took (a stream that resumed it again) */
+    stats_hist_t both;
+    memset(&both, 0, sizeof both);
+    stats_hist_merge(&both, &in->moved);
+    stats_hist_merge(&both, &in->slices);
+    row_pcts(r, &both);
+    stats_hist_drop(&both);
 }
 
 /* An unnamed instance a view by name shows: one with something in it. */
@@ -255,6 +266,8 @@ stats_row_t *stats_rows(const stats_t *s, int by_instance, stats_sort_t sort, si
             f->min_us = in->f.min_us < f->min_us ? in->f.min_us : f->min_us;
         }
         if (!by_instance && in->name >= 0) {
+            /* one that ended is summed once, in its name row's own (not again at every refresh) */
+            stats_instance_settle((stats_t *)s, (stats_instance_t *)in);
             stats_hist_merge(&hist[in->name], &in->slices);
         }
         if (fold != NULL && fold[i] && by_instance) {

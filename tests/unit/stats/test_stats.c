@@ -387,6 +387,96 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The views' percentiles of slice lengths, by name and by instance, against histograms of every
+ * slice the stream had, view after view while instances end (a view moves their slice lengths to
+ * the name row once), fold away past the cap, and are resumed after they said they ended (a
+ * hostile stream). */
+enum { PCT_TASKS = 1200, PCT_SLICES = 5, PCT_BATCH = 100 };
+
+static void check_pcts(const stats_row_t *r, const stats_hist_t *want, uint64_t want_n)
+{
+    assert_int_equal(r->f.count, want_n);
+    assert_int_equal(stats_hist_total(want), want_n);
+    for (unsigned p = 0; p < STATS_PCTS; p++) {
+        uint64_t exact = stats_hist_quantile(want, stats_pcts[p], r->f.min_us, r->f.max_us);
+        if (r->slice_pct[p] != exact) {
+            fail_msg("%s #%lu p%.0f: %llu, every slice's %llu", r->name, r->inst ? (unsigned long)r->inst->id : 0ul,
+                100 * stats_pcts[p], (unsigned long long)r->slice_pct[p], (unsigned long long)exact);
+        }
+    }
+}
+
+static void test_pcts_across_views(void **state)
+{
+    (void)state;
+    pipeline_config_t cfg = {0};
+    cfg.instance_cap = 300;
+    gen_t *g = calloc(1, sizeof *g);
+    stats_hist_t *own = calloc(PCT_TASKS + 1, sizeof *own);
+    uint64_t *own_n = calloc(PCT_TASKS + 1, sizeof *own_n);
+    stats_hist_t all = {0};
+    uint64_t all_n = 0;
+    assert_non_null(g);
+    assert_non_null(own);
+    assert_non_null(own_n);
+    g->p = pipeline_new(&cfg);
+    for (uint32_t id = 1; id <= PCT_TASKS; id++) {
+        gen_task(g, id, "worker");
+        for (uint32_t j = 0; j < PCT_SLICES; j++) {
+            uint32_t len = 3 + (id * 37u + j * 1009u) % (j == 0 ? 90000u : 4000u);
+            unsigned kind = j + 1 < PCT_SLICES ? AIOPROF_EXIT_YIELD : AIOPROF_EXIT_RETURN;
+            gen_slice(g, id, 5, len, kind);
+            stats_hist_add(&own[id], len);
+            stats_hist_add(&all, len);
+            own_n[id]++;
+            all_n++;
+        }
+        /* one in seven, ended at the last view, runs again: its name row and its own show it */
+        if (id > PCT_BATCH && id % 7 == 0) {
+            uint32_t back = id - PCT_BATCH + 3;
+            gen_slice(g, back, 5, 20000 + id, AIOPROF_EXIT_YIELD);
+            stats_hist_add(&own[back], 20000 + id);
+            stats_hist_add(&all, 20000 + id);
+            own_n[back]++;
+            all_n++;
+        }
+        if (id % PCT_BATCH != 0) {
+            continue;
+        }
+        gen_flush(g);
+        const stats_t *s = pipeline_stats(g->p);
+        size_t n;
+        stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
+        assert_non_null(rows);
+        int seen = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(rows[i].name, "worker") == 0) {
+                check_pcts(&rows[i], &all, all_n);
+                seen++;
+            }
+        }
+        assert_int_equal(seen, 1);
+        free(rows);
+        rows = stats_rows(s, 1, STATS_SORT_NAME, &n);
+        assert_non_null(rows);
+        assert_true(n > 0);
+        for (size_t i = 0; i < n; i++) {
+            assert_non_null(rows[i].inst);
+            check_pcts(&rows[i], &own[rows[i].inst->id], own_n[rows[i].inst->id]);
+        }
+        free(rows);
+    }
+    assert_true(pipeline_stats(g->p)->folded_instances > 0);
+    for (uint32_t id = 0; id <= PCT_TASKS; id++) {
+        stats_hist_drop(&own[id]);
+    }
+    stats_hist_drop(&all);
+    free(own);
+    free(own_n);
+    pipeline_free(g->p);
+    free(g);
+}
+
 /* The log-bucket histogram against the exact nearest-rank percentiles of the same values: within
  * 1/16 of the value (docs/usage.md, "Percentiles"), within [min, max], for spreads from one value
  * to eight decades; and merging two gives what adding both gives. */
@@ -452,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_reset_and_sort),
         cmocka_unit_test(test_unnamed_bounded),
         cmocka_unit_test(test_hist_percentiles),
+        cmocka_unit_test(test_pcts_across_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

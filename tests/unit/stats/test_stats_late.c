@@ -372,12 +372,126 @@ static void test_late_name_figures(void **state)
     free(s);
 }
 
+/* The same figures view after view while instances end between them (a view takes the resumes of
+ * the ended ones in their name row once): against a model of every resume, by name and by
+ * instance, with ended instances resumed again and waiting still coming to them (a hostile
+ * stream), renamed after they ended, and folded away past the cap. */
+typedef struct late_model {
+    uint64_t resumes, count, total, min, max, outside;
+    stats_hist_t hist;
+} late_model_t;
+
+static void late_model_add(late_model_t *m, uint64_t us)
+{
+    stats_hist_add(&m->hist, us);
+    m->min = m->resumes == 0 || us < m->min ? us : m->min;
+    m->max = us > m->max ? us : m->max;
+    m->resumes++;
+    m->count += us != 0;
+    m->total += us;
+}
+
+static void late_model_check(const stats_row_t *r, const late_model_t *m)
+{
+    assert_non_null(r->late);
+    assert_int_equal(r->late->resumes, m->resumes);
+    assert_int_equal(r->late->count, m->count);
+    assert_int_equal(r->late->total_us, m->total);
+    assert_int_equal(r->late->min_us, m->min);
+    assert_int_equal(r->late->max_us, m->max);
+    assert_int_equal(r->late->outside_us, m->outside);
+    for (unsigned i = 0; i < STATS_PCTS; i++) {
+        assert_int_equal(r->late_pct[i], stats_hist_quantile(&m->hist, stats_pcts[i], m->min, m->max));
+    }
+}
+
+static void test_late_across_views(void **state)
+{
+    (void)state;
+    enum { TASKS = 900, BATCH = 60, RESUMES = 4 };
+    stats_t *s = malloc(sizeof *s);
+    late_model_t *own = calloc(TASKS + 1, sizeof *own);
+    late_model_t victim = {0}, other = {0};
+    assert_non_null(s);
+    assert_non_null(own);
+    assert_int_equal(stats_init(s, STATS_INSTANCE_CAP_MIN, 20000), 0);
+    s->device.late_unit = 1;
+    uint64_t x = 88172645463325252ull;
+    int renamed[TASKS + 1] = {0};
+    for (uint32_t id = 1; id <= TASKS; id++) {
+        int32_t idx = stats_instance_get(s, id);
+        stats_instance_describe(s, idx, (const uint8_t *)"victim", 6, NULL, 0, 0, 1);
+        for (int r = 0; r < RESUMES; r++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            uint64_t us = id == 1 && r == 0 ? 1 : x % (r == 0 ? 900000u : 5000u);
+            stats_late_resume(s, &s->inst[idx], us);
+            late_model_add(&own[id], us);
+            late_model_add(&victim, us);
+        }
+        stats_instance_end(s, &s->inst[idx], AIOPROF_EXIT_RETURN);
+        /* ended at the last view or before: resumed again, or waiting that comes after its end,
+         * or renamed (what it counted stays with victim, the rest goes to other) */
+        uint32_t back = id > BATCH ? id - BATCH + 1 : 0;
+        int32_t bidx = back ? stats_instance_get(s, back) : -1;
+        if (back && !renamed[back] && s->inst[bidx].name >= 0 && id % 5 == 0) {
+            uint64_t us = 950000u + id;
+            stats_late_resume(s, &s->inst[bidx], us);
+            late_model_add(&own[back], us);
+            late_model_add(&victim, us);
+        } else if (back && !renamed[back] && id % 5 == 1) {
+            stats_late_gap(s, &s->inst[bidx], 1, 7);
+            own[back].outside += 7;
+            victim.outside += 7;
+        } else if (back && !renamed[back] && id % 11 == 2) {
+            stats_instance_describe(s, bidx, (const uint8_t *)"other", 5, NULL, 0, 0, 1);
+            renamed[back] = 1;
+            stats_hist_drop(&own[back].hist);
+            memset(&own[back], 0, sizeof own[back]);
+            stats_late_resume(s, &s->inst[bidx], 3);
+            late_model_add(&own[back], 3);
+            late_model_add(&other, 3);
+        }
+        if (id % BATCH != 0) {
+            continue;
+        }
+        size_t n;
+        stats_row_t *rows = stats_rows(s, 0, STATS_SORT_NAME, &n);
+        assert_non_null(rows);
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(rows[i].name, "victim") == 0) {
+                late_model_check(&rows[i], &victim);
+            } else if (strcmp(rows[i].name, "other") == 0) {
+                late_model_check(&rows[i], &other);
+            }
+        }
+        free(rows);
+        rows = stats_rows(s, 1, STATS_SORT_NAME, &n);
+        assert_non_null(rows);
+        for (size_t i = 0; i < n; i++) {
+            late_model_check(&rows[i], &own[rows[i].inst->id]);
+        }
+        free(rows);
+    }
+    assert_true(s->folded_instances > 0);
+    for (uint32_t id = 0; id <= TASKS; id++) {
+        stats_hist_drop(&own[id].hist);
+    }
+    stats_hist_drop(&victim.hist);
+    stats_hist_drop(&other.hist);
+    free(own);
+    stats_free(s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_late_blame),
         cmocka_unit_test(test_late_fold),
         cmocka_unit_test(test_late_name_figures),
+        cmocka_unit_test(test_late_across_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
