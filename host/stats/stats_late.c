@@ -305,8 +305,14 @@ int32_t stats_late_culprit(const stats_t *s, const stats_late_t *l, uint64_t *us
     return best;
 }
 
-void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
+/* src's resumes' figures (not the waiting's culprits, outside nor unknown) taken in by dst: 1, or 0
+ * when its histogram could not be (out of memory), and then the others only when !whole. */
+static int resumes_add(stats_late_t *dst, const stats_late_t *src, int whole)
 {
+    int ok = stats_hist_merge(&dst->hist, &src->hist);
+    if (!ok && whole) {
+        return 0;
+    }
     if (src->resumes != 0 && (dst->resumes == 0 || src->min_us < dst->min_us)) {
         dst->min_us = src->min_us;
     }
@@ -316,9 +322,14 @@ void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
     if (src->max_us > dst->max_us) {
         dst->max_us = src->max_us;
     }
+    return ok;
+}
+
+void stats_late_merge(stats_late_t *dst, const stats_late_t *src)
+{
+    resumes_add(dst, src, 0);
     dst->outside_us = stats_sat_add(dst->outside_us, src->outside_us);
     dst->unknown_us = stats_sat_add(dst->unknown_us, src->unknown_us);
-    stats_hist_merge(&dst->hist, &src->hist);
 }
 
 /* ---- a name row's blocked by: its instances' culprits summed, the STATS_BLAME_MAX that took the
@@ -419,26 +430,6 @@ void stats_late_fold(stats_t *s, stats_name_t *nm, const stats_late_t *src)
     sums_add(s, &nm->folded);
     sums_add(s, src);
     sums_keep(s, &nm->folded, stats_sat_add(nm->folded.other_us, src->other_us));
-}
-
-/* src's resumes' figures (not the waiting's culprits, outside nor unknown) taken in by dst: 1, or 0
- * when its histogram could not be (out of memory), and then the others only when !whole. */
-static int resumes_add(stats_late_t *dst, const stats_late_t *src, int whole)
-{
-    int ok = stats_hist_merge(&dst->hist, &src->hist);
-    if (!ok && whole) {
-        return 0;
-    }
-    if (src->resumes != 0 && (dst->resumes == 0 || src->min_us < dst->min_us)) {
-        dst->min_us = src->min_us;
-    }
-    dst->resumes += src->resumes;
-    dst->count += src->count;
-    dst->total_us = stats_sat_add(dst->total_us, src->total_us);
-    if (src->max_us > dst->max_us) {
-        dst->max_us = src->max_us;
-    }
-    return ok;
 }
 
 void stats_late_unend(stats_t *s, stats_instance_t *in)
