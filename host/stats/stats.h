@@ -479,11 +479,11 @@ static inline void stats_late_resume(stats_t *s, stats_instance_t *in, uint64_t 
     stats_late_resume_bucket(s, in, late_us, stats_hist_bucket(late_us));
 }
 
-/* stats_late_resume with late_us's bucket (stats_hist_bucket) given: a caller that has it at hand. */
 /* A resume of an instance whose resumes' figures its name row held as those of one that ended: it
  * leaves them (stats_late.c). */
 void stats_late_unend(stats_t *s, stats_instance_t *in);
 
+/* stats_late_resume with late_us's bucket (stats_hist_bucket) given: a caller that has it at hand. */
 static inline void stats_late_resume_bucket(stats_t *s, stats_instance_t *in, uint64_t late_us, unsigned bucket)
 {
     stats_late_t *l = &in->late;
